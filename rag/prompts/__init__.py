@@ -1,0 +1,101 @@
+"""Prompts as data: one text file per model role, with `{variable}` placeholders.
+
+Kept out of the node code so that the playground can edit, validate and version them. A template
+may use only its role's input fields and must use the required ones; `validate_template` says
+which rule a bad template breaks before anything runs.
+"""
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import Mapping, Optional
+
+from pydantic import BaseModel
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "default"
+ROLES = ("planner", "grader", "rewriter")
+
+#: Variables a role's template must reference, and those it may reference.
+REQUIRED_VARIABLES: dict[str, frozenset[str]] = {
+    "planner": frozenset({"question"}),
+    "grader": frozenset({"question", "context"}),
+    "rewriter": frozenset({"question"}),
+}
+ALLOWED_VARIABLES: dict[str, frozenset[str]] = {
+    "planner": frozenset({"question"}),
+    "grader": frozenset({"question", "context", "is_sub_agent", "rewrite_count"}),
+    "rewriter": frozenset({"question", "context", "grade_reason"}),
+}
+
+
+class PromptTemplateError(ValueError):
+    """A template that would fail or silently lose input at run time."""
+
+
+class PromptSet(BaseModel):
+    """The three prompts of one version."""
+
+    planner: str
+    grader: str
+    rewriter: str
+    version: str = "default"
+
+    def get(self, role: str) -> str:
+        return getattr(self, role)
+
+
+def template_variables(template: str) -> set[str]:
+    """Names of the `{placeholders}` in a template; raises PromptTemplateError on bad syntax."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise PromptTemplateError(f"template syntax error: {exc} (write literal braces as {{{{ and }}}})") from exc
+    names = set()
+    for _, field_name, _, _ in parsed:
+        if field_name is None:
+            continue
+        if field_name == "" or not field_name.isidentifier():
+            raise PromptTemplateError(
+                f"placeholder {{{field_name}}} is not a variable name (write literal braces as {{{{ and }}}})"
+            )
+        names.add(field_name)
+    return names
+
+
+def validate_template(role: str, template: str) -> set[str]:
+    """Check a role's template; returns its variables or raises PromptTemplateError."""
+    if role not in ROLES:
+        raise PromptTemplateError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+    if not template.strip():
+        raise PromptTemplateError(f"the {role} prompt is empty")
+    names = template_variables(template)
+    unknown = names - ALLOWED_VARIABLES[role]
+    if unknown:
+        raise PromptTemplateError(
+            f"the {role} prompt uses unknown variable(s) {', '.join(sorted(unknown))}; "
+            f"allowed: {', '.join(sorted(ALLOWED_VARIABLES[role]))}"
+        )
+    missing = REQUIRED_VARIABLES[role] - names
+    if missing:
+        raise PromptTemplateError(
+            f"the {role} prompt must use {', '.join('{' + m + '}' for m in sorted(missing))}"
+        )
+    return names
+
+
+def render(role: str, template: str, values: Mapping[str, object]) -> str:
+    validate_template(role, template)
+    return template.format(**{k: values.get(k, "") for k in ALLOWED_VARIABLES[role]})
+
+
+def load_default_prompts() -> PromptSet:
+    return PromptSet(**{role: (DEFAULT_DIR / f"{role}.md").read_text(encoding="utf-8") for role in ROLES})
+
+
+def load_prompts(version: Optional[str] = None) -> PromptSet:
+    """The default prompts, or a saved version (see `rag.prompt_versions`, when present)."""
+    if not version or version == "default":
+        return load_default_prompts()
+    from rag.prompt_versions import load_version  # saved versions live in their own module
+
+    return load_version(version)
