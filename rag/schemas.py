@@ -172,3 +172,6 @@ class RAGState(TypedDict, total=False):
     # trace
     rag_trace: Optional[dict]
     is_sub_agent: bool
+    # HITL resume input (the resume graph only)
+    hitl_snapshot: Optional[dict]
+    hitl_answer: Optional[str]

@@ -1,0 +1,163 @@
+"""Public entry points: `run_rag_graph` and `resume_rag_from_hitl` (SPEC 3.11, 3.13).
+
+Both work with no argument but the question (offline rules + the bundled knowledge base); every
+collaborator can be injected per call. Input is validated before anything runs, so a bad question or
+a tampered snapshot is a clear `ValueError`, never a crash deep in the graph.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Mapping, Optional
+
+from rag.context import ProgressSink, RagContext
+from rag.graph.build import build_rag_graph, build_resume_graph
+from rag.models.base import ModelRoles
+from rag.retrieval.base import Retriever
+from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot
+from rag.settings import RagSettings, load_settings
+from rag.trace import normalize_rag_trace
+
+
+class InvalidQuestionError(ValueError):
+    """An empty or oversized question (or HITL answer)."""
+
+
+_graphs: dict[str, Any] = {}
+_graphs_lock = threading.Lock()
+
+
+def _compiled(kind: str):
+    """The checkpointer-less graphs for plain runs, compiled once per process."""
+    with _graphs_lock:
+        if kind not in _graphs:
+            _graphs[kind] = build_rag_graph() if kind == "main" else build_resume_graph()
+        return _graphs[kind]
+
+
+def validate_text(text: Any, *, what: str, limit: int) -> str:
+    if not isinstance(text, str):
+        raise InvalidQuestionError(f"the {what} must be text, got {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidQuestionError(f"the {what} is empty")
+    if len(stripped) > limit:
+        raise InvalidQuestionError(
+            f"the {what} has {len(stripped):,} characters; the limit is {limit:,} (RAG_MAX_QUESTION_CHARS)"
+        )
+    return stripped
+
+
+def make_context(
+    *,
+    settings: Optional[RagSettings] = None,
+    retriever: Optional[Retriever] = None,
+    roles: Optional[ModelRoles] = None,
+    progress: Optional[ProgressSink] = None,
+) -> RagContext:
+    """A request context with defaults for whatever is not injected."""
+    settings = settings or load_settings()
+    if retriever is None:
+        from rag.retrieval.factory import get_default_retriever
+
+        retriever = get_default_retriever(settings)
+    if roles is None:
+        from rag.models.factory import get_default_roles
+
+        roles = get_default_roles(settings)
+    return RagContext(settings=settings, retriever=retriever, roles=roles, progress=progress)
+
+
+def initial_state(question: str) -> dict:
+    """The state a main run starts from."""
+    return {
+        "question": question,
+        "query": question,
+        "docs": [],
+        "context": "",
+        "grade": None,
+        "route": None,
+        "retrieval_status": None,
+        "rewrite_count": 0,
+        "complexity": None,
+        "complexity_reason": None,
+        "sub_questions": [],
+        "sub_results": [],
+        "step_group": None,
+        "step_group_label": None,
+        "rag_trace": None,
+        "is_sub_agent": False,
+    }
+
+
+def resume_input(snapshot: Mapping[str, Any] | Any, answer: str, *, limit: int) -> dict:
+    """Validate a snapshot and answer, and build the resume graph's input."""
+    snap = parse_snapshot(snapshot)
+    text = validate_text(answer, what="HITL answer", limit=limit)
+    state = initial_state(snap.question)
+    state.update(hitl_snapshot=snap.model_dump(), hitl_answer=text)
+    return state
+
+
+def build_result(state: Mapping[str, Any], ctx: Optional[RagContext] = None) -> dict:
+    """The client's view of a finished run: route, status, docs, context, normalized trace, and the
+    resume snapshot at the TOP level when the user must answer (never inside the trace)."""
+    result: dict[str, Any] = {
+        "question": state.get("question"),
+        "route": state.get("route"),
+        "retrieval_status": state.get("retrieval_status"),
+        "docs": list(state.get("docs") or []),
+        "context": state.get("context") or "",
+        "complexity": state.get("complexity"),
+        "sub_questions": list(state.get("sub_questions") or []),
+        "rag_trace": normalize_rag_trace(state.get("rag_trace")),
+    }
+    if ctx is not None:
+        result["provider"] = ctx.roles.provider
+        result["retriever"] = getattr(ctx.retriever, "name", type(ctx.retriever).__name__)
+    snapshot = build_hitl_resume_state(state)
+    if snapshot is not None:
+        result["hitl_resume_state"] = snapshot.model_dump()
+    return result
+
+
+def run_rag_graph(
+    question: str,
+    ctx: Optional[RagContext] = None,
+    *,
+    settings: Optional[RagSettings] = None,
+    retriever: Optional[Retriever] = None,
+    roles: Optional[ModelRoles] = None,
+    progress: Optional[ProgressSink] = None,
+) -> dict:
+    """Run the workflow on one question and return the result dict."""
+    ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
+    text = validate_text(question, what="question", limit=ctx.settings.max_question_chars)
+    ctx.reset_clock()
+    final = _compiled("main").invoke(initial_state(text), context=ctx)
+    return build_result(final, ctx)
+
+
+def resume_rag_from_hitl(
+    snapshot: Mapping[str, Any] | Any,
+    answer: str,
+    ctx: Optional[RagContext] = None,
+    *,
+    settings: Optional[RagSettings] = None,
+    retriever: Optional[Retriever] = None,
+    roles: Optional[ModelRoles] = None,
+    progress: Optional[ProgressSink] = None,
+) -> dict:
+    """Resume after the user answered a clarify / scope_select question: targeted retrieval and
+    grading only; may ask again (a new snapshot)."""
+    limit = (ctx.settings if ctx else (settings or load_settings())).max_question_chars
+    inp = resume_input(snapshot, answer, limit=limit)  # validate before building anything costly
+    ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
+    ctx.reset_clock()
+    final = _compiled("resume").invoke(inp, context=ctx)
+    return build_result(final, ctx)
+
+
+__all__ = [
+    "InvalidQuestionError", "SnapshotError", "make_context", "initial_state", "resume_input", "build_result",
+    "run_rag_graph", "resume_rag_from_hitl", "validate_text",
+]

@@ -1,0 +1,109 @@
+"""Human-in-the-loop rules: the default follow-up prompt, merging the user's answer into the
+question, and the resume snapshot (SPEC 3.6, 3.11, 3.13)."""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Optional
+
+from pydantic import ValidationError
+
+from rag.schemas import HitlResumeState
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_chinese(text: str) -> bool:
+    return bool(_CJK.search(text or ""))
+
+
+def default_hitl_prompt(
+    route: str, *, question: str = "", model_prompt: str = "", options: list[str] | None = None,
+    missing_slots: list[str] | None = None,
+) -> str:
+    """The grader's own follow-up question wins; otherwise a prompt by route, in the question's language."""
+    if model_prompt and model_prompt.strip():
+        return model_prompt.strip()
+    zh = is_chinese(question)
+    if route == "scope_select":
+        opts = [o for o in (options or []) if o]
+        if zh:
+            return "你的问题可能指向多个方向，请选择一个：" + "；".join(opts) if opts else "你的问题可能指向多个方向，请说明具体指哪一个。"
+        return ("Your question could mean several things. Please choose one: " + "; ".join(opts)) if opts else (
+            "Your question could mean several things. Please say which one you mean."
+        )
+    if route == "clarify":
+        slots = [s for s in (missing_slots or []) if s]
+        if zh:
+            return "请补充以下信息：" + "、".join(slots) if slots else "请补充更多信息，以便准确回答。"
+        return ("Please add: " + ", ".join(slots)) if slots else "Please add more detail so the question can be answered."
+    return ""
+
+
+def refined_question_for_hitl(question: str, answer: str) -> str:
+    """Merge the user's answer into the question without repeating text already there.
+
+    A second HITL round merges into the already merged question, so the check is on substrings.
+    """
+    q = (question or "").strip()
+    a = (answer or "").strip()
+    if not a or a in q:
+        return q
+    if q and q in a:
+        return a
+    if is_chinese(q) or is_chinese(a):
+        return f"{q}（补充：{a}）"
+    return f"{q} (clarification: {a})"
+
+
+def is_hitl_result(result: Mapping[str, Any]) -> bool:
+    route = result.get("route")
+    status = result.get("retrieval_status")
+    if route is None and isinstance(result.get("rag_trace"), Mapping):
+        route = result["rag_trace"].get("route")
+        status = result["rag_trace"].get("retrieval_status")
+    return route in ("clarify", "scope_select") or status in ("needs_clarification", "needs_scope_selection")
+
+
+def build_hitl_resume_state(state: Mapping[str, Any]) -> Optional[HitlResumeState]:
+    """The snapshot a HITL run leaves: question, route / status, rewrite count and the parent planning.
+    Never evidence. None when the run does not need the user."""
+    if not is_hitl_result(state):
+        return None
+    return HitlResumeState(
+        question=state.get("question") or "",
+        route=state.get("route"),
+        retrieval_status=state.get("retrieval_status"),
+        rewrite_count=int(state.get("rewrite_count") or 0),
+        complexity=state.get("complexity"),
+        complexity_reason=state.get("complexity_reason"),
+        sub_questions=list(state.get("sub_questions") or []),
+    )
+
+
+class SnapshotError(ValueError):
+    """A resume snapshot that is tampered, foreign or incomplete. The message names the bad field."""
+
+
+def parse_snapshot(snapshot: Any) -> HitlResumeState:
+    """Validate a snapshot from a client before anything runs."""
+    if isinstance(snapshot, HitlResumeState):
+        return snapshot
+    if not isinstance(snapshot, Mapping):
+        raise SnapshotError(
+            f"hitl_resume_state must be an object with the fields of HitlResumeState, got {type(snapshot).__name__}"
+        )
+    try:
+        parsed = HitlResumeState.model_validate(dict(snapshot))
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err.get("loc", ())) or "(snapshot)"
+            problems.append(f"{field}: {err.get('msg')}")
+        raise SnapshotError("invalid hitl_resume_state: " + "; ".join(problems)) from None
+    expected_status = "needs_clarification" if parsed.route == "clarify" else "needs_scope_selection"
+    if parsed.retrieval_status != expected_status:
+        raise SnapshotError(
+            f"invalid hitl_resume_state: retrieval_status {parsed.retrieval_status!r} does not match route "
+            f"{parsed.route!r} (expected {expected_status!r})"
+        )
+    return parsed

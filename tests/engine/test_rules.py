@@ -1,0 +1,182 @@
+"""The pure rules as tables: fast path, route correction, status, HITL prompt and merge, synthesis."""
+from __future__ import annotations
+
+import pytest
+
+from rag.rules.fast_path import FastPathConfig, fast_path_reason
+from rag.rules.hitl import default_hitl_prompt, refined_question_for_hitl
+from rag.rules.routing import resolve_route, retrieval_status_for_route
+from rag.rules.synthesis import dedupe_chunks, synthesize
+from rag.schemas import EvidenceGrade
+
+FAST = "obvious_simple_fast_path:"
+
+
+@pytest.mark.parametrize(
+    "question, reason",
+    [
+        ("丹瑾是什么属性？", FAST + "single_fact_marker"),
+        ("  丹瑾   是谁  ", FAST + "single_fact_marker"),
+        ("What is the Nova X1?", FAST + "single_fact_marker"),
+        ("Who is Danjin", FAST + "single_fact_marker"),
+        ("丹瑾的武器", FAST + "short_single_intent"),
+        ("Nova X1 battery", FAST + "short_single_intent"),
+        # give-ups: the model decides
+        ("", None),
+        ("   ", None),
+        ("丹瑾的属性和武器分别是什么？", None),  # conjunction 和 and two dimension words
+        ("丹瑾的属性武器", None),  # two dimension words
+        ("What is the price and performance of Nova X1?", None),  # two dimension words (and "and" is fine)
+        ("What is the Nova weapon skill?", None),  # two dimension words
+        ("Compare Nova X1 and Nova Pad", None),
+        ("Nova X1 versus Nova Pad", None),
+        ("why is the sky blue", None),
+        ("how do I reset it", None),
+        ("how many ports does it have", None),  # "how " is a complex marker in the reference
+        ("丹瑾为什么强", None),
+        ("丹瑾、秧秧是什么属性", None),  # 、
+        ("丹瑾 是 什么 属性", None),  # CJK with two or more spaces
+        ("丹瑾是什么属性？秧秧呢？", None),  # two question marks
+        ("a" * 49, None),  # over 48 characters
+        ("Tell me everything about the Nova X1", None),  # no marker, over 18 characters
+    ],
+)
+def test_fast_path(question, reason):
+    assert fast_path_reason(question) == reason
+
+
+def test_fast_path_markers_are_configuration():
+    config = FastPathConfig(simple_markers=("定义",), short_question_chars=2)
+    assert fast_path_reason("丹瑾是什么属性？", config) is None
+    assert fast_path_reason("熵的定义", config) == FAST + "single_fact_marker"
+
+
+def g(relevance="strong", answerability="sufficient", ambiguity="none", route="answer"):
+    return EvidenceGrade(relevance=relevance, answerability=answerability, ambiguity=ambiguity, route=route, confidence=0.5)
+
+
+# (grade, has_docs, is_sub_agent, rewrite_count) -> route, in the spec's order
+ROUTE_TABLE = [
+    (g(), False, False, 0, "no_knowledge"),
+    (g(relevance="none"), True, False, 0, "no_knowledge"),
+    (g(relevance="none", ambiguity="missing_slot"), True, False, 0, "no_knowledge"),
+    (g(ambiguity="multiple_candidates"), True, False, 0, "scope_select"),
+    (g(ambiguity="missing_slot"), True, False, 0, "clarify"),
+    (g(ambiguity="multiple_candidates", answerability="partial"), True, True, 0, "scope_select"),
+    (g(ambiguity="missing_slot", answerability="partial"), True, True, 0, "clarify"),
+    (g(), True, False, 0, "answer"),
+    (g(), True, False, 1, "answer"),
+    (g(relevance="weak", route="answer"), True, False, 0, "no_knowledge"),
+    # sub-questions
+    (g(relevance="weak", answerability="sufficient", route="rewrite"), True, True, 0, "answer"),
+    (g(answerability="partial", route="rewrite"), True, True, 0, "answer"),
+    (g(answerability="none", route="rewrite"), True, True, 0, "no_knowledge"),
+    # main chain: model said rewrite
+    (g(answerability="partial", route="rewrite"), True, False, 0, "rewrite"),
+    (g(answerability="none", route="rewrite"), True, False, 0, "rewrite"),
+    (g(answerability="partial", route="rewrite"), True, False, 1, "clarify"),
+    (g(answerability="none", route="rewrite"), True, False, 1, "no_knowledge"),
+    (g(route="rewrite"), True, False, 1, "no_knowledge"),
+    # main chain: partial
+    (g(answerability="partial", route="answer"), True, False, 0, "rewrite"),
+    (g(answerability="partial", route="clarify"), True, False, 1, "clarify"),
+    # supported even though the model proposed something else
+    (g(route="clarify"), True, False, 0, "answer"),
+    (g(route="no_knowledge"), True, False, 0, "answer"),
+    # anything else
+    (g(relevance="weak", answerability="none", route="answer"), True, False, 0, "no_knowledge"),
+]
+
+
+@pytest.mark.parametrize("grade, has_docs, sub, rewrites, expected", ROUTE_TABLE)
+def test_route_correction(grade, has_docs, sub, rewrites, expected):
+    assert resolve_route(grade, has_docs=has_docs, is_sub_agent=sub, rewrite_count=rewrites) == expected
+
+
+@pytest.mark.parametrize(
+    "route, answerability, status",
+    [
+        ("answer", "sufficient", "answerable"), ("answer", "partial", "partial"), ("rewrite", "partial", "needs_rewrite"),
+        ("clarify", "none", "needs_clarification"), ("scope_select", "none", "needs_scope_selection"),
+        ("no_knowledge", "none", "no_knowledge"),
+    ],
+)
+def test_status_for_route(route, answerability, status):
+    assert retrieval_status_for_route(route, answerability) == status
+
+
+def test_unknown_route_has_no_status():
+    with pytest.raises(ValueError):
+        retrieval_status_for_route("guess")
+
+
+@pytest.mark.parametrize(
+    "route, kw, expected",
+    [
+        ("clarify", dict(question="q", model_prompt="Which platform?"), "Which platform?"),
+        ("clarify", dict(question="Nova battery?", missing_slots=["platform", "version"]), "Please add: platform, version"),
+        ("clarify", dict(question="续航多少？", missing_slots=["平台"]), "请补充以下信息：平台"),
+        ("scope_select", dict(question="Nova?", options=["X1", "Pad"]), "Your question could mean several things. Please choose one: X1; Pad"),
+        ("scope_select", dict(question="丹瑾？", options=["角色", "武器"]), "你的问题可能指向多个方向，请选择一个：角色；武器"),
+        ("answer", dict(question="q"), ""),
+    ],
+)
+def test_default_hitl_prompt(route, kw, expected):
+    assert default_hitl_prompt(route, **kw) == expected
+
+
+@pytest.mark.parametrize(
+    "question, answer, merged",
+    [
+        ("Nova 续航多少？", "Nova X1", "Nova 续航多少？（补充：Nova X1）"),
+        ("How long does the battery last?", "Nova X1", "How long does the battery last? (clarification: Nova X1)"),
+        ("Nova X1 续航多少？", "Nova X1", "Nova X1 续航多少？"),  # already present
+        ("续航", "Nova X1 续航多少", "Nova X1 续航多少"),  # answer contains the question
+        ("q", "  ", "q"),
+    ],
+)
+def test_question_merge_never_duplicates(question, answer, merged):
+    assert refined_question_for_hitl(question, answer) == merged
+
+
+def test_dedupe_keeps_order_and_better_score():
+    chunks = [
+        {"chunk_id": "a", "filename": "f", "score": 0.2},
+        {"chunk_id": "b", "filename": "f", "score": 0.5},
+        {"chunk_id": "a", "filename": "f", "score": 0.9},
+        {"filename": "g", "page_number": 1, "text": "t", "score": 0.1},
+        {"filename": "g", "page_number": 1, "text": "t", "score": 0.05},
+    ]
+    out = dedupe_chunks(chunks)
+    assert [(c.get("chunk_id"), c["score"], c["rrf_rank"]) for c in out] == [("a", 0.9, 1), ("b", 0.5, 2), (None, 0.1, 3)]
+
+
+def sub(status, route="answer", docs=(), **trace):
+    return {"question": "q", "docs": list(docs), "route": route, "retrieval_status": status, "rag_trace": trace}
+
+
+@pytest.mark.parametrize(
+    "subs, route, status, relevance, answerability",
+    [
+        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("partial", docs=[{"chunk_id": "2"}])], "answer", "partial", "strong", "partial"),
+        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("no_knowledge", "no_knowledge")], "answer", "answerable", "strong", "sufficient"),
+        ([sub("needs_clarification", "clarify", hitl_prompt="p"), sub("needs_scope_selection", "scope_select", hitl_options=["a"])],
+         "scope_select", "needs_scope_selection", "none", "none"),
+        ([sub("needs_clarification", "clarify", hitl_prompt="p"), sub("no_knowledge", "no_knowledge")],
+         "clarify", "needs_clarification", "none", "none"),
+        ([sub("no_knowledge", "no_knowledge"), sub("no_knowledge", "no_knowledge")], "no_knowledge", "no_knowledge", "none", "none"),
+        ([], "no_knowledge", "no_knowledge", "none", "none"),
+    ],
+)
+def test_synthesis_outcomes(subs, route, status, relevance, answerability):
+    out = synthesize(subs)
+    assert (out["route"], out["retrieval_status"], out["relevance"], out["answerability"]) == (route, status, relevance, answerability)
+
+
+def test_synthesis_merges_hitl_prompts_and_options():
+    subs = [
+        sub("needs_clarification", "clarify", hitl_prompt="哪个平台？"),
+        sub("needs_clarification", "clarify", hitl_prompt="哪个平台？"),
+        sub("needs_clarification", "clarify", hitl_prompt="哪个版本？"),
+    ]
+    assert synthesize(subs)["hitl_prompt"] == "哪个平台？\n哪个版本？"
