@@ -1,0 +1,236 @@
+"""State diffing: what one superstep changed, as rows a table can show.
+
+Why a hand-rolled diff: a debugger of a graph state must keep three states apart that a generic
+`==` or JSON diff merges — a key that is *absent*, a key set to `None`, and a key set to `[]` — and
+it must show reducer-appended list items (an `operator.add` channel) as *appended*, not as "the
+whole list changed". Everything here is a pure function of plain dicts; nothing knows about RAG.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+DiffKind = Literal["added", "changed", "removed", "appended", "unchanged"]
+DIFF_KINDS: tuple[str, ...] = ("added", "changed", "removed", "appended", "unchanged")
+TABLE_COLUMNS: tuple[str, ...] = ("field", "before", "after", "kind")
+
+
+class _Absent:
+    """The value of a key that is not in the dict at all (distinct from `None` and `[]`)."""
+
+    _instance: "_Absent | None" = None
+
+    def __new__(cls) -> "_Absent":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __copy__(self) -> "_Absent":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_Absent":
+        return self
+
+    def __reduce__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+ABSENT_TEXT = "‹absent›"
+
+
+class DiffRow(BaseModel):
+    """One line of a state diff. `before`/`after` hold raw values (ABSENT when the key is missing)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    path: str
+    before: Any = ABSENT
+    after: Any = ABSENT
+    kind: DiffKind
+
+
+def _plain(value: Any) -> Any:
+    """Pydantic models and dataclass-like objects compare and print by their data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Strict equality: `0`, `False`, `0.0` and `None`/`[]`/ABSENT are all different.
+
+    Python's `==` says `False == 0` and `1 == 1.0`; a debugger that hides a bool turning into an
+    int would hide a real bug, so types must match too (recursively for containers).
+    """
+    if a is b:
+        return True
+    a, b = _plain(a), _plain(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. numpy arrays: ambiguous truth value
+        return repr(a) == repr(b)
+
+
+def format_value(value: Any, *, max_chars: int | None = None) -> str:
+    """Render a value for a table cell so absent, null, [] and "" never look alike.
+
+    JSON is used for everything else, so the string "null" shows as `"null"` (quoted) and cannot be
+    mistaken for a null value.
+    """
+    if value is ABSENT:
+        return ABSENT_TEXT
+    try:
+        text = json.dumps(_plain(value), ensure_ascii=False, default=_json_default)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max(0, max_chars - 1)] + "…"
+    return text
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return repr(value)
+
+
+def _ordered_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """State order first (the before dict), then keys that appeared; stable for tests and eyes."""
+    keys = list(before.keys())
+    keys.extend(k for k in after.keys() if k not in before)
+    return keys
+
+
+def _scalar_row(path: str, before: Any, after: Any) -> DiffRow:
+    if before is ABSENT and after is ABSENT:
+        kind: DiffKind = "unchanged"
+    elif before is ABSENT:
+        kind = "added"
+    elif after is ABSENT:
+        kind = "removed"
+    elif same_value(before, after):
+        kind = "unchanged"
+    else:
+        kind = "changed"
+    return DiffRow(path=path, before=before, after=after, kind=kind)
+
+
+def _append_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
+    """A reducer list: one `appended` row per new item when the old list is a prefix of the new.
+
+    Anything else (the list shrank, an old item changed, a non-list value) is not an append and
+    falls back to one whole-field row, so an unexpected overwrite is still visible as `changed`.
+    """
+    old = [] if before is ABSENT else before
+    if isinstance(old, (list, tuple)) and isinstance(after, (list, tuple)):
+        prefix = len(old) <= len(after) and all(same_value(x, y) for x, y in zip(old, after))
+        if prefix:
+            if len(after) == len(old):
+                if before is ABSENT:
+                    return [DiffRow(path=path, before=ABSENT, after=after, kind="added")]
+                return [DiffRow(path=path, before=before, after=after, kind="unchanged")]
+            return [
+                DiffRow(path=f"{path}[{i}]", before=ABSENT, after=after[i], kind="appended")
+                for i in range(len(old), len(after))
+            ]
+    return [_scalar_row(path, before, after)]
+
+
+def _nested_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
+    """A dict field diffed key by key (`rag_trace.route`).
+
+    Key-level rows are used when each side is a dict or absent (an absent dict diffs as `{}`, so
+    its keys show as added/removed). If a side is anything else (e.g. `None` → dict), the change of
+    the container itself is the news, so one whole-field row is shown instead.
+    """
+    b_ok = before is ABSENT or isinstance(before, Mapping)
+    a_ok = after is ABSENT or isinstance(after, Mapping)
+    if not (b_ok and a_ok) or (before is ABSENT and after is ABSENT):
+        return [_scalar_row(path, before, after)]
+    b = {} if before is ABSENT else before
+    a = {} if after is ABSENT else after
+    if not b and not a:  # {} on both sides (or {} vs absent): keep one row so the field is listed
+        return [_scalar_row(path, before, after)]
+    return [_scalar_row(f"{path}.{k}", b.get(k, ABSENT), a.get(k, ABSENT)) for k in _ordered_keys(b, a)]
+
+
+def diff_states(
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    *,
+    append_fields: Iterable[str] = frozenset(),
+    nested_fields: Iterable[str] = frozenset(),
+) -> list[DiffRow]:
+    """Rows for every field of either state, unchanged ones included (filter with `kind`).
+
+    `append_fields`: list channels with an appending reducer (see `reducer_fields`).
+    `nested_fields`: dict fields to diff one level deep, key by key.
+    """
+    before = dict(before or {})
+    after = dict(after or {})
+    appends = set(append_fields)
+    nested = set(nested_fields)
+    rows: list[DiffRow] = []
+    for key in _ordered_keys(before, after):
+        b, a = before.get(key, ABSENT), after.get(key, ABSENT)
+        if key in appends:
+            rows.extend(_append_rows(key, b, a))
+        elif key in nested:
+            rows.extend(_nested_rows(key, b, a))
+        else:
+            rows.append(_scalar_row(key, b, a))
+    return rows
+
+
+def changed_rows(rows: Iterable[DiffRow]) -> list[DiffRow]:
+    return [r for r in rows if r.kind != "unchanged"]
+
+
+def reducer_fields(compiled_graph: Any) -> set[str]:
+    """State fields whose channel folds writes with a binary operator (e.g. `operator.add`).
+
+    Discovered from the compiled graph's channels rather than from type hints, because that is
+    what actually decides whether a write appends or overwrites at run time.
+    """
+    from langgraph.channels.binop import BinaryOperatorAggregate
+
+    channels = getattr(compiled_graph, "channels", None) or {}
+    return {
+        name
+        for name, channel in channels.items()
+        if isinstance(channel, BinaryOperatorAggregate) and not name.startswith("__")
+    }
+
+
+def diff_table(rows: Iterable[DiffRow], show_unchanged: bool = False, *, max_chars: int | None = None):
+    """A DataFrame (field, before, after, kind) with values rendered by `format_value`."""
+    import pandas as pd
+
+    records = [
+        {
+            "field": r.path,
+            "before": format_value(r.before, max_chars=max_chars),
+            "after": format_value(r.after, max_chars=max_chars),
+            "kind": r.kind,
+        }
+        for r in rows
+        if show_unchanged or r.kind != "unchanged"
+    ]
+    return pd.DataFrame(records, columns=list(TABLE_COLUMNS))

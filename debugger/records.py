@@ -1,0 +1,77 @@
+"""The records a stepping session leaves: one per superstep, one per task (lane), one per checkpoint.
+
+They are plain pydantic models so a UI can show, cache or dump them without holding on to the
+graph. State values are kept as LangGraph returned them (they may hold pydantic objects), hence
+`arbitrary_types_allowed`.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debugger.diff import DiffRow, diff_states
+
+
+class LaneRecord(BaseModel):
+    """One task of a superstep. A `Send` fan-out gives several lanes of the same node."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    task_id: str
+    node: str
+    writes: Optional[dict[str, Any]] = None
+    """The task's own update (`snapshot.tasks[i].result`), not the merged state."""
+    error: Optional[str] = None
+    interrupts: tuple[str, ...] = ()
+    """Values of `interrupt()` calls raised by this task (the stepper cannot answer them)."""
+
+
+class StepRecord(BaseModel):
+    """One superstep: which tasks ran, what each wrote, the state before and after."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    index: int
+    """0-based position in the session; `GraphStepper.state_at(index)` views the state after it."""
+    nodes: tuple[str, ...]
+    lanes: tuple[LaneRecord, ...] = ()
+    duration_ms: float = 0.0
+    before_checkpoint_id: Optional[str] = None
+    after_checkpoint_id: Optional[str] = None
+    values_before: dict[str, Any] = Field(default_factory=dict)
+    values_after: dict[str, Any] = Field(default_factory=dict)
+    error: Optional[str] = None
+    next_nodes: tuple[str, ...] = ()
+    annotations: dict[str, Any] = Field(default_factory=dict)
+    """Filled by the caller's `on_step` hook (e.g. progress events emitted during the step)."""
+    append_fields: frozenset[str] = frozenset()
+    nested_fields: frozenset[str] = frozenset()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def interrupted(self) -> bool:
+        return any(lane.interrupts for lane in self.lanes)
+
+    @property
+    def diff(self) -> list[DiffRow]:
+        """All diff rows of this step (unchanged included); see `debugger.diff.diff_states`."""
+        return diff_states(
+            self.values_before,
+            self.values_after,
+            append_fields=self.append_fields,
+            nested_fields=self.nested_fields,
+        )
+
+
+class CheckpointInfo(BaseModel):
+    """One saved checkpoint of the thread, oldest first in `GraphStepper.checkpoints`."""
+
+    checkpoint_id: str
+    step: Optional[int] = None
+    source: Optional[str] = None
+    next_nodes: tuple[str, ...] = ()
+    created_at: Optional[str] = None

@@ -1,0 +1,93 @@
+"""The timeline of a stepping session: one entry per superstep, ready for a table.
+
+What counts as a "decision" (a route, a branch taken) is domain knowledge, so the caller passes a
+function of the state after the step; this module stays generic.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debugger.diff import format_value
+from debugger.records import StepRecord
+
+DecisionFn = Callable[[Mapping[str, Any]], Any]
+AnnotationFormatter = Callable[[Mapping[str, Any]], str]
+
+TIMELINE_COLUMNS: tuple[str, ...] = ("step", "nodes", "lanes", "duration_ms", "decision", "error", "notes")
+
+
+class TimelineEntry(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    index: int
+    nodes: tuple[str, ...]
+    lane_count: int = 0
+    duration_ms: float = 0.0
+    decision: Optional[str] = None
+    error: Optional[str] = None
+    annotations: dict[str, Any] = Field(default_factory=dict)
+    after_checkpoint_id: Optional[str] = None
+
+
+def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Optional[str]:
+    """A broken decision function must not break the timeline: show why instead."""
+    if decision is None:
+        return None
+    try:
+        value = decision(values)
+    except Exception as exc:
+        return f"‹decision failed: {type(exc).__name__}›"
+    if value is None:
+        return None
+    return value if isinstance(value, str) else format_value(value)
+
+
+def build_timeline(steps: Iterable[StepRecord], decision: Optional[DecisionFn] = None) -> list[TimelineEntry]:
+    return [
+        TimelineEntry(
+            index=s.index,
+            nodes=tuple(s.nodes),
+            lane_count=len(s.lanes),
+            duration_ms=s.duration_ms,
+            decision=_decide(decision, s.values_after),
+            error=s.error,
+            annotations=dict(s.annotations),
+            after_checkpoint_id=s.after_checkpoint_id,
+        )
+        for s in steps
+    ]
+
+
+def _default_notes(annotations: Mapping[str, Any]) -> str:
+    return "; ".join(f"{k}: {format_value(v, max_chars=200)}" for k, v in annotations.items())
+
+
+def timeline_frame(
+    steps_or_entries: Iterable[StepRecord | TimelineEntry],
+    decision: Optional[DecisionFn] = None,
+    *,
+    notes: Optional[AnnotationFormatter] = None,
+):
+    """A DataFrame with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based."""
+    import pandas as pd
+
+    items = list(steps_or_entries)
+    entries = [
+        item if isinstance(item, TimelineEntry) else build_timeline([item], decision)[0] for item in items
+    ]
+    fmt = notes or _default_notes
+    rows = [
+        {
+            "step": e.index + 1,
+            "nodes": ", ".join(e.nodes),
+            "lanes": e.lane_count,
+            "duration_ms": round(e.duration_ms, 1),
+            "decision": e.decision or "",
+            "error": e.error or "",
+            "notes": fmt(e.annotations) if e.annotations else "",
+        }
+        for e in entries
+    ]
+    return pd.DataFrame(rows, columns=list(TIMELINE_COLUMNS))

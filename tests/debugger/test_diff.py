@@ -1,0 +1,129 @@
+"""State diffs keep absent / null / [] apart and show reducer appends as appended rows."""
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pandas as pd
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel
+
+from debugger import ABSENT, diff_states, diff_table, format_value, reducer_fields, same_value
+from debugger.diff import changed_rows
+from tests.debugger import toy_graphs as tg
+
+
+def kinds(rows):
+    return {r.path: r.kind for r in rows}
+
+
+def test_added_changed_removed_unchanged():
+    rows = diff_states({"a": 1, "b": "x", "gone": True}, {"a": 1, "b": "y", "new": 0})
+    assert [(r.path, r.kind) for r in rows] == [
+        ("a", "unchanged"), ("b", "changed"), ("gone", "removed"), ("new", "added")]
+    removed = rows[2]
+    assert removed.before is True and removed.after is ABSENT
+    assert [r.path for r in changed_rows(rows)] == ["b", "gone", "new"]
+
+
+def test_absent_null_and_empty_list_are_three_states():
+    rows = diff_states(
+        {"n_to_l": None, "l_to_n": [], "n_stays": None},
+        {"n_to_l": [], "l_to_n": None, "a_to_n": None, "a_to_l": [], "n_stays": None},
+    )
+    assert kinds(rows) == {
+        "n_to_l": "changed", "l_to_n": "changed", "n_stays": "unchanged",
+        "a_to_n": "added", "a_to_l": "added"}
+    assert format_value(ABSENT) == "‹absent›"
+    assert format_value(None) == "null"
+    assert format_value([]) == "[]"
+    assert format_value("") == '""'
+    assert format_value("null") == '"null"'
+    assert len({format_value(v) for v in (ABSENT, None, [], "", "null", {})}) == 6
+
+
+def test_strict_equality_sees_type_changes():
+    assert kinds(diff_states({"f": 0, "g": 1, "h": [0]}, {"f": False, "g": 1.0, "h": [False]})) == {
+        "f": "changed", "g": "changed", "h": "changed"}
+    assert same_value({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]})
+    assert not same_value({"a": 1}, {"a": 1, "b": 2})
+    assert same_value(ABSENT, ABSENT) and not same_value(ABSENT, None)
+
+
+def test_reducer_items_show_as_one_appended_row_each():
+    rows = diff_states({"r": ["x"]}, {"r": ["x", "y", "z"]}, append_fields={"r"})
+    assert [(r.path, r.before, r.after, r.kind) for r in rows] == [
+        ("r[1]", ABSENT, "y", "appended"), ("r[2]", ABSENT, "z", "appended")]
+    assert kinds(diff_states({"r": ["x"]}, {"r": ["x"]}, append_fields={"r"})) == {"r": "unchanged"}
+    assert kinds(diff_states({}, {"r": ["a"]}, append_fields={"r"})) == {"r[0]": "appended"}
+    assert kinds(diff_states({}, {"r": []}, append_fields={"r"})) == {"r": "added"}
+    # not a prefix: an overwrite, shown as changed so it is not hidden
+    assert kinds(diff_states({"r": ["x"]}, {"r": ["q", "y"]}, append_fields={"r"})) == {"r": "changed"}
+    assert kinds(diff_states({"r": ["x"]}, {"r": None}, append_fields={"r"})) == {"r": "changed"}
+    # without append_fields the same change is one changed row
+    assert kinds(diff_states({"r": ["x"]}, {"r": ["x", "y"]})) == {"r": "changed"}
+
+
+def test_nested_fields_diff_key_by_key():
+    before = {"trace": {"route": "rewrite", "stage": "initial", "hitl": None}, "q": "x"}
+    after = {"trace": {"route": "answer", "hitl": [], "grade": "strong"}, "q": "x"}
+    rows = diff_states(before, after, nested_fields={"trace"})
+    assert [(r.path, r.kind) for r in rows] == [
+        ("trace.route", "changed"), ("trace.stage", "removed"), ("trace.hitl", "changed"),
+        ("trace.grade", "added"), ("q", "unchanged")]
+
+
+def test_nested_field_appearing_from_absent_lists_its_keys_and_null_to_dict_is_one_row():
+    assert kinds(diff_states({}, {"trace": {"a": 1, "b": None}}, nested_fields={"trace"})) == {
+        "trace.a": "added", "trace.b": "added"}
+    assert kinds(diff_states({"trace": {"a": 1}}, {}, nested_fields={"trace"})) == {"trace.a": "removed"}
+    rows = diff_states({"trace": None}, {"trace": {"a": 1}}, nested_fields={"trace"})
+    assert [(r.path, r.before, r.kind) for r in rows] == [("trace", None, "changed")]
+    assert kinds(diff_states({"trace": {}}, {"trace": {}}, nested_fields={"trace"})) == {"trace": "unchanged"}
+
+
+def test_pydantic_values_compare_and_print_by_data():
+    class Grade(BaseModel):
+        route: str
+
+    assert kinds(diff_states({"g": Grade(route="a")}, {"g": Grade(route="a")})) == {"g": "unchanged"}
+    assert kinds(diff_states({"g": Grade(route="a")}, {"g": Grade(route="b")})) == {"g": "changed"}
+    assert format_value(Grade(route="a")) == '{"route": "a"}'
+    assert format_value({"s": {1}, "o": object}).startswith('{"s": [1], "o": "<class')
+    assert format_value("x" * 50, max_chars=10) == '"xxxxxxxx…'
+
+
+def test_reducer_fields_found_from_the_compiled_graph():
+    assert reducer_fields(tg.fanout_graph()) == {"results"}
+    assert reducer_fields(tg.linear_graph()) == {"log"}
+    assert reducer_fields(tg.conditional_graph()) == set()
+
+    class M(TypedDict):
+        messages: Annotated[list, add_messages]
+        total: Annotated[int, operator.add]
+        plain: str
+
+    b = StateGraph(M)
+    b.add_node("n", lambda s: {})
+    b.add_edge(START, "n")
+    b.add_edge("n", END)
+    assert reducer_fields(b.compile()) == {"messages", "total"}
+    assert reducer_fields(object()) == set()
+
+
+def test_diff_table_hides_unchanged_by_default_and_renders_values():
+    rows = diff_states({"a": 1, "b": None, "r": []}, {"a": 1, "b": [], "c": None, "r": ["x"]},
+                       append_fields={"r"})
+    df = diff_table(rows)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == ["field", "before", "after", "kind"]
+    assert df.to_dict("records") == [
+        {"field": "b", "before": "null", "after": "[]", "kind": "changed"},
+        {"field": "r[0]", "before": "‹absent›", "after": '"x"', "kind": "appended"},
+        {"field": "c", "before": "‹absent›", "after": "null", "kind": "added"},
+    ]
+    full = diff_table(rows, show_unchanged=True)
+    assert full["field"].tolist() == ["a", "b", "r[0]", "c"]
+    empty = diff_table([])
+    assert empty.empty and list(empty.columns) == ["field", "before", "after", "kind"]
