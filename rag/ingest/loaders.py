@@ -1,0 +1,73 @@
+"""Read one file into pages of text, or say in plain words why it cannot be ingested.
+
+A bad file must never stop a folder ingest: every failure here is a `BadFile` with a reason
+that the report shows next to the file name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class BadFile(Exception):
+    """The file is skipped; the message is the reason shown to the user."""
+
+
+def _decode(data: bytes) -> str:
+    if b"\x00" in data[:8192]:
+        raise BadFile("binary content (NUL bytes) in a text file")
+    for enc in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    raise BadFile("not valid UTF-8 or GB18030 text")
+
+
+def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES) -> list[tuple[Optional[int], str]]:
+    """(page number, text) pairs; page numbers are 1-based for PDF and None for unpaged text."""
+    kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise BadFile(f"unsupported file type {path.suffix or '(none)'}")
+    if data is None:
+        try:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise BadFile(f"too large ({size} bytes > {max_bytes})")
+            data = path.read_bytes()
+        except OSError as exc:
+            raise BadFile(f"unreadable: {exc.strerror or exc}") from exc
+    if len(data) > max_bytes:
+        raise BadFile(f"too large ({len(data)} bytes > {max_bytes})")
+    if not data.strip():
+        raise BadFile("empty file")
+    if kind == "pdf":
+        pages = _pdf_pages(data)
+    else:
+        pages = [(None, _decode(data))]
+    if not any(text.strip() for _, text in pages):
+        raise BadFile("no extractable text")
+    return pages
+
+
+def _pdf_pages(data: bytes) -> list[tuple[Optional[int], str]]:
+    import io
+    import logging
+
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    if not data.startswith(b"%PDF"):
+        raise BadFile("not a PDF (missing %PDF header)")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise BadFile("encrypted PDF")
+        return [(i + 1, page.extract_text() or "") for i, page in enumerate(reader.pages)]
+    except BadFile:
+        raise
+    except Exception as exc:  # pypdf raises many types for damaged files
+        raise BadFile(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc

