@@ -1,0 +1,143 @@
+"""The "Test connection" button: one small structured call saying whether the configured endpoint works.
+
+Why a dedicated check rather than letting the first question fail: a run DEGRADES on model errors (the
+grader fails closed, the planner falls back), so a wrong key or a backend without JSON-schema support
+would look like "no knowledge" answers. This check names the problem and the setting that fixes it,
+and finds a structured-output method that works when the configured one is not supported.
+"""
+from __future__ import annotations
+
+import time
+from typing import Iterable, Optional
+
+from pydantic import BaseModel, Field
+
+from rag.models.base import ModelCallError
+from rag.models.openai_compat import METHODS, ClientPool, public_url
+from rag.schemas import ComplexityResult
+from rag.settings import RagSettings, is_really_set
+
+PING_PROMPT = (
+    "Connection test of a retrieval planner. Classify the question below as simple (it has one intent), "
+    "give the reason 'ping', and return an empty list of sub-questions.\n\nQuestion:\nping"
+)
+
+#: Failures that another structured-output method may fix; any other failure ends the test at once.
+_METHOD_FAILURES = frozenset({"unsupported_method", "invalid_output"})
+
+_SUGGESTIONS = {
+    "not_configured": "Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than api.openai.com).",
+    "auth": "Check OPENAI_API_KEY: the endpoint rejected it (or this key may not use this model).",
+    "connection": ("Check OPENAI_BASE_URL (scheme, host, port; usually ending in /v1) and that the server is "
+                   "running and reachable from this machine."),
+    "not_found": ("Check the model name (FAST_MODEL / GRADE_MODEL) against the models this endpoint serves, and "
+                  "that OPENAI_BASE_URL is the API root (usually ending in /v1)."),
+    "timeout": "The endpoint did not answer in time: check its load, or raise RAG_MODEL_TIMEOUT_SECONDS.",
+    "rate_limit": "The endpoint is rate limiting this key: wait and retry, or use another key or plan.",
+    "http_error": "The server returned an error: check its logs and status.",
+    "unsupported_method": ("This endpoint accepts none of the structured-output methods tried "
+                           "(json_schema, function_calling, json_mode): use a model that supports tool calling "
+                           "or JSON mode."),
+    "invalid_output": ("The model answered, but not with valid structured output with any method tried: use a "
+                       "model that follows JSON schemas or tool calls."),
+}
+
+
+class MethodAttempt(BaseModel):
+    """One structured call of the test."""
+
+    method: str
+    ok: bool
+    latency_ms: int
+    error_kind: Optional[str] = None
+    message: str = ""
+
+
+class ConnectionReport(BaseModel):
+    """What the settings page shows. Never contains the API key (messages are redacted, the base URL
+    loses any user info)."""
+
+    ok: bool
+    latency_ms: Optional[int] = None
+    method: Optional[str] = Field(None, description="the structured-output method that worked")
+    configured_method: str
+    model: str
+    base_url: str
+    error_kind: Optional[str] = None
+    message: str
+    suggestion: str = ""
+    attempts: list[MethodAttempt] = Field(default_factory=list)
+
+
+def _methods_to_try(configured: str, methods: Optional[Iterable[str]]) -> list[str]:
+    if methods is not None:
+        chosen = list(dict.fromkeys(methods))
+        unknown = [m for m in chosen if m not in METHODS]
+        if unknown or not chosen:
+            raise ValueError(f"unknown structured-output method(s) {unknown or '(none)'}; expected {METHODS}")
+        return chosen
+    fallbacks = [m for m in ("function_calling", "json_mode", "json_schema") if m != configured]
+    return [configured, *fallbacks]
+
+
+def test_connection(settings: RagSettings, *, methods: Optional[Iterable[str]] = None,
+                    model: Optional[str] = None) -> ConnectionReport:
+    """One structured call to `model` (FAST_MODEL by default) with the configured method; when the
+    backend rejects that method, the other methods in turn. Retries are off so a failure shows at once."""
+    configured = settings.structured_output_method
+    model = model or settings.fast_model
+    base = dict(configured_method=configured, model=model, base_url=public_url(settings.openai_base_url))
+
+    if not is_really_set(settings.openai_api_key) and not is_really_set(settings.openai_base_url):
+        return ConnectionReport(ok=False, error_kind="not_configured", message="no OpenAI-compatible endpoint is "
+                                "configured (no API key and no base URL)", suggestion=_SUGGESTIONS["not_configured"],
+                                **base)
+
+    pool = ClientPool(settings.model_copy(update={"model_max_retries": 0}))
+    attempts: list[MethodAttempt] = []
+    for method in _methods_to_try(configured, methods):
+        started = time.perf_counter()
+        try:
+            pool.call(role="connection test", model=model, schema=ComplexityResult, method=method, prompt=PING_PROMPT)
+        except ModelCallError as exc:
+            attempts.append(MethodAttempt(method=method, ok=False, latency_ms=_ms(started), error_kind=exc.kind,
+                                          message=str(exc)))
+            if exc.kind not in _METHOD_FAILURES:
+                break
+            continue
+        attempts.append(MethodAttempt(method=method, ok=True, latency_ms=_ms(started)))
+        return _success(attempts, configured, base)
+    return _failure(attempts, base)
+
+
+test_connection.__test__ = False  # its name starts with "test_": keep pytest from collecting it
+
+
+def _ms(started: float) -> int:
+    return int(round((time.perf_counter() - started) * 1000))
+
+
+def _success(attempts: list[MethodAttempt], configured: str, base: dict) -> ConnectionReport:
+    good = attempts[-1]
+    if good.method == configured:
+        return ConnectionReport(ok=True, latency_ms=good.latency_ms, method=good.method,
+                                message=f"connected: {base['model']} answered a structured call with "
+                                        f"{good.method} in {good.latency_ms} ms", attempts=attempts, **base)
+    failed = ", ".join(f"{a.method} ({a.error_kind})" for a in attempts if not a.ok)
+    return ConnectionReport(
+        ok=True, latency_ms=good.latency_ms, method=good.method,
+        message=(f"connected, but the configured method {configured} does not work with this endpoint "
+                 f"(failed: {failed}); {good.method} works ({good.latency_ms} ms)"),
+        suggestion=f"Set RAG_STRUCTURED_OUTPUT_METHOD={good.method}.",
+        attempts=attempts, **base,
+    )
+
+
+def _failure(attempts: list[MethodAttempt], base: dict) -> ConnectionReport:
+    last = attempts[-1]
+    kind = last.error_kind or "http_error"
+    return ConnectionReport(ok=False, latency_ms=last.latency_ms, error_kind=kind, message=last.message,
+                            suggestion=_SUGGESTIONS.get(kind, _SUGGESTIONS["http_error"]), attempts=attempts, **base)
+
+
+__all__ = ["test_connection", "ConnectionReport", "MethodAttempt", "PING_PROMPT"]

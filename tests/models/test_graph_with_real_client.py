@@ -1,0 +1,49 @@
+"""The whole graph on the OpenAI-compatible roles: real ChatOpenAI client, loopback server, public API only."""
+from __future__ import annotations
+
+import pytest
+
+from rag import run_rag_graph
+from rag.models.openai_compat import build_openai_roles
+from rag.schemas import Chunk, RetrievalResult
+from tests.models.conftest import GRADE, PLAN, REWRITE
+from tests.support.fake_openai import Delay, Respond
+
+COMPLEX_QUESTION = "Compare the attack of Alpha with the defense of Beta, and explain which one wins and why"
+
+
+class StaticRetriever:
+    name = "static"
+
+    def search(self, query: str) -> RetrievalResult:
+        chunks = [Chunk(chunk_id="c1", filename="kb.md", page_number=1, text="Alpha has attack 5.", score=0.9),
+                  Chunk(chunk_id="c2", filename="kb.md", page_number=2, text="Beta has defense 3.", score=0.8)]
+        return RetrievalResult(chunks=chunks, trace_fields={})
+
+
+@pytest.mark.parametrize("method", ["json_schema", "function_calling", "json_mode"])
+def test_a_complex_question_runs_end_to_end(fake_openai, make_settings, method):
+    fake_openai.reply(PLAN, schema="ComplexityResult")
+    fake_openai.reply(GRADE, schema="EvidenceGrade")
+    fake_openai.reply(REWRITE, schema="RewritePlan")
+    settings = make_settings(structured_output_method=method)
+
+    result = run_rag_graph(COMPLEX_QUESTION, settings=settings, roles=build_openai_roles(settings),
+                           retriever=StaticRetriever())
+
+    assert result["route"] == "answer"
+    assert set(fake_openai.methods_seen) == {method}
+    assert len(fake_openai.requests_for("ComplexityResult")) == 1
+    assert len(fake_openai.requests_for("EvidenceGrade")) == len(PLAN["sub_questions"]), "one grade per sub-question"
+
+
+def test_a_grader_timeout_degrades_instead_of_crashing(fake_openai, make_settings):
+    fake_openai.reply({"complexity": "simple", "complexity_reason": "one intent", "sub_questions": []},
+                      schema="ComplexityResult")
+    fake_openai.script(Delay(5, Respond(GRADE)), schema="EvidenceGrade")
+    settings = make_settings(model_timeout_seconds=0.5)
+
+    result = run_rag_graph(COMPLEX_QUESTION, settings=settings, roles=build_openai_roles(settings),
+                           retriever=StaticRetriever())
+
+    assert result["route"] == "no_knowledge", "the grader fails closed"
