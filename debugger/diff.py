@@ -157,11 +157,18 @@ def _nested_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
     """A dict field diffed key by key (`rag_trace.route`).
 
     Key-level rows are used when each side is a dict or absent (an absent dict diffs as `{}`, so
-    its keys show as added/removed). If a side is anything else (e.g. `None` → dict), the change of
-    the container itself is the news, so one whole-field row is shown instead.
+    its keys show as added/removed). `None` <-> dict gives a container row plus the key rows. If a
+    side is anything else (e.g. a string), one whole-field row is shown.
     """
     b_ok = before is ABSENT or isinstance(before, Mapping)
     a_ok = after is ABSENT or isinstance(after, Mapping)
+    if before is None and isinstance(after, Mapping) or after is None and isinstance(before, Mapping):
+        # null <-> dict: the container row says it was (or became) null; the key rows say what the
+        # dict holds, so a trace that starts mid-run still reads key by key.
+        container = _scalar_row(path, before, after)
+        b = before if isinstance(before, Mapping) else {}
+        a = after if isinstance(after, Mapping) else {}
+        return [container] + [_scalar_row(f"{path}.{k}", b.get(k, ABSENT), a.get(k, ABSENT)) for k in _ordered_keys(b, a)]
     if not (b_ok and a_ok) or (before is ABSENT and after is ABSENT):
         return [_scalar_row(path, before, after)]
     b = {} if before is ABSENT else before

@@ -80,7 +80,7 @@ class RagSettings(BaseSettings):
 
     def provider_label(self) -> str:
         if self.models_configured():
-            return f"openai-compatible ({self.fast_model} / {self.grade_model})"
+            return f"openai-compatible:{self.fast_model}/{self.grade_model}"
         return "offline-rules"
 
     def public_dict(self) -> dict:

@@ -74,12 +74,12 @@ def test_nested_fields_diff_key_by_key():
         ("trace.grade", "added"), ("q", "unchanged")]
 
 
-def test_nested_field_appearing_from_absent_lists_its_keys_and_null_to_dict_is_one_row():
+def test_nested_field_appearing_from_absent_or_null_lists_its_keys():
     assert kinds(diff_states({}, {"trace": {"a": 1, "b": None}}, nested_fields={"trace"})) == {
         "trace.a": "added", "trace.b": "added"}
     assert kinds(diff_states({"trace": {"a": 1}}, {}, nested_fields={"trace"})) == {"trace.a": "removed"}
     rows = diff_states({"trace": None}, {"trace": {"a": 1}}, nested_fields={"trace"})
-    assert [(r.path, r.before, r.kind) for r in rows] == [("trace", None, "changed")]
+    assert [(r.path, r.before, r.kind) for r in rows] == [("trace", None, "changed"), ("trace.a", ABSENT, "added")]
     assert kinds(diff_states({"trace": {}}, {"trace": {}}, nested_fields={"trace"})) == {"trace": "unchanged"}
 
 

@@ -1,0 +1,3 @@
+from ui.debugger_view import render_page
+
+render_page()

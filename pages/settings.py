@@ -1,0 +1,3 @@
+from ui.settings_view import render_page
+
+render_page()

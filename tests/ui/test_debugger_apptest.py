@@ -1,0 +1,184 @@
+"""The step debugger page under Streamlit's AppTest: demos of every route, stepping with diffs and
+the highlighted node, HITL answered with an option button and with text, bad input."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rag.demo import load_demo_questions
+
+CURRENT_FILL = "#ffb74d"
+DONE_FILL = "#a5d6a7"
+
+
+def dot_of(at) -> str:
+    return at.get("graphviz_chart")[0].proto.spec
+
+
+def node_fill(dot: str, node: str) -> str | None:
+    m = re.search(rf'^\s*"{node}" \[.*?fillcolor="(#[0-9a-f]+)"', dot, re.M)
+    return m.group(1) if m else None
+
+
+def frame(at, *columns):
+    """The first dataframe with these columns (AppTest does not expose dataframe keys)."""
+    for df in at.dataframe:
+        value = df.value
+        if all(c in value.columns for c in columns):
+            return value
+    raise AssertionError(f"no dataframe with columns {columns}")
+
+
+def diff_frame(at):
+    return frame(at, "field", "before", "after", "kind")
+
+
+def timeline_frame(at):
+    return frame(at, "run", "nodes", "lanes")
+
+
+def texts(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def problems(at) -> list:
+    return [e.value for e in at.exception] + [e.body for e in at.error]
+
+
+def result_line(at) -> str:
+    for m in at.markdown:
+        if m.value.startswith("### ") and "Result:" in m.value:
+            return m.value
+    return ""
+
+
+def test_page_loads_with_graph_and_demo_buttons(app_test):
+    at = app_test.run()
+    assert not problems(at)
+    dot = dot_of(at)
+    for node in ("classify_complexity", "retrieve_initial", "grade_documents", "rewrite_question",
+                 "retrieve_rewritten", "prepare_sub_questions", "rag_sub_agent", "synthesis"):
+        assert f'"{node}"' in dot
+    assert "style=\"dashed\"" in dot and "Send" in dot and "cluster_legend" in dot
+    labels = {b.label for b in at.button}
+    for demo in load_demo_questions():
+        assert demo.label in labels
+    assert any("Offline mode" in i.body for i in at.sidebar.info)
+
+
+def test_step_shows_diff_and_moves_the_highlight(app_test):
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    at.button(key="step").click().run()
+    assert not problems(at)
+    dot = dot_of(at)
+    assert node_fill(dot, "classify_complexity") == DONE_FILL
+    assert node_fill(dot, "retrieve_initial") == CURRENT_FILL
+    diff = diff_frame(at)
+    row = diff[diff["field"] == "complexity"].iloc[0]
+    assert (row["before"], row["after"], row["kind"]) == ("null", '"simple"', "changed")
+    assert "Step 1: `classify_complexity`" in texts(at)
+
+    at.button(key="step").click().run()  # retrieve_initial
+    diff = diff_frame(at)
+    trace_rows = diff[diff["field"].str.startswith("rag_trace.")]
+    assert set(trace_rows["kind"]) == {"added"}
+    assert "rag_trace.retrieval_stage" in set(diff["field"])
+    assert node_fill(dot_of(at), "grade_documents") == CURRENT_FILL
+
+    at.button(key="continue").click().run()
+    assert "`answer`" in result_line(at)
+    assert node_fill(dot_of(at), "__end__") == DONE_FILL
+    timeline = timeline_frame(at)
+    assert list(timeline["nodes"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
+
+
+def test_time_travel_views_an_old_step_without_rerunning(app_test):
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    at.button(key="run").click().run()
+    steps_before = len(timeline_frame(at))
+    at.selectbox(key="time_travel_step").select_index(1).run()
+    assert not problems(at)
+    assert any("nothing was re-run" in i.body for i in at.info)
+    assert len(timeline_frame(at)) == steps_before
+    assert "Step 1: `classify_complexity`" in texts(at)
+
+
+def _finish(at):
+    at.button(key="continue").click().run()
+    assert not problems(at), problems(at)
+
+
+@pytest.mark.parametrize("demo", load_demo_questions(), ids=lambda d: d.id)
+def test_every_demo_reaches_its_route_in_the_app(app_test, demo):
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    assert at.text_area(key="question").value == demo.question
+    _finish(at)
+    if demo.expected_route in ("clarify", "scope_select"):
+        assert any("The workflow asks you" in m.value for m in at.markdown)
+        return
+    expected = {"rewrite_then_answer": "answer", "complex": None}.get(demo.expected_route, demo.expected_route)
+    if expected:
+        assert f"`{expected}`" in result_line(at)
+    if demo.expected_route == "complex":
+        lanes = [m.value for m in at.markdown if "parallel lanes" in m.value]
+        timeline = timeline_frame(at)
+        assert "rag_sub_agent" in set(timeline["nodes"])
+        assert int(timeline[timeline["nodes"] == "rag_sub_agent"]["lanes"].iloc[0]) == demo.expected_sub_questions
+
+
+def _hitl_demo(route: str):
+    return next(d for d in load_demo_questions() if d.expected_route == route and d.hitl_answer)
+
+
+def test_scope_select_answered_with_an_option_button_resumes(app_test):
+    demo = _hitl_demo("scope_select")
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    _finish(at)
+    options = [b for b in at.button if b.key and b.key.startswith("hitl_opt_")]
+    assert len(options) >= 2
+    choice = next((b for b in options if b.label == demo.hitl_answer), options[0])
+    choice.click().run()
+    assert not problems(at)
+    assert "HITL resume #1" in texts(at)
+    assert '"restore_from_snapshot"' in dot_of(at)
+    assert node_fill(dot_of(at), "restore_from_snapshot") == CURRENT_FILL
+    _finish(at)
+    assert f"`{demo.expected_resume_route}`" in result_line(at)
+    timeline = timeline_frame(at)
+    assert list(timeline["run"]).count("HITL resume #1") == 3
+
+
+def test_clarify_answered_with_text_resumes(app_test):
+    demo = _hitl_demo("clarify")
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    _finish(at)
+    at.text_input(key="hitl_text").input(demo.hitl_answer)
+    at.button(key="hitl_submit").click().run()
+    _finish(at)
+    assert f"`{demo.expected_resume_route}`" in result_line(at)
+
+
+@pytest.mark.parametrize("question, message", [("", "empty"), ("   ", "empty"), ("问" * 100_000, "100,000 characters")])
+def test_bad_questions_get_a_message_not_an_exception(app_test, question, message):
+    at = app_test.run()
+    at.text_area(key="question").set_value(question).run()
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert any(message in w.body for w in at.warning)
+    assert result_line(at) == ""
+
+
+def test_empty_hitl_answer_gets_a_message(app_test):
+    demo = _hitl_demo("clarify")
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    _finish(at)
+    at.button(key="hitl_submit").click().run()
+    assert not at.exception
+    assert any("empty" in w.body for w in at.warning)

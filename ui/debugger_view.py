@@ -1,0 +1,198 @@
+"""The step debugger page: question and demos, Run / Step / Continue / Restart, the graph with the
+current position, the step's diff and lanes, the timeline with time travel, evidence, HITL, result."""
+from __future__ import annotations
+
+from typing import Optional
+
+import streamlit as st
+
+from debugger import StepRecord, timeline_frame
+from ui.panels.evidence import render_evidence
+from ui.panels.hitl import render_hitl
+from ui.panels.step_view import progress_frame, render_full_state, render_step
+from ui.session import DebugSession, route_decision
+from ui.streamlit_state import flash, get_session, guarded, show_flash
+
+QUESTION_KEY = "question"
+TRAVEL_KEY = "time_travel_step"
+
+
+def _demo_questions() -> list:
+    try:
+        from rag.demo import load_demo_questions
+
+        return load_demo_questions()
+    except Exception:  # noqa: BLE001 - demos are a convenience; the debugger works without them
+        return []
+
+
+# ----- callbacks (run before the script body, so the page renders the new state) ------------
+
+def _question() -> str:
+    return st.session_state.get(QUESTION_KEY, "")
+
+
+def _ensure_started(session: DebugSession) -> None:
+    """Start a new run when none exists or the question box changed since the last start."""
+    if not session.segments or (_question().strip() and _question().strip() != session.question):
+        session.start(_question())
+        st.session_state.pop(TRAVEL_KEY, None)
+
+
+def on_run() -> None:
+    session = get_session()
+
+    def run():
+        session.start(_question())
+        session.run_to_end()
+    guarded(run)
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
+def on_step() -> None:
+    session = get_session()
+
+    def step():
+        _ensure_started(session)
+        session.step()
+    guarded(step)
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
+def on_continue() -> None:
+    session = get_session()
+
+    def cont():
+        _ensure_started(session)
+        session.run_to_end()
+    guarded(cont)
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
+def on_restart() -> None:
+    session = get_session()
+    guarded(session.restart)
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
+def on_demo(question: str) -> None:
+    st.session_state[QUESTION_KEY] = question
+    session = get_session()
+    if guarded(session.start, question) is not None:
+        flash("info", "Demo loaded and paused before the first node: press Step to go node by node, or Continue.")
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
+# ----- rendering -----------------------------------------------------------------------------
+
+def render_controls(session: DebugSession) -> None:
+    st.text_area("Question", key=QUESTION_KEY, height=80,
+                 placeholder="Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below")
+    demos = _demo_questions()
+    if demos:
+        with st.expander("Demo questions — one per route", expanded=not session.segments):
+            cols = st.columns(3)
+            for i, demo in enumerate(demos):
+                cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+                                   help=demo.question, width="stretch")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch",
+              help="Start the question and run to the end")
+    c2.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done,
+              help="Run exactly one superstep (parallel sub-questions run together)")
+    c3.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch", disabled=session.done)
+    c4.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments)
+
+
+def render_position(session: DebugSession) -> None:
+    seg = session.current
+    if not seg:
+        return
+    chips = " → ".join(f"**{s.label}**" if s is seg else s.label for s in session.segments)
+    if seg.stepper.done:
+        where = "finished"
+    else:
+        nxt = seg.stepper.next_nodes
+        where = "paused before " + ", ".join(f"`{n}`" for n in dict.fromkeys(nxt)) + (
+            f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
+    st.markdown(f"{chips} · {len(seg.stepper.steps)} steps · {where}")
+    if seg.stepper.error:
+        st.error(f"The last step failed: {seg.stepper.error}. Press Step to retry it, or Restart.")
+
+
+def render_timeline(session: DebugSession) -> Optional[int]:
+    """The steps so far across segments; returns the selected step to view (time travel) or None."""
+    pairs = session.all_steps()
+    if not pairs:
+        return None
+    st.markdown("#### Timeline")
+    records = [rec for _, rec in pairs]
+    frame = timeline_frame(records, route_decision, notes=_notes)
+    frame.insert(1, "run", [seg.label for seg, _ in pairs])
+    frame["step"] = list(range(1, len(pairs) + 1))
+    st.dataframe(frame, hide_index=True, width="stretch", key="timeline_table")
+    labels = [f"{i}. {seg.label}: {', '.join(rec.nodes)}" for i, (seg, rec) in enumerate(pairs, start=1)]
+    choice = st.selectbox("View the state after step (time travel, runs nothing)", ["(latest)"] + labels,
+                          key=TRAVEL_KEY)
+    if choice == "(latest)" or choice is None:
+        return None
+    return labels.index(choice)
+
+
+def _notes(annotations: dict) -> str:
+    return " ".join(f"{p.get('icon', '')}{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
+                    for p in annotations.get("progress") or [])
+
+
+def render_result(session: DebugSession) -> None:
+    result = session.result()
+    if not result:
+        return
+    if render_hitl(result):
+        return
+    route = result.get("route")
+    icon = {"answer": "✅", "no_knowledge": "🚫", "rewrite": "✏️"}.get(route, "ℹ️")
+    with st.container(border=True):
+        st.markdown(f"### {icon} Result: `{route}` / `{result.get('retrieval_status')}`")
+        trace = result.get("rag_trace") or {}
+        st.caption(f"{len(result.get('docs') or [])} chunks handed to the answering agent · "
+                   f"provider {result.get('provider')} · retriever {result.get('retriever')}")
+        if trace.get("evidence_reason"):
+            st.caption(f"Reason: {trace['evidence_reason']}")
+
+
+def render_page() -> None:
+    st.title("🪜 Step debugger")
+    show_flash()
+    session = get_session()
+    render_controls(session)
+    render_position(session)
+    seg = session.current
+    left, right = st.columns([5, 6])
+    with left:
+        kind = seg.kind if seg else "main"
+        st.graphviz_chart(session.dot(kind), width="stretch")
+        with st.expander("What does each node do?"):
+            from rag.graph.build import node_docs
+
+            for name, doc in sorted(node_docs().items()):
+                st.markdown(f"**`{name}`** — {doc}")
+    pairs = session.all_steps()
+    with right:
+        travel = render_timeline(session)
+        record: Optional[StepRecord] = pairs[-1][1] if pairs else None
+        values = seg.stepper.current_values() if seg else {}
+        if travel is not None:
+            travel_seg, record = pairs[travel]
+            values = travel_seg.stepper.state_at(record.after_checkpoint_id)
+            st.info(f"Viewing the state after step {travel + 1} ({', '.join(record.nodes)}) — read from the "
+                    "checkpoint, nothing was re-run.")
+        render_step(record)
+    render_result(session)
+    if seg:
+        render_evidence(values)
+        render_full_state(values)
+        all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
+        if all_progress:
+            with st.expander(f"All progress steps of this session ({len(all_progress)})"):
+                st.dataframe(progress_frame(all_progress), hide_index=True, width="stretch")

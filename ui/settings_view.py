@@ -1,0 +1,150 @@
+"""Settings of this browser session: model provider, endpoint, key, knowledge base, retrieval knobs.
+
+The key is a password field that is never pre-filled or echoed; it is kept in this session's
+memory only (not written to disk, not logged, not exported).
+"""
+from __future__ import annotations
+
+import streamlit as st
+from pydantic import SecretStr, ValidationError
+
+from rag.settings import RagSettings, is_really_set
+from ui.streamlit_state import current_settings, flash, friendly, get_session, settings_overrides, show_flash
+
+METHODS = ["json_schema", "function_calling", "json_mode"]
+
+
+def _apply(changes: dict) -> bool:
+    overrides = dict(settings_overrides())
+    overrides.update(changes)
+    try:
+        settings = RagSettings(**overrides)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flash("error", f"Not saved: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+        return False
+    st.session_state["settings_overrides"] = overrides
+    get_session().settings = settings
+    return True
+
+
+def _save_model() -> None:
+    s = st.session_state
+    changes = {
+        "model_provider": s["set_provider"],
+        "openai_base_url": s["set_base_url"].strip() or None,
+        "fast_model": s["set_fast_model"].strip() or "gpt-4o-mini",
+        "grade_model": s["set_grade_model"].strip() or "gpt-4o-mini",
+        "structured_output_method": s["set_method"],
+        "model_timeout_seconds": float(s["set_timeout"]),
+        "model_max_retries": int(s["set_retries"]),
+    }
+    key = s.get("set_api_key", "")
+    if key:
+        changes["openai_api_key"] = SecretStr(key)
+    s["set_api_key"] = ""  # never keep the typed key in a widget
+    if _apply(changes):
+        flash("success", "Model settings saved for this browser session. New runs use them.")
+
+
+def _forget_key() -> None:
+    if _apply({"openai_api_key": None}):
+        flash("info", "The API key was removed from this session.")
+
+
+def _save_retrieval() -> None:
+    s = st.session_state
+    if _apply({
+        "kb_dir": _knowledge_bases().get(s["set_kb_label"]) or None,
+        "top_k": int(s["set_top_k"]),
+        "dense_enabled": bool(s["set_dense"]),
+        "auto_merge_enabled": bool(s["set_merge"]),
+        "min_score": float(s["set_min_score"]) if s["set_min_score"] else None,
+    }):
+        flash("success", "Retrieval settings saved. New runs use them.")
+
+
+def _test_connection() -> None:
+    try:
+        from rag.models.connection import test_connection
+    except ImportError:
+        flash("warning", "The connection test is not available in this build.")
+        return
+    settings = current_settings()
+    if not is_really_set(settings.openai_api_key) and not settings.openai_base_url:
+        flash("warning", "Set a base URL and an API key first.")
+        return
+    with st.spinner("Sending one structured call…"):
+        report = test_connection(settings)
+    st.session_state["connection_report"] = report.model_dump()
+
+
+def render_page() -> None:
+    st.title("⚙️ Settings")
+    show_flash()
+    settings = current_settings()
+    st.markdown(f"**Active provider:** `{settings.provider_label()}`")
+    if not settings.models_configured():
+        st.info("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader and "
+                "rewriter. Everything works without a key or network; connect a model below for real grading.", icon="🧪")
+
+    with st.form("model_form"):
+        st.subheader("Model (OpenAI-compatible)")
+        st.selectbox("Provider", ["auto", "offline", "openai"], key="set_provider",
+                     index=["auto", "offline", "openai"].index(settings.model_provider),
+                     help="auto = the model when a key is set, else the offline rules")
+        st.text_input("Base URL", key="set_base_url", value=settings.openai_base_url or "",
+                      placeholder="https://api.openai.com/v1 or http://localhost:8000/v1")
+        st.text_input("API key", key="set_api_key", type="password", value="",
+                      placeholder="set — type to replace" if is_really_set(settings.openai_api_key) else "not set")
+        c1, c2 = st.columns(2)
+        c1.text_input("FAST_MODEL (planner, rewriter)", key="set_fast_model", value=settings.fast_model)
+        c2.text_input("GRADE_MODEL (grader)", key="set_grade_model", value=settings.grade_model)
+        c1, c2, c3 = st.columns(3)
+        c1.selectbox("Structured output method", METHODS, key="set_method",
+                     index=METHODS.index(settings.structured_output_method))
+        c2.number_input("Timeout (s)", key="set_timeout", min_value=1.0, max_value=600.0,
+                        value=float(settings.model_timeout_seconds))
+        c3.number_input("Retries", key="set_retries", min_value=0, max_value=10, value=int(settings.model_max_retries))
+        st.form_submit_button("Save model settings", on_click=_save_model, type="primary")
+    c1, c2 = st.columns(2)
+    c1.button("Test connection", key="test_connection", on_click=_test_connection)
+    c2.button("Forget API key", key="forget_key", on_click=_forget_key,
+              disabled=not is_really_set(settings.openai_api_key))
+    report = st.session_state.get("connection_report")
+    if report:
+        if report.get("ok"):
+            st.success(f"Connected in {report.get('latency_ms')} ms with method `{report.get('method')}` "
+                       f"(model {report.get('model')}).")
+        else:
+            st.error(f"{report.get('error_kind')}: {report.get('message')}")
+            if report.get("suggestion"):
+                st.info(report["suggestion"])
+
+    with st.form("retrieval_form"):
+        st.subheader("Knowledge base and retrieval")
+        kbs = _knowledge_bases()
+        current = str(settings.kb_dir) if settings.kb_dir else ""
+        labels = list(kbs)
+        st.selectbox("Knowledge base", labels, key="set_kb_label",
+                     index=[kbs[l] for l in labels].index(current) if current in kbs.values() else 0)
+        c1, c2, c3, c4 = st.columns(4)
+        c1.number_input("top_k", key="set_top_k", min_value=1, max_value=50, value=settings.top_k)
+        c2.checkbox("Dense leg (embeddings)", key="set_dense", value=settings.dense_enabled)
+        c3.checkbox("Auto-merge", key="set_merge", value=settings.auto_merge_enabled)
+        c4.text_input("Min score", key="set_min_score", value="" if settings.min_score is None else str(settings.min_score))
+        st.form_submit_button("Save retrieval settings", on_click=_save_retrieval)
+    with st.expander("All effective settings (secrets hidden)"):
+        st.json(settings.public_dict())
+
+
+def _knowledge_bases() -> dict[str, str]:
+    """Label → kb_dir ("" = the bundled demo knowledge base)."""
+    kbs = {"Bundled demo knowledge base (zh/en)": ""}
+    try:
+        from rag.ingest.pydoc_corpus import pydoc_corpus_dir
+
+        kbs["Python language reference (pydoc topics, stdlib)"] = str(pydoc_corpus_dir())
+    except Exception:  # noqa: BLE001 - optional corpus
+        pass
+    return kbs
