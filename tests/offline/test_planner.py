@@ -1,0 +1,81 @@
+"""The offline planner: conjunctions and comparisons split into 2-4 self-contained sub-questions."""
+from __future__ import annotations
+
+import pytest
+
+from rag.models.offline import plan_question
+
+PREFIX = "[offline rules]"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        # Chinese: shared subject distributed over items, shared predicate distributed over subjects
+        ("丹瑾的属性、武器和定位是什么？", ["丹瑾的属性是什么？", "丹瑾的武器是什么？", "丹瑾的定位是什么？"]),
+        ("丹瑾的属性和武器是什么？", ["丹瑾的属性是什么？", "丹瑾的武器是什么？"]),
+        ("丹瑾和青棠分别使用什么武器？", ["丹瑾使用什么武器？", "青棠使用什么武器？"]),
+        ("丹瑾用什么武器和技能？", ["丹瑾用什么武器？", "丹瑾用什么技能？"]),
+        ("丹瑾是什么属性，并且青棠用什么武器？", ["丹瑾是什么属性？", "青棠用什么武器？"]),
+        ("丹瑾是什么属性？青棠用什么武器？", ["丹瑾是什么属性？", "青棠用什么武器？"]),
+        # comparison without a dimension -> one "what is it like" question per item
+        ("丹瑾与青棠的区别是什么？", ["丹瑾有什么特点？", "青棠有什么特点？"]),
+        # comparison with a dimension keeps the dimension
+        ("对比丹瑾与青棠的定位", ["丹瑾的定位？", "青棠的定位？"]),
+        # English
+        ("What weapons do Danjin and Qingtang use?", ["What weapons do Danjin use?", "What weapons do Qingtang use?"]),
+        (
+            "What is the battery capacity of the Lumen X2 and the Nova Speaker?",
+            ["What is the battery capacity of the Lumen X2?", "What is the battery capacity of the Nova Speaker?"],
+        ),
+        (
+            "What is the weight, battery capacity and operating temperature of the Lumen X2?",
+            ["What is the weight of the Lumen X2?", "What is the battery capacity of the Lumen X2?",
+             "What is the operating temperature of the Lumen X2?"],
+        ),
+        (
+            "How do I reset the Nova Thermostat, and what is the battery life of the Lumen X2?",
+            ["How do I reset the Nova Thermostat?", "What is the battery life of the Lumen X2?"],
+        ),
+        (
+            "What is the difference between the Nova Speaker and the Nova Thermostat?",
+            ["What are the key facts about the Nova Speaker?", "What are the key facts about the Nova Thermostat?"],
+        ),
+        ("Compare the Lumen X2 and the Nova Speaker",
+         ["What are the key facts about the Lumen X2?", "What are the key facts about the Nova Speaker?"]),
+    ],
+)
+def test_complex_questions_split_into_self_contained_sub_questions(question, expected):
+    plan = plan_question(question)
+    assert plan.complexity == "complex"
+    assert plan.sub_questions == expected
+    assert plan.complexity_reason.startswith(PREFIX)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "丹瑾是什么属性？",
+        "月卡怎么退款？",
+        "How do I update the firmware of the Lumen X2?",
+        "My lantern dies too fast, any tips?",  # a comma alone is not a list
+        "Why does the Nova Thermostat show error E3?",
+        "",
+    ],
+)
+def test_single_intent_questions_stay_simple(question):
+    plan = plan_question(question)
+    assert plan.complexity == "simple"
+    assert plan.sub_questions == []
+    assert plan.complexity_reason.startswith(PREFIX)
+
+
+def test_at_most_four_sub_questions():
+    plan = plan_question("丹瑾的属性、武器、定位、技能和故事是什么？")
+    assert plan.complexity == "complex"
+    assert len(plan.sub_questions) == 4
+
+
+def test_duplicate_parts_do_not_make_a_complex_question():
+    plan = plan_question("丹瑾是什么属性？丹瑾是什么属性？")
+    assert plan.complexity == "simple"
