@@ -1,4 +1,4 @@
-"""Fixtures for the app's tests: AppTest on the real app, and a real browser on `streamlit run`."""
+"""A real browser on `streamlit run`: shared by the UI tests and the UI benchmark."""
 from __future__ import annotations
 
 import contextlib
@@ -10,25 +10,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-
-
-@pytest.fixture
-def app_test(monkeypatch):
-    """The real app under AppTest, offline provider, a long timeout for the cold LangGraph import."""
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
-    monkeypatch.chdir(ROOT)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    return at
 
 
 def free_port() -> int:
@@ -77,7 +64,7 @@ def chromium_page():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: scripts/test.sh installs it with apt")
+        raise RuntimeError("Debian's chromium is missing: scripts/test.sh installs it with apt")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
