@@ -53,6 +53,7 @@ def measure_debugger(n: int) -> list[float]:
         page.goto(url)
         wait_idle(page)
         page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         wait_idle(page)
         step = page.get_by_role("button", name="⏭ Step")
         done_steps = 0
@@ -60,7 +61,7 @@ def measure_debugger(n: int) -> list[float]:
         while len(times) < n:
             if step.is_disabled():
                 page.get_by_role("button", name="↺ Restart").click()
-                page.wait_for_timeout(100)
+                page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
                 wait_idle(page)
                 done_steps = 0
                 continue

@@ -29,7 +29,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         page.locator(f".st-key-demo_{demo.id} button").first.click()  # Streamlit tags a widget with its key
         page.wait_for_timeout(150)
         wait_idle(page)
-        assert page.get_by_text("paused before").first.is_visible()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         click(page, "⏭ Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
         click(page, "⏩ Continue to end")
