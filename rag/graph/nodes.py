@@ -19,7 +19,7 @@ from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_aft
 from rag.rules.fast_path import fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for_hitl
 from rag.rules.routing import grade_for_no_docs, grade_unavailable, is_hitl_route, resolve_route, retrieval_status_for_route
-from rag.rules.synthesis import synthesize
+from rag.rules.synthesis import synthesize, unique_texts
 from rag.schemas import MAX_SUB_QUESTIONS, ComplexityResult, EvidenceGrade, RAGState, RewritePlan
 from rag.trace import normalize_rag_trace
 
@@ -47,12 +47,7 @@ def _group(state: RAGState) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 def _clean_sub_questions(items: list[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        item = (item or "").strip()
-        if item and item not in seen:
-            seen[item] = None
-    return list(seen)[:MAX_SUB_QUESTIONS]
+    return unique_texts(items)[:MAX_SUB_QUESTIONS]
 
 
 def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:

@@ -37,7 +37,8 @@ def dedupe_chunks(chunks: Iterable[Mapping[str, Any]]) -> list[dict]:
     return out
 
 
-def _unique(items: Iterable[str]) -> list[str]:
+def unique_texts(items: Iterable[str]) -> list[str]:
+    """Stripped, non-empty, first occurrence kept: for prompts, options and sub-questions."""
     seen: dict[str, None] = {}
     for item in items:
         item = (item or "").strip()
@@ -75,8 +76,8 @@ def synthesize(sub_results: list[Mapping[str, Any]]) -> dict[str, Any]:
         out.update(
             route=route,
             retrieval_status="needs_scope_selection" if selects else "needs_clarification",
-            hitl_prompt="\n".join(_unique(t.get("hitl_prompt", "") for t in traces)),
-            hitl_options=_unique(o for t in traces for o in (t.get("hitl_options") or [])),
+            hitl_prompt="\n".join(unique_texts(t.get("hitl_prompt", "") for t in traces)),
+            hitl_options=unique_texts(o for t in traces for o in (t.get("hitl_options") or [])),
         )
         return out
     out.update(route="no_knowledge", retrieval_status="no_knowledge")
