@@ -10,8 +10,6 @@ import streamlit as st
 
 st.set_page_config(page_title="RAG debugger", page_icon="🔎", layout="wide")
 
-from ui.streamlit_state import guarded_page, provider_banner  # noqa: E402
-
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 PAGES = [
@@ -22,6 +20,4 @@ PAGES = [
     st.Page("pages/settings.py", title="Settings", icon="⚙️"),
 ]
 
-page = st.navigation(PAGES)
-provider_banner()
-guarded_page(page.run)
+st.navigation(PAGES).run()

@@ -1,3 +1,4 @@
 from ui.debugger_view import render_page
+from ui.streamlit_state import run_page
 
-render_page()
+run_page(render_page)

@@ -1,14 +1,4 @@
-import streamlit as st
+from ui.streamlit_state import run_page
+from ui.trace_view import render_page
 
-from ui.panels.trace_explorer import render_trace
-from ui.streamlit_state import get_session
-
-st.title("🧾 Trace explorer")
-session = get_session()
-seg = session.current
-if seg is None:
-    st.info("No run yet. Start one on the Step debugger page.")
-else:
-    values = seg.stepper.current_values()
-    st.caption(f"Question: {session.question} · {seg.label} · {'finished' if seg.stepper.done else 'in progress'}")
-    render_trace(values.get("rag_trace"))
+run_page(render_page)

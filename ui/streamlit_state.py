@@ -38,7 +38,7 @@ def current_settings() -> RagSettings:
 def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
-        session = DebugSession(current_settings(), checkpointer=shared_checkpointer())
+        session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         st.session_state[SESSION_KEY] = session
     return session
 
@@ -48,23 +48,31 @@ def reset_session() -> DebugSession:
     return get_session()
 
 
-def shared_checkpointer() -> Any:
-    """The process-wide checkpointer: the run history's SQLite file when available (runs survive
-    restarts), else memory."""
-    return _shared_checkpointer()
-
-
-@st.cache_resource(show_spinner=False)
-def _shared_checkpointer() -> Any:
+def shared_history() -> Any:
+    """The process-wide run history (`ui.history_store`), or None when it cannot be opened (the
+    debugger still works, in memory, without recording)."""
     try:
         from ui.history_store import history
 
-        return history().checkpointer
+        return history()
     except Exception:  # noqa: BLE001 - history is optional; memory still lets people debug
         log.warning("run history unavailable; using an in-memory checkpointer", exc_info=True)
-        from langgraph.checkpoint.memory import InMemorySaver
+        return None
 
-        return InMemorySaver()
+
+def shared_checkpointer() -> Any:
+    """The process-wide checkpointer: the run history's SQLite file when available (runs survive
+    restarts), else memory. Keyed by the history file, so a test that points RAG_HISTORY_DB
+    elsewhere gets its own checkpointer even though `st.cache_resource` is process-wide."""
+    found = shared_history()
+    return found.checkpointer if found is not None else _memory_checkpointer()
+
+
+@st.cache_resource(show_spinner=False)
+def _memory_checkpointer() -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return InMemorySaver()
 
 
 def friendly(exc: BaseException) -> str:
@@ -123,3 +131,10 @@ def guarded_page(render: Callable[[], Any]) -> None:
     except Exception as exc:  # noqa: BLE001
         log.exception("page failed")
         st.error(f"This page hit an unexpected error: {friendly(exc)}. Your session is kept; try again or restart the run.")
+
+
+def run_page(render: Callable[[], Any]) -> None:
+    """What every page does: the provider banner, then its body behind the error guard. Pages call
+    it themselves (not app.py) so a page renders the same when opened directly."""
+    provider_banner()
+    guarded_page(render)

@@ -1,0 +1,19 @@
+"""The trace explorer page: the current run's rag_trace (see `ui.panels.trace_explorer`)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.panels.trace_explorer import render_trace
+from ui.streamlit_state import get_session
+
+
+def render_page() -> None:
+    st.title("🧾 Trace explorer")
+    session = get_session()
+    seg = session.current
+    if seg is None:
+        st.info("No run yet. Start one on the Step debugger page.")
+        return
+    values = seg.stepper.current_values()
+    st.caption(f"Question: {session.question} · {seg.label} · {'finished' if seg.stepper.done else 'in progress'}")
+    render_trace(values.get("rag_trace"))
