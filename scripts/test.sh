@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# CJK and emoji fonts so screenshots show the Chinese demo questions and the step icons.
-APT_PACKAGES=(chromium fonts-noto-cjk fonts-noto-color-emoji)
+# graphviz: server-side SVG of the graph (fast Step clicks); CJK and emoji fonts so screenshots
+# show the Chinese demo questions and the step icons.
+APT_PACKAGES=(chromium graphviz fonts-noto-cjk fonts-noto-color-emoji)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
