@@ -1,0 +1,28 @@
+"""Two people on one server: each browser session has its own runs, threads and settings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def test_two_sessions_never_see_each_others_runs(monkeypatch):
+    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
+    alice = AppTest.from_file(APP, default_timeout=60).run()
+    bob = AppTest.from_file(APP, default_timeout=60).run()
+    alice.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    alice.button(key="run").click().run()
+    bob.run()
+    assert any("Result:" in m.value for m in alice.markdown)
+    assert not any("Result:" in m.value or "steps ·" in m.value for m in bob.markdown)
+
+    bob.text_area(key="question").set_value("What is the capital of Australia?").run()
+    bob.button(key="run").click().run()
+    a, b = alice.session_state["debug_session"], bob.session_state["debug_session"]
+    assert a.session_id != b.session_id
+    threads_a = {seg.stepper.thread_id for seg in a.segments}
+    threads_b = {seg.stepper.thread_id for seg in b.segments}
+    assert threads_a and threads_b and not threads_a & threads_b
+    assert a.result()["route"] == "answer" and b.result()["route"] == "no_knowledge"
