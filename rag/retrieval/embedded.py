@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import logging
 import shutil
-import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -23,14 +22,14 @@ from rag.ingest.models import LEAF_LEVEL, ChunkRecord
 from rag.ingest.store import Store, text_hash
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.paths import fallback_store_dir
-from rag.retrieval.rerank import call_rerank, rerank_config
-from rag.retrieval.stages import apply_min_score, auto_merge, resolve_candidate_k, rrf_fuse, score_order
-from rag.schemas import Chunk, RetrievalResult
+from rag.retrieval.profile import load_profile
+from rag.retrieval.pipeline import PIPELINE  # noqa: F401 - re-exported for older imports
+from rag.retrieval.pipeline import base_fields, failed_result, finish, record_mode
+from rag.retrieval.stages import rrf_fuse
+from rag.schemas import RetrievalResult
 from rag.settings import RagSettings
-from rag.trace import RETRIEVAL_FIELDS
 
 log = logging.getLogger(__name__)
-PIPELINE = "recall_merge_rerank"
 
 
 def _chunk_dict(c: ChunkRecord) -> dict:
@@ -79,13 +78,19 @@ class KnowledgeBase:
             from rag.retrieval.dense import default_embedder
 
             embedder, dense_error = default_embedder()
+        profile = load_profile(kb_dir)
+        # A folder whose profile says "do not embed on open" (a big corpus) is indexed sparse-only
+        # here; its dense leg runs only if an explicit `python -m rag.ingest DIR` stored every vector.
+        ingest_embedder = embedder if profile.embed_on_open else None
+        if embedder is not None and not profile.embed_on_open:
+            dense_error = profile.dense_unavailable_reason or "this knowledge base is not embedded on open"
         try:
-            report = ingest_folder(kb_dir, store_dir, embedder=embedder)
+            report = ingest_folder(kb_dir, store_dir, embedder=ingest_embedder)
         except PermissionError:
             target = fallback_store_dir(store_dir)
             if not target.exists() and Path(store_dir).exists():
                 shutil.copytree(store_dir, target)
-            report = ingest_folder(kb_dir, target, embedder=embedder)
+            report = ingest_folder(kb_dir, target, embedder=ingest_embedder)
         if report.skipped:
             log.warning("knowledge base %s: skipped %s", kb_dir,
                         ", ".join(f"{s.filename} ({s.reason})" for s in report.skipped))
@@ -95,23 +100,7 @@ class KnowledgeBase:
         return cls.from_store(Store.load(Path(report.store_dir)), embedder, dense_error)
 
 
-def _base_fields(settings: RagSettings) -> dict[str, Any]:
-    fields = dict.fromkeys(RETRIEVAL_FIELDS)
-    top_k = settings.top_k
-    cand_k, source, error = resolve_candidate_k(top_k, settings.candidate_k, settings.candidate_multiplier)
-    rr = rerank_config(settings)
-    fields.update(
-        retrieval_pipeline=PIPELINE, candidate_k=cand_k, candidate_k_source=source,
-        candidate_k_config_error=error, retrieval_candidate_multiplier=settings.candidate_multiplier,
-        retrieval_top_k=top_k, leaf_retrieve_level=LEAF_LEVEL, auto_merge_enabled=settings.auto_merge_enabled,
-        auto_merge_applied=False, auto_merge_threshold=settings.auto_merge_threshold,
-        auto_merge_replaced_chunks=0, auto_merge_steps=0, rerank_enabled=rr is not None, rerank_applied=False,
-        rerank_model=rr.model if rr else None, rerank_endpoint=rr.endpoint if rr else None,
-        rerank_timeout_seconds=settings.rerank_timeout_seconds, rerank_min_score=settings.min_score,
-        recall_count=0, post_merge_candidate_count=0, candidate_count=0, post_rerank_count=0,
-        post_threshold_count=0,
-    )
-    return fields
+_base_fields = base_fields  # the name the first version used
 
 
 class EmbeddedRetriever:
@@ -147,9 +136,7 @@ class EmbeddedRetriever:
             errors.append(self.kb.dense_error)
         mode = ("hybrid" if sparse_ok and dense_ok else "sparse_only" if sparse_ok
                 else "dense_fallback" if dense_ok else "failed")
-        fields["retrieval_mode"] = mode
-        if errors and mode != "hybrid":
-            fields["retrieval_error"] = "; ".join(errors)
+        record_mode(fields, mode, errors)
         if mode == "failed":
             return []
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
@@ -157,35 +144,9 @@ class EmbeddedRetriever:
 
     # --- the pipeline -----------------------------------------------------------------------
     def search(self, query: str) -> RetrievalResult:
-        s = self.settings
-        fields = _base_fields(s)
+        fields = base_fields(self.settings)
         docs = self._recall(query, fields["candidate_k"], fields)
-        fields["recall_count"] = len(docs)
-        if s.auto_merge_enabled and docs:
-            docs, replaced, steps = auto_merge(docs, self.kb.parent, s.auto_merge_threshold)
-            fields.update(auto_merge_applied=bool(replaced), auto_merge_replaced_chunks=len(replaced),
-                          auto_merge_steps=steps)
-        for rank, d in enumerate(docs, 1):
-            d["rrf_rank"] = rank
-        fields["post_merge_candidate_count"] = fields["candidate_count"] = len(docs)
-        docs = self._rerank(query, docs, fields)
-        fields["post_rerank_count"] = len(docs)
-        docs = apply_min_score(docs, s.min_score)
-        fields["post_threshold_count"] = len(docs)
-        return RetrievalResult(chunks=[Chunk(**d) for d in docs], trace_fields=fields)
-
-    def _rerank(self, query: str, docs: list[dict], fields: dict) -> list[dict]:
-        top_k = self.settings.top_k
-        config = rerank_config(self.settings)
-        if config is None or not docs:
-            return score_order(docs)[:top_k]
-        order, error = call_rerank(config, self.settings.rerank_api_key.get_secret_value(), query,
-                                   [d["text"] for d in docs], top_k)
-        if error is not None:
-            fields["rerank_error"] = error
-            return score_order(docs)[:top_k]
-        fields["rerank_applied"] = True
-        return [{**docs[i], "rerank_score": score} for i, score in order[:top_k]]
+        return finish(query, docs, fields, self.settings, self.kb.parent)
 
 
 class FailedRetriever:
@@ -199,6 +160,4 @@ class FailedRetriever:
         self.error = error
 
     def search(self, query: str) -> RetrievalResult:
-        fields = _base_fields(self.settings)
-        fields.update(retrieval_mode="failed", retrieval_error=self.error)
-        return RetrievalResult(chunks=[], trace_fields=fields)
+        return failed_result(self.settings, self.error)

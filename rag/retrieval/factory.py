@@ -17,6 +17,7 @@ from rag.settings import RagSettings, load_settings
 _lock = threading.RLock()
 _kbs: dict[tuple, object] = {}
 _retrievers: dict[str, Retriever] = {}
+_milvus_clients: dict[str, object] = {}
 
 
 def _fingerprint(settings: RagSettings) -> str:
@@ -54,13 +55,33 @@ def build_retriever(settings: RagSettings) -> Retriever:
     from rag.retrieval.embedded import EmbeddedRetriever, FailedRetriever
 
     backend = settings.retriever_backend
+    if backend == "milvus":
+        try:
+            return get_milvus_retriever(settings)
+        except Exception as exc:
+            failed = FailedRetriever(settings, f"Milvus backend unavailable: {type(exc).__name__}: {exc}")
+            failed.name = "milvus"
+            return failed
     try:
-        if backend == "milvus":
-            raise NotImplementedError("the Milvus backend is not available in this build")
         kb = get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25")
         return EmbeddedRetriever(kb, settings)
     except Exception as exc:
         return FailedRetriever(settings, f"knowledge base unavailable: {type(exc).__name__}: {exc}")
+
+
+def get_milvus_retriever(settings: RagSettings) -> Retriever:
+    """The Milvus retriever for `settings.milvus_uri` (one client per URI: Milvus Lite allows one
+    process per data file, so every retriever of this process shares it)."""
+    from rag.retrieval.milvus_backend import connect, open_milvus_retriever
+
+    uri = (settings.milvus_uri or "").strip()
+    if not uri:
+        raise ValueError("MILVUS_URI is not set (a Milvus Lite file like ./milvus.db or http://host:19530)")
+    with _lock:
+        client = _milvus_clients.get(uri)
+        if client is None:
+            client = _milvus_clients[uri] = connect(uri)
+        return open_milvus_retriever(settings, kb_dir_of(settings), client=client)
 
 
 def get_default_retriever(settings: Optional[RagSettings] = None) -> Retriever:

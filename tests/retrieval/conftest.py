@@ -114,3 +114,115 @@ def rerank_server(_rerank_server):
 @pytest.fixture
 def settings_factory():
     return make_settings
+
+
+# --- backends of the shared retrieval contract tests -------------------------------------------
+class Boom:
+    """A recall leg / client call that fails like a broken index or a dropped server."""
+
+    def __init__(self, message="index exploded"):
+        self.message = message
+
+    def __call__(self, *a, **k):
+        raise RuntimeError(self.message)
+
+    def search(self, *a, **k):
+        raise RuntimeError(self.message)
+
+    def embed_query(self, *a, **k):
+        raise RuntimeError(self.message)
+
+
+class EmbeddedBackend:
+    name = "embedded"
+
+    def __init__(self, kb):
+        self.kb = kb
+
+    def retriever(self, settings, *, fail_sparse=False, fail_dense=False, dense_unavailable=None):
+        """fail_sparse: the sparse leg raises; fail_dense: the dense leg raises at query time;
+        dense_unavailable: no embedder, with this reason."""
+        import copy
+
+        from rag.retrieval.embedded import EmbeddedRetriever
+
+        kb = self.kb
+        if fail_sparse or fail_dense or dense_unavailable:
+            kb = copy.copy(kb)
+            if fail_sparse:
+                kb.sparse = Boom()
+            if fail_dense:
+                kb.dense = Boom()
+            if dense_unavailable:
+                kb.dense, kb.embedder, kb.dense_error = None, None, dense_unavailable
+        return EmbeddedRetriever(kb, settings)
+
+
+class _FaultyClient:
+    """A MilvusClient proxy: `hybrid_search` (both legs at once, the sparse side included) and/or
+    the single-leg `search` raise."""
+
+    def __init__(self, client, fail_hybrid, fail_search):
+        self._client, self._fail_hybrid, self._fail_search = client, fail_hybrid, fail_search
+
+    def hybrid_search(self, *a, **k):
+        if self._fail_hybrid:
+            raise RuntimeError("index exploded")
+        return self._client.hybrid_search(*a, **k)
+
+    def search(self, *a, **k):
+        if self._fail_search:
+            raise RuntimeError("index exploded")
+        return self._client.search(*a, **k)
+
+
+class MilvusBackend:
+    name = "milvus"
+
+    def __init__(self, client, collection, store, embedder):
+        self.client, self.collection, self.store, self.embedder = client, collection, store, embedder
+
+    def retriever(self, settings, *, fail_sparse=False, fail_dense=False, dense_unavailable=None):
+        from rag.retrieval.milvus_backend import MilvusRetriever
+
+        client = self.client
+        embedder = self.embedder
+        if fail_sparse:  # Milvus runs both legs in one hybrid call: its failure → dense only
+            client = _FaultyClient(client, fail_hybrid=True, fail_search=fail_dense)
+        elif fail_dense:
+            embedder = Boom()
+        return MilvusRetriever(client, self.collection, settings, store=self.store,
+                               embedder=None if dense_unavailable else embedder, dense_error=dense_unavailable)
+
+
+def milvus_missing_reason():
+    try:
+        import milvus_lite  # noqa: F401
+        import pymilvus  # noqa: F401
+    except ImportError as exc:
+        return f"pymilvus / milvus-lite not importable ({exc}); install requirements to run the Milvus tests"
+    return None
+
+
+@pytest.fixture(scope="session")
+def milvus_lite(tmp_path_factory, fixture_kb):
+    """A Milvus Lite file in tmp with the fixture KB's leaves synced from the same store."""
+    reason = milvus_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    from rag.ingest.store import Store
+    from rag.retrieval.milvus_backend import connect, sync_collection
+
+    client = connect(str(tmp_path_factory.mktemp("milvus") / "kb.db"))
+    store = Store.load(Path(fixture_kb.source))
+    sync_collection(client, "contract", store)
+    yield client, store
+    client.close()
+
+
+@pytest.fixture(params=["embedded", "milvus"])
+def backend(request, fixture_kb):
+    if request.param == "embedded":
+        return EmbeddedBackend(fixture_kb)
+    client, store = request.getfixturevalue("milvus_lite")
+    return MilvusBackend(client, "contract", store, fixture_kb.embedder)
