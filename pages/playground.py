@@ -1,4 +1,4 @@
-import streamlit as st
+from ui.playground_view import render_page
+from ui.streamlit_state import run_page
 
-st.title("🧪 Prompt playground")
-st.info("Coming in this release.")
+run_page(render_page)

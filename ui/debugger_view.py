@@ -1,5 +1,9 @@
 """The step debugger page: question and demos, Run / Step / Continue / Restart, the graph with the
-current position, the step's diff and lanes, the timeline with time travel, evidence, HITL, result."""
+current position, the step's diff and lanes, the timeline with time travel, evidence, HITL, result.
+
+The same page shows a recorded run in replay mode (opened from the history page): a banner says
+so, Run and HITL answers are disabled (nothing can execute), Step / Continue / Restart and time
+travel walk the recording."""
 from __future__ import annotations
 
 from typing import Optional
@@ -10,7 +14,7 @@ from debugger import StepRecord, timeline_frame
 from ui.panels.evidence import render_evidence
 from ui.panels.hitl import render_hitl
 from ui.panels.step_view import progress_frame, render_full_state, render_step
-from ui.session import DebugSession, route_decision
+from ui.session import REPLAY_BANNER, DebugSession, route_decision
 from ui.streamlit_state import flash, get_session, guarded, show_flash
 
 QUESTION_KEY = "question"
@@ -33,7 +37,10 @@ def _question() -> str:
 
 
 def _ensure_started(session: DebugSession) -> None:
-    """Start a new run when none exists or the question box changed since the last start."""
+    """Start a new run when none exists or the question box changed since the last start (a
+    replay moves through its recording instead)."""
+    if session.replay_mode:
+        return
     if not session.segments or (_question().strip() and _question().strip() != session.question):
         session.start(_question())
         st.session_state.pop(TRAVEL_KEY, None)
@@ -75,6 +82,19 @@ def on_restart() -> None:
     st.session_state.pop(TRAVEL_KEY, None)
 
 
+def on_exit_replay() -> None:
+    get_session().exit_replay()
+    st.session_state.pop(TRAVEL_KEY, None)
+    flash("info", "Left replay mode. The recorded run is still in the run history.")
+
+
+def on_follow_recorded(run_id: str) -> None:
+    session = get_session()
+    if guarded(session.follow_recorded_answer, run_id) is not None:
+        flash("info", "Replaying the recorded answer: step through the resume path or press Continue.")
+    st.session_state.pop(TRAVEL_KEY, None)
+
+
 def on_demo(question: str) -> None:
     st.session_state[QUESTION_KEY] = question
     session = get_session()
@@ -85,8 +105,27 @@ def on_demo(question: str) -> None:
 
 # ----- rendering -----------------------------------------------------------------------------
 
+def render_replay_banner(session: DebugSession) -> None:
+    seg = session.current
+    info = seg.info if seg is not None else None
+    with st.container(border=True, key="replay_banner"):
+        st.warning(f"**{REPLAY_BANNER}.** Stepping walks the recorded checkpoints; nothing is executed. "
+                   "Run and HITL answers are disabled.", icon="📼")
+        if info is not None:
+            origin = "imported file" if info.origin == "imported" else "this app's history"
+            st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
+                       f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
+                       f"{seg.stepper.total_steps} steps")
+        st.button("⏏ Leave replay", key="exit_replay", on_click=on_exit_replay,
+                  help="Back to live debugging; the recorded run stays in the history")
+
+
 def render_controls(session: DebugSession) -> None:
-    st.text_area("Question", key=QUESTION_KEY, height=80,
+    replay = session.replay_mode
+    if replay:
+        render_replay_banner(session)
+        st.session_state[QUESTION_KEY] = session.question  # the box shows the recorded question
+    st.text_area("Question", key=QUESTION_KEY, height=80, disabled=replay,
                  placeholder="Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below")
     demos = _demo_questions()
     if demos:
@@ -96,12 +135,14 @@ def render_controls(session: DebugSession) -> None:
                 cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
                                    help=demo.question, width="stretch")
     c1, c2, c3, c4 = st.columns(4)
-    c1.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch",
-              help="Start the question and run to the end")
+    c1.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay,
+              help="Replay mode: a recorded run cannot run again; leave replay to run live" if replay
+              else "Start the question and run to the end")
     c2.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done,
               help="Run exactly one superstep (parallel sub-questions run together)")
     c3.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch", disabled=session.done)
-    c4.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments)
+    c4.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments,
+              help="Replay the recording from its first step" if replay else "Start the same question again")
 
 
 def render_position(session: DebugSession) -> None:
@@ -148,6 +189,9 @@ def render_result(session: DebugSession) -> None:
     result = session.result()
     if not result:
         return
+    if session.replay_mode and result.get("hitl_resume_state"):
+        render_replay_hitl(session, result)
+        return
     if render_hitl(result):
         return
     route = result.get("route")
@@ -159,6 +203,30 @@ def render_result(session: DebugSession) -> None:
                    f"provider {result.get('provider')} · retriever {result.get('retriever')}")
         if trace.get("evidence_reason"):
             st.caption(f"Reason: {trace['evidence_reason']}")
+
+
+def render_replay_hitl(session: DebugSession, result: dict) -> None:
+    """The recorded run asked the user: show the question read-only, and the answers recorded then."""
+    trace = result.get("rag_trace") or {}
+    with st.container(border=True):
+        st.markdown(f"### 🙋 The workflow asked ({result.get('route')}) — recorded")
+        st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
+        options = trace.get("hitl_options") or []
+        if options:
+            cols = st.columns(min(len(options), 4))
+            for i, option in enumerate(options):
+                cols[i % len(cols)].button(option, key=f"replay_opt_{i}", disabled=True, width="stretch",
+                                           help="Replay: answers cannot be sent to a recorded run")
+        answers = session.recorded_answers()
+        if answers:
+            for child in answers:
+                answer = ((child.result or {}).get("rag_trace") or {}).get("hitl_answer") or child.question
+                st.button(f"▶ Replay the recorded answer “{answer[:60]}”", key=f"follow_{child.run_id}",
+                          on_click=on_follow_recorded, args=(child.run_id,), type="primary")
+        else:
+            st.caption("No recorded answer to this question is in the history. Leave replay to answer it live.")
+        with st.expander("Resume snapshot (hitl_resume_state)"):
+            st.json(result.get("hitl_resume_state"))
 
 
 def render_page() -> None:

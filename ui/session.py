@@ -3,9 +3,19 @@
 A session holds a chain of segments: the main run, then one resume run per HITL answer. Each
 segment is a `GraphStepper` on its own checkpointer thread, so two browser sessions on one server
 never see each other's runs. Streamlit-free on purpose: the pages render it, tests drive it.
+
+Recording: with a `RunHistory`, every segment is a run of the history (`record_start` when it
+starts, `record_finish` when it ends or fails; a resume links to its parent run), on the history's
+own checkpointer, so the history page can list, export and replay it after a restart. Recording
+never breaks debugging: a failing history write is logged and the run goes on.
+
+Replay: `open_replay` puts `ReplayStepper`s (same surface as `GraphStepper`) in place of live
+steppers. Nothing is executed in that mode, so Run and HITL answers are refused with a message;
+Step, Continue, Restart and time travel walk the recording.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -13,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord, graph_to_dot
+from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.graph.build import FANOUT_EDGES, build_rag_graph, build_resume_graph, node_docs
@@ -20,7 +31,10 @@ from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
 
+log = logging.getLogger("rag_debugger.session")
+
 GraphFactory = Callable[[str], Any]
+REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
 
 
 class UserInputError(ValueError):
@@ -69,11 +83,17 @@ class Segment:
     """One stepped run: the main graph, or the resume graph after a HITL answer."""
 
     kind: str  # "main" | "resume"
-    stepper: GraphStepper
-    ctx: RagContext
+    stepper: Any  # GraphStepper (live) or debugger.replay.ReplayStepper (replay)
+    ctx: Optional[RagContext]  # None in replay: nothing runs
     label: str
     answer: Optional[str] = None
     started_at: float = field(default_factory=time.time)
+    run_id: Optional[str] = None
+    """This segment's run in the history (None when not recorded)."""
+    prompt_version: Optional[str] = None
+    replay: bool = False
+    info: Any = None
+    """The history's RunInfo of a replayed run."""
 
     @property
     def graph(self) -> Any:
@@ -84,12 +104,15 @@ class DebugSession:
     """The step debugger of one browser session."""
 
     def __init__(self, settings: Optional[RagSettings] = None, *, retriever: Any = None, roles: Any = None,
-                 checkpointer: Any = None):
+                 checkpointer: Any = None, history: Any = None):
         self.session_id = uuid.uuid4().hex[:12]
         self.settings = settings or RagSettings()
         self.retriever = retriever
         self.roles = roles
-        self.checkpointer = checkpointer
+        self.history = history
+        self.checkpointer = checkpointer if checkpointer is not None else (
+            history.checkpointer if history is not None else None)
+        self.replay_mode = False
         self.question: str = ""
         self.segments: list[Segment] = []
         self._pending: list[ProgressStep] = []
@@ -105,13 +128,31 @@ class DebugSession:
             steps, self._pending = self._pending, []
         record.annotations["progress"] = [s.model_dump() for s in steps]
 
-    def _context(self) -> RagContext:
-        ctx = make_context(settings=self.settings, retriever=self.retriever, roles=self.roles, progress=self._sink)
+    def _prompts(self) -> Any:
+        """The prompts live runs use: the configured version, else the playground's active one
+        (built-in prompts when none is active)."""
+        from rag.prompts import load_prompts
+
+        name = self.settings.prompt_version or "active"
+        try:
+            return load_prompts(name)
+        except ValueError as exc:  # PromptVersionError / PromptTemplateError
+            raise UserInputError(f"the prompt version {name!r} cannot be used: {exc}") from None
+
+    def _context(self) -> tuple[RagContext, Optional[str]]:
+        roles, version = self.roles, None
+        if roles is None:
+            from rag.models.factory import get_default_roles
+
+            prompts = self._prompts()
+            roles, version = get_default_roles(self.settings, prompts), prompts.version
+        ctx = make_context(settings=self.settings, retriever=self.retriever, roles=roles, progress=self._sink)
         ctx.reset_clock()
-        return ctx
+        version = getattr(roles, "prompt_version", None) or version or self.settings.prompt_version or "default"
+        return ctx, version
 
     def _new_segment(self, kind: str, inp: dict, label: str, answer: Optional[str] = None) -> Segment:
-        ctx = self._context()
+        ctx, version = self._context()
         stepper = GraphStepper(
             shared_graph(kind, self.checkpointer), thread_id=f"{self.session_id}-{len(self.segments)}-{kind}",
             context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step,
@@ -121,9 +162,43 @@ class DebugSession:
         stepper.start(inp)
         if stepper.error:
             raise UserInputError(f"the run could not start: {stepper.error}")
-        segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer)
+        segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version)
+        parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
+        self._record_start(segment, inp.get("question") or self.question, parent)
         return segment
+
+    # ----- recording into the run history -------------------------------------------------
+    def _record_start(self, seg: Segment, question: str, parent_run_id: Optional[str]) -> None:
+        if self.history is None or seg.ctx is None:
+            return
+        try:
+            info = self.history.record_start(
+                question, kind=seg.kind, thread_id=seg.stepper.thread_id, parent_run_id=parent_run_id,
+                provider=seg.ctx.roles.provider, prompt_version=seg.prompt_version, settings=self.settings,
+            )
+            seg.run_id = info.run_id
+        except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+            log.warning("could not record the start of a run", exc_info=True)
+
+    def _record_progress(self, seg: Segment) -> None:
+        """Close the segment's run in the history when it finished or failed (again after a retry)."""
+        if self.history is None or seg.run_id is None or seg.replay:
+            return
+        stepper = seg.stepper
+        if not (stepper.done or stepper.error):
+            return
+        progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
+        duration = sum(rec.duration_ms for rec in stepper.steps)
+        try:
+            if stepper.done:
+                self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
+                                           duration_ms=duration)
+            else:
+                self.history.record_finish(seg.run_id, status="error", error=stepper.error, progress=progress,
+                                           duration_ms=duration)
+        except Exception:  # noqa: BLE001
+            log.warning("could not record the end of a run", exc_info=True)
 
     # ----- commands -----------------------------------------------------------------------
     def start(self, question: str) -> Segment:
@@ -134,9 +209,14 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         self.question = text
         self.segments = []
+        self.replay_mode = False
         return self._new_segment("main", initial_state(text), "main run")
 
     def restart(self) -> Segment:
+        if self.replay_mode:
+            seg = self._require()
+            seg.stepper.restart()
+            return seg
         if not self.question:
             raise UserInputError("type or pick a question first")
         return self.start(self.question)
@@ -148,12 +228,18 @@ class DebugSession:
     def step(self) -> StepRecord:
         seg = self._require()
         if seg.stepper.done:
+            if seg.replay:
+                raise UserInputError("the recording has ended: press Restart to replay it again")
             raise UserInputError("this run has finished: answer the follow-up question or restart")
-        return seg.stepper.step()
+        record = seg.stepper.step()
+        self._record_progress(seg)
+        return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
-        return seg.stepper.run_to_end()
+        records = seg.stepper.run_to_end()
+        self._record_progress(seg)
+        return records
 
     def _require(self) -> Segment:
         if not self.segments:
@@ -171,7 +257,11 @@ class DebugSession:
         seg = self.current
         if not seg or not seg.stepper.done:
             return None
-        return build_result(seg.stepper.current_values(), seg.ctx)
+        result = build_result(seg.stepper.current_values(), seg.ctx)
+        if seg.replay and seg.info is not None:
+            result["provider"] = seg.info.provider
+            result["retriever"] = "recorded (replay)"
+        return result
 
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()
@@ -179,6 +269,9 @@ class DebugSession:
 
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
+        if self.replay_mode:
+            raise UserInputError("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
+                                 "recorded answer, or leave replay mode and run the question live")
         snapshot = self.hitl_snapshot()
         if snapshot is None:
             raise UserInputError("there is no open follow-up question to answer")
@@ -192,12 +285,88 @@ class DebugSession:
     def all_steps(self) -> list[tuple[Segment, StepRecord]]:
         return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]
 
+    # ----- replay -------------------------------------------------------------------------
+    def open_replay(self, history: Any, run_id: str, *, at_step: int = 0) -> Segment:
+        """Open a recorded run (live or imported) read-only, paused after `at_step` steps. A resume
+        run comes with its parent runs (replayed to their end) so the timeline reads like the
+        original session. Raises UserInputError when the run cannot be replayed."""
+        from rag.export import open_replay
+        from rag.history import UnknownRunError
+
+        try:
+            chain = run_chain(history, run_id)
+            segments = []
+            for info in chain:
+                rounds = sum(1 for seg in segments if seg.kind == "resume")
+                segments.append(self._replay_segment(history, info, open_replay, rounds))
+        except (UnknownRunError, StepperError, ValueError) as exc:
+            raise UserInputError(f"this run cannot be replayed: {exc}") from None
+        for seg in segments[:-1]:
+            seg.stepper.run_to_end()
+        self.history = self.history or history
+        self.segments = segments
+        self.question = chain[0].question
+        self.replay_mode = True
+        self.seek(at_step)
+        return segments[-1]
+
+    def _replay_segment(self, history: Any, info: Any, opener: Callable, rounds: int) -> Segment:
+        """`rounds`: how many resume segments come before this one."""
+        stepper = opener(history, info.run_id, with_graph=False)
+        stepper.graph = shared_graph(info.kind, self.checkpointer)  # structure only, for drawing
+        answer = ((info.result or {}).get("rag_trace") or {}).get("hitl_answer")
+        label = "main run (recorded)" if info.kind == "main" else f"HITL resume #{rounds + 1} (recorded)"
+        return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
+                       run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
+
+    def seek(self, steps: int) -> None:
+        """Replay mode: put the current run at `steps` steps from its start (0 = before the first node)."""
+        seg = self._require()
+        if not seg.replay:
+            raise UserInputError("seeking is for recorded runs; a live run moves with Step")
+        if steps < 0 or steps > seg.stepper.total_steps:
+            raise UserInputError(f"this recording has {seg.stepper.total_steps} steps; pick 0 to {seg.stepper.total_steps}")
+        seg.stepper.restart()
+        for _ in range(steps):
+            seg.stepper.step()
+
+    def recorded_answers(self) -> list:
+        """Replay mode: the history's resume runs that answered the current run's question."""
+        seg = self.current
+        if not (seg and seg.replay and seg.run_id and self.history is not None):
+            return []
+        return [r for r in self.history.list_runs() if r.parent_run_id == seg.run_id]
+
+    def follow_recorded_answer(self, run_id: Optional[str] = None) -> Segment:
+        """Replay mode: continue into the recorded resume run (the answer the user gave then)."""
+        from rag.export import open_replay
+
+        seg = self._require()
+        if not seg.replay:
+            raise UserInputError("this is a live run: answer the follow-up question instead")
+        if not seg.stepper.done:
+            raise UserInputError("replay this run to its end first")
+        children = self.recorded_answers()
+        child = next((c for c in children if c.run_id == run_id), None) if run_id else (children[0] if children else None)
+        if child is None:
+            raise UserInputError("no recorded answer to this question in the history")
+        segment = self._replay_segment(self.history, child, open_replay,
+                                       sum(1 for s in self.segments if s.kind == "resume"))
+        self.segments.append(segment)
+        return segment
+
+    def exit_replay(self) -> None:
+        """Leave replay mode: an empty live session (the recorded run stays in the history)."""
+        self.segments = []
+        self.question = ""
+        self.replay_mode = False
+
     # ----- drawing ------------------------------------------------------------------------
     def dot(self, kind: Optional[str] = None) -> str:
         """DOT of the current segment's graph with the next nodes and the nodes already run."""
         seg = self.current
         kind = kind or (seg.kind if seg else "main")
-        graph = seg.graph if seg and seg.kind == kind else shared_graph(kind, self.checkpointer)
+        graph = seg.graph if seg and seg.kind == kind and seg.graph is not None else shared_graph(kind, self.checkpointer)
         current: tuple[str, ...] = ()
         done: set[str] = set()
         fanout = []
@@ -215,3 +384,14 @@ class DebugSession:
             fanout = list(FANOUT_EDGES)
         title = "RAG workflow" if kind == "main" else "HITL resume path"
         return graph_to_dot(graph, current=current, done=done, fanout_edges=fanout, docs=node_docs(), title=title)
+
+
+def run_chain(history: Any, run_id: str) -> list:
+    """The run and its parent runs, oldest first (a resume run's main run comes first)."""
+    chain = [history.get_run(run_id)]
+    seen = {run_id}
+    while chain[0].parent_run_id and chain[0].parent_run_id not in seen and history.has_run(chain[0].parent_run_id):
+        seen.add(chain[0].parent_run_id)
+        chain.insert(0, history.get_run(chain[0].parent_run_id))
+    return chain
+

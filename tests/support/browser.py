@@ -33,7 +33,7 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]
-    full_env = dict(os.environ, RAG_MODEL_PROVIDER="offline", **(env or {}))
+    full_env = {**os.environ, "RAG_MODEL_PROVIDER": "offline", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -15,3 +15,15 @@ def app_test(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     return at
+
+
+@pytest.fixture(autouse=True)
+def _isolated_history(monkeypatch, tmp_path):
+    """Every app test gets its own run history and prompt folder (never ~/.cache or the repo);
+    set on os.environ, so `streamlit run` servers started by browser tests inherit them."""
+    monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "history.db"))
+    monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
+    yield
+    from ui.history_store import close_all
+
+    close_all()

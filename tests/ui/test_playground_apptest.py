@@ -1,0 +1,176 @@
+"""The prompt playground under AppTest: a bad template is refused with its rule, A/B shows two
+results side by side (offline: with the "prompts are ignored" note; with a local OpenAI-compatible
+server: B's edit really changes the route, and the diff says so), a question that never reaches
+the role's node gets a message, and prompt versions save / load / compare / activate in a tmp
+RAG_PROMPT_DIR."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.demo import load_demo_questions
+from rag.prompts import load_default_prompts
+from tests.support.browser import ROOT
+from tests.support.fake_openai import running_fake_openai
+
+STRICT = "BE STRICT: treat every passage as off-topic."
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RERANK_API_KEY", "RAG_PROMPT_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
+    monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "history.db"))
+    monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
+    monkeypatch.chdir(ROOT)
+    yield tmp_path
+    from ui.history_store import close_all
+
+    close_all()
+
+
+def playground(role: str = "grader"):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/playground.py").run()
+    at.radio(key="pg_role").set_value(role).run()
+    return at
+
+
+def problems(at) -> list:
+    return [e.value for e in at.exception]
+
+
+def answer_demo():
+    return next(d for d in load_demo_questions() if d.expected_route == "answer")
+
+
+def side_by_side(at) -> bool:
+    """Variant A's and B's headings sit in two sibling columns."""
+    cols = list(at.columns)
+    for left, right in zip(cols, cols[1:]):
+        if any(m.value == "### A — current" for m in left.markdown) and \
+                any(m.value == "### B — edited" for m in right.markdown):
+            return True
+    return False
+
+
+def messages(at) -> list[str]:
+    return [w.body for w in at.warning] + [e.body for e in at.error]
+
+
+@pytest.mark.parametrize("template, rule", [
+    ("Grade {question} against {context} and {secret_var}.", "unknown variable(s) secret_var"),
+    ("Grade {question} only.", "must use {context}"),
+    ("Grade {question} with {context} and a stray { brace", "template syntax error"),
+    ("   ", "is empty"),
+], ids=["unknown-variable", "missing-required", "syntax", "empty"])
+def test_a_bad_template_is_refused_with_its_rule(env, template, rule):
+    at = playground("grader")
+    at.text_area(key="pg_b_grader").set_value(template).run()
+    assert any(rule in e.body and "Not runnable" in e.body for e in at.error), messages(at)
+    at.text_input(key="pg_question").set_value(answer_demo().question).run()
+    at.button(key="pg_run").click().run()
+    assert not problems(at)
+    assert any(rule in w.body for w in at.warning), messages(at)
+    assert not any(m.value == "### A/B result" for m in at.markdown)
+
+
+def test_offline_ab_shows_both_variants_side_by_side_and_says_prompts_are_ignored(env):
+    at = playground("grader")
+    demo = answer_demo()
+    at.button(key=f"pg_demo_{demo.id}").click().run()
+    assert at.text_input(key="pg_question").value == demo.question
+    at.text_area(key="pg_b_grader").set_value(load_default_prompts().grader + "\n" + STRICT).run()
+    assert any("Valid template" in s.body for s in at.success)
+    at.button(key="pg_run").click().run()
+    assert not problems(at), problems(at)
+    assert side_by_side(at)
+    assert any("offline rule-based provider ignores prompt text" in w.body and "Settings" in w.body
+               for w in at.warning)
+    assert any("A and B ended in the same state" in s.body for s in at.success)
+    outputs = [json.loads(j.value) for j in at.json]
+    assert len(outputs) >= 2 and outputs[0]["route"] == outputs[1]["route"] == "answer"
+
+
+def _grade(req) -> dict:
+    if "BE STRICT" in req.text:
+        return {"relevance": "none", "answerability": "none", "ambiguity": "none", "confidence": 0.9,
+                "route": "no_knowledge", "reason": "strict prompt: off-topic"}
+    return {"relevance": "strong", "answerability": "sufficient", "ambiguity": "none", "confidence": 0.8,
+            "route": "answer", "reason": "the passage answers it"}
+
+
+def test_with_a_model_the_edit_changes_the_route_and_the_diff_shows_it(env, monkeypatch):
+    with running_fake_openai() as fake:
+        fake.reply(_grade, schema="EvidenceGrade")
+        monkeypatch.setenv("RAG_MODEL_PROVIDER", "openai")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-playground")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("RAG_MODEL_MAX_RETRIES", "0")
+        at = playground("grader")
+        at.text_input(key="pg_question").set_value(answer_demo().question).run()
+        at.text_area(key="pg_b_grader").set_value(load_default_prompts().grader + "\n" + STRICT).run()
+        at.button(key="pg_run").click().run()
+        assert not problems(at), problems(at)
+        graded = fake.requests_for("EvidenceGrade")
+        assert len(graded) == 2 and sum("BE STRICT" in r.text for r in graded) == 1
+    assert side_by_side(at)
+    assert not any("offline" in w.body for w in at.warning)
+    sides = " ".join(m.value for m in at.markdown)
+    assert "final **`answer`**" in sides and "final **`no_knowledge`**" in sides
+    diff = next(df.value for df in at.dataframe if {"field", "A", "B", "kind"} <= set(df.value.columns))
+    route = diff[diff["field"] == "route"].iloc[0]
+    assert (route["A"], route["B"]) == ('"answer"', '"no_knowledge"')
+
+
+def test_a_question_that_never_reaches_the_role_gets_a_message(env):
+    at = playground("rewriter")
+    at.text_input(key="pg_question").set_value(answer_demo().question).run()
+    at.button(key="pg_run").click().run()
+    assert not problems(at)
+    assert any("never reaches rewrite_question" in w.body for w in at.warning), messages(at)
+
+
+def test_versions_save_load_compare_and_activate(env):
+    folder = env / "prompt_versions"
+    at = playground("grader")
+    edited = load_default_prompts().grader + "\n" + STRICT
+    at.text_area(key="pg_b_grader").set_value(edited).run()
+    at.text_input(key="pg_save_name").set_value("strict-grader").run()
+    at.text_input(key="pg_save_note").set_value("treat weak evidence as off-topic").run()
+    at.button(key="pg_save").click().run()
+    assert any("Saved prompt version “strict-grader”" in s.body for s in at.success), messages(at)
+    assert (folder / "strict-grader.json").is_file()
+    versions = next(df.value for df in at.dataframe if "note" in df.value.columns)
+    assert list(versions["name"]) == ["strict-grader"] and versions["note"][0] == "treat weak evidence as off-topic"
+
+    at.button(key="pg_save").click().run()  # same name again
+    assert any("already exists" in w.body for w in at.warning)
+    at.text_input(key="pg_save_name").set_value("../evil").run()
+    at.button(key="pg_save").click().run()
+    assert any("invalid prompt version name" in w.body for w in at.warning)
+    assert sorted(p.name for p in folder.iterdir()) == ["strict-grader.json"]
+
+    at.selectbox(key="pg_load_choice").set_value("default").run()
+    at.button(key="pg_load").click().run()
+    assert at.text_area(key="pg_b_grader").value == load_default_prompts().grader
+    at.selectbox(key="pg_load_choice").set_value("strict-grader").run()
+    at.button(key="pg_load").click().run()
+    assert at.text_area(key="pg_b_grader").value == edited
+
+    at.selectbox(key="pg_cmp_a").set_value("default").run()
+    at.selectbox(key="pg_cmp_b").set_value("strict-grader").run()
+    at.button(key="pg_compare").click().run()
+    diffs = [c for c in at.code if c.language == "diff"]
+    assert len(diffs) == 1 and f"+{STRICT}" in diffs[0].value and "default/grader" in diffs[0].value
+    assert any("planner: identical" in c.value for c in at.caption)
+
+    at.selectbox(key="pg_active_choice").set_value("strict-grader").run()
+    at.button(key="pg_set_active").click().run()
+    assert (folder / "ACTIVE").read_text().strip() == "strict-grader"
+    assert any("Active version: **strict-grader**" in c.value for c in at.caption)
+    assert any("version `strict-grader`" in m.value for m in at.markdown)  # variant A follows it

@@ -1,0 +1,55 @@
+"""The app's run history: one SQLite file per process, opened on first use.
+
+Why a module-level registry and not `st.cache_resource`: the history must be the same object for
+every browser session AND for code that runs outside a script run (tests, the debugger's session
+objects); `st.cache_resource` is per-app and shared by every AppTest of a test process regardless
+of the database path. Here one `RunHistory` is kept per resolved path, so a test that points
+`RAG_HISTORY_DB` at its tmp_path gets its own file, and the app gets the same one on every rerun.
+
+Thread safety: `RunHistory` opens its connection with `check_same_thread=False` and routes every
+statement through the SqliteSaver's lock, so Streamlit's script threads can share it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Optional
+
+from rag.history import RunHistory
+
+ENV_DB = "RAG_HISTORY_DB"
+DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
+
+_lock = threading.Lock()
+_histories: dict[str, RunHistory] = {}
+
+
+def db_path() -> Path:
+    """The history file: env `RAG_HISTORY_DB`, else `~/.cache/rag-debugger/history.db`."""
+    env = os.environ.get(ENV_DB, "").strip()
+    return Path(env).expanduser() if env else DEFAULT_DB
+
+
+def history(path: Optional[str | Path] = None) -> RunHistory:
+    """The process-wide history for `path` (default `db_path()`), created (with its folder) on
+    first use and reused afterwards."""
+    resolved = str(Path(path).expanduser().resolve() if path else db_path().resolve())
+    with _lock:
+        found = _histories.get(resolved)
+        if found is None or found._closed:  # noqa: SLF001 - a closed history is reopened, not reused
+            found = RunHistory(resolved)
+            _histories[resolved] = found
+        return found
+
+
+def close_all() -> None:
+    """Close every open history (tests; a clean shutdown)."""
+    with _lock:
+        items = list(_histories.values())
+        _histories.clear()
+    for item in items:
+        item.close()
+
+
+__all__ = ["ENV_DB", "DEFAULT_DB", "db_path", "history", "close_all"]
