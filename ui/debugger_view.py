@@ -12,6 +12,7 @@ import streamlit as st
 
 from debugger import StepRecord, timeline_frame
 from ui.panels.evidence import render_evidence
+from ui.panels.graph_panel import render_graph
 from ui.panels.hitl import render_hitl
 from ui.panels.step_view import progress_frame, render_full_state, render_step
 from ui.session import REPLAY_BANNER, DebugSession, route_decision
@@ -120,7 +121,7 @@ def render_replay_banner(session: DebugSession) -> None:
                   help="Back to live debugging; the recorded run stays in the history")
 
 
-def render_controls(session: DebugSession) -> None:
+def render_question(session: DebugSession) -> None:
     replay = session.replay_mode
     if replay:
         render_replay_banner(session)
@@ -134,6 +135,10 @@ def render_controls(session: DebugSession) -> None:
             for i, demo in enumerate(demos):
                 cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
                                    help=demo.question, width="stretch")
+
+
+def render_buttons(session: DebugSession) -> None:
+    replay = session.replay_mode
     c1, c2, c3, c4 = st.columns(4)
     c1.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay,
               help="Replay mode: a recorded run cannot run again; leave replay to run live" if replay
@@ -231,15 +236,24 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
 
 def render_page() -> None:
     st.title("🪜 Step debugger")
+    session = get_session()
+    render_question(session)
+    workbench()
+
+
+@st.fragment
+def workbench() -> None:
+    """Everything a Step changes. A fragment, so a Step click reruns only this part of the page
+    (the question box, the demos, the navigation and the sidebar are not re-sent)."""
     show_flash()
     session = get_session()
-    render_controls(session)
+    render_buttons(session)
     render_position(session)
     seg = session.current
     left, right = st.columns([5, 6])
     with left:
         kind = seg.kind if seg else "main"
-        st.graphviz_chart(session.dot(kind), width="stretch")
+        render_graph(session.dot(kind))
         with st.expander("What does each node do?"):
             from rag.graph.build import node_docs
 

@@ -23,6 +23,11 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
+        # the graph: an SVG laid out on the server by Graphviz (scripts/test.sh installs it)
+        graph = page.locator('[data-testid="stImage"] img').first
+        graph.wait_for(timeout=30_000)
+        assert graph.evaluate("img => img.naturalWidth") > 200
+        page.locator(".st-key-graph_interactive label").first.click()  # the in-browser renderer
         page.wait_for_selector('[data-testid="stGraphVizChart"] svg g.node', timeout=30_000)
         assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() >= 10
 

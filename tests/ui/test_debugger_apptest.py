@@ -13,6 +13,10 @@ DONE_FILL = "#a5d6a7"
 
 
 def dot_of(at) -> str:
+    """The DOT source of the graph view (shown as a picture or laid out in the browser)."""
+    for code in at.code:
+        if code.value.startswith("digraph"):
+            return code.value
     return at.get("graphviz_chart")[0].proto.spec
 
 
