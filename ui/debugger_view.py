@@ -47,13 +47,15 @@ def _ensure_started(session: DebugSession) -> None:
         st.session_state.pop(TRAVEL_KEY, None)
 
 
-def on_run() -> None:
-    session = get_session()
+PENDING_KEY = "pending_run_to_end"
 
-    def run():
-        session.start(_question())
-        session.run_to_end()
-    guarded(run)
+
+def on_run() -> None:
+    """Start the question; the steps run in the page body so their progress streams into a
+    status box (a callback cannot draw while it works)."""
+    session = get_session()
+    if guarded(session.start, _question()) is not None:
+        st.session_state[PENDING_KEY] = True
     st.session_state.pop(TRAVEL_KEY, None)
 
 
@@ -69,12 +71,38 @@ def on_step() -> None:
 
 def on_continue() -> None:
     session = get_session()
-
-    def cont():
+    def start_if_needed() -> bool:
         _ensure_started(session)
-        session.run_to_end()
-    guarded(cont)
+        return True
+
+    if guarded(start_if_needed):  # a refused new question must not continue the old run
+        st.session_state[PENDING_KEY] = True
     st.session_state.pop(TRAVEL_KEY, None)
+
+
+def run_pending(session: DebugSession) -> None:
+    """Run to the end with live progress: one line per emitted step, as it happens."""
+    if not st.session_state.pop(PENDING_KEY, False) or not session.segments or session.done:
+        return
+    seg = session.current
+    with st.status(f"Running {seg.label}…", expanded=True) as status:
+        for _ in range(200):
+            if seg.stepper.done or seg.stepper.error:
+                break
+            record = guarded(session.step)
+            if record is None:
+                break
+            for p in record.annotations.get("progress") or []:
+                group = f" [{p.get('group_label')}]" if p.get("group_label") else ""
+                st.write(f"{p.get('icon', '')} **{p.get('label', '')}**{group} — {p.get('detail', '')} "
+                         f"· {p.get('elapsed_ms', 0)} ms")
+            if not record.annotations.get("progress"):
+                st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
+        if seg.stepper.error:
+            status.update(label=f"{seg.label}: a step failed", state="error")
+        else:
+            steps = len(seg.stepper.steps)
+            status.update(label=f"{seg.label}: {steps} steps run", state="complete", expanded=False)
 
 
 def on_restart() -> None:
@@ -245,8 +273,9 @@ def render_page() -> None:
 def workbench() -> None:
     """Everything a Step changes. A fragment, so a Step click reruns only this part of the page
     (the question box, the demos, the navigation and the sidebar are not re-sent)."""
-    show_flash()
     session = get_session()
+    run_pending(session)
+    show_flash()
     render_buttons(session)
     render_position(session)
     seg = session.current

@@ -186,3 +186,16 @@ def test_empty_hitl_answer_gets_a_message(app_test):
     at.button(key="hitl_submit").click().run()
     assert not at.exception
     assert any("empty" in w.body for w in at.warning)
+
+
+def test_run_streams_progress_into_a_status_box(app_test):
+    at = app_test.run()
+    at.button(key="demo_zh_complex_two_characters").click().run()
+    at.button(key="continue").click().run()
+    assert not problems(at)
+    status = at.status[0]
+    assert status.state == "complete" and "steps run" in status.label
+    lines = [m.value for m in status.markdown]
+    assert any("Sub-question 1/2" in line for line in lines)
+    assert any("Synthesis" in line for line in lines)
+    assert sum("Retrieval (initial)" in line for line in lines) == 2  # one per parallel lane
