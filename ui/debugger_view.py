@@ -13,6 +13,7 @@ import streamlit as st
 from debugger import StepRecord, timeline_frame
 from ui.panels.evidence import render_evidence
 from ui.panels.graph_panel import render_graph
+from ui.panels.lazy import lazy_expander
 from ui.panels.hitl import render_hitl
 from ui.panels.step_view import progress_frame, render_full_state, render_step
 from ui.session import REPLAY_BANNER, DebugSession, route_decision
@@ -283,11 +284,12 @@ def workbench() -> None:
     with left:
         kind = seg.kind if seg else "main"
         render_graph(session.dot(kind))
-        with st.expander("What does each node do?"):
-            from rag.graph.build import node_docs
+        with lazy_expander("What does each node do?", key="node_docs") as is_open:
+            if is_open:
+                from rag.graph.build import node_docs
 
-            for name, doc in sorted(node_docs().items()):
-                st.markdown(f"**`{name}`** — {doc}")
+                for name, doc in sorted(node_docs().items()):
+                    st.markdown(f"**`{name}`** — {doc}")
     pairs = session.all_steps()
     with right:
         travel = render_timeline(session)
@@ -305,5 +307,7 @@ def workbench() -> None:
         render_full_state(values)
         all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
         if all_progress:
-            with st.expander(f"All progress steps of this session ({len(all_progress)})"):
-                st.dataframe(progress_frame(all_progress), hide_index=True, width="stretch")
+            with lazy_expander(f"All progress steps of this session ({len(all_progress)})",
+                               key="all_progress") as is_open:
+                if is_open:
+                    st.dataframe(progress_frame(all_progress), hide_index=True, width="stretch")

@@ -50,5 +50,9 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         click(page, "⏩ Continue to end")
         page.get_by_text(f"Result: {demo.expected_resume_route}").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "resumed_result.png"), full_page=True)
+        # lazy panels: built only when opened
+        assert page.get_by_text('hitl_snapshot').count() == 0
+        page.get_by_text("Full state", exact=True).click()
+        page.get_by_text("hitl_snapshot").first.wait_for(timeout=15_000)
         assert not page.get_by_text("Traceback").count()
     assert (SHOTS / "resumed_result.png").stat().st_size > 10_000

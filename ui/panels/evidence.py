@@ -4,6 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ui.panels.lazy import lazy_expander
+
 CHUNK_COLUMNS = ["#", "filename", "page", "score", "rrf_rank", "rerank_score", "text"]
 
 
@@ -43,8 +45,9 @@ def render_evidence(values: dict) -> None:
     if trace.get("retrieval_error"):
         st.warning(f"Retrieval failed: {trace['retrieval_error']}")
     if values.get("context"):
-        with st.expander("Context text the grader sees"):
-            st.text(values["context"][:20000])
+        with lazy_expander("Context text the grader sees", key="grader_context") as is_open:
+            if is_open:
+                st.text(values["context"][:20000])
     if grade:
         st.markdown(
             f"**Grade**: relevance `{grade.get('relevance')}` · answerability `{grade.get('answerability')}` · "

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import StepRecord, diff_states, diff_table, format_value
+from ui.panels.lazy import lazy_expander
 
 
 def progress_frame(progress: list[dict]) -> pd.DataFrame:
@@ -73,13 +74,15 @@ def render_step(record: Optional[StepRecord], *, key: str = "step") -> None:
     render_diff(record, key=key)
     progress = record.annotations.get("progress") or []
     if progress:
-        with st.expander(f"Progress steps emitted ({len(progress)})", expanded=False):
-            st.dataframe(progress_frame(progress), hide_index=True, width="stretch")
+        with lazy_expander(f"Progress steps emitted ({len(progress)})", key=f"{key}_progress") as is_open:
+            if is_open:
+                st.dataframe(progress_frame(progress), hide_index=True, width="stretch")
 
 
 def render_full_state(values: dict) -> None:
-    with st.expander("Full state", expanded=False):
-        st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
+    with lazy_expander("Full state", key="full_state") as is_open:
+        if is_open:
+            st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
 
 
 def _jsonable(value):
