@@ -15,6 +15,7 @@ from typing import Optional
 log = logging.getLogger(__name__)
 
 
+@functools.lru_cache(maxsize=1)
 def dot_available() -> bool:
     return shutil.which("dot") is not None
 

@@ -22,6 +22,7 @@ def test_missing_dot_binary_falls_back(monkeypatch):
     monkeypatch.setattr(svg_mod, "dot_available", lambda: False)
     svg_mod.dot_to_svg.cache_clear()
     assert svg_mod.dot_to_svg("digraph { a -> b }") is None
+    svg_mod.dot_to_svg.cache_clear()
 
 
 @pytest.mark.skipif(not svg_mod.dot_available(), reason="Graphviz `dot` is installed by scripts/test.sh")
