@@ -27,3 +27,14 @@ def _isolated_history(monkeypatch, tmp_path):
     from ui.history_store import close_all
 
     close_all()
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    """Offline, no keys from the developer's environment, this test's own history file and prompt
+    folder (see `_isolated_history`); yields the test's tmp folder."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RERANK_API_KEY", "RAG_PROMPT_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
+    monkeypatch.chdir(ROOT)
+    return tmp_path

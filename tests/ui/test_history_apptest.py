@@ -15,21 +15,6 @@ from tests.support.browser import ROOT
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"
 
 
-@pytest.fixture
-def env(monkeypatch, tmp_path):
-    """Offline, with this test's own history file and prompt folder (never ~/.cache or the repo)."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RERANK_API_KEY", "RAG_PROMPT_VERSION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
-    monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "history.db"))
-    monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
-    monkeypatch.chdir(ROOT)
-    yield tmp_path
-    from ui.history_store import close_all
-
-    close_all()
-
-
 def new_app():
     from streamlit.testing.v1 import AppTest
 

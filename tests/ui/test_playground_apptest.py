@@ -17,20 +17,6 @@ from tests.support.fake_openai import running_fake_openai
 STRICT = "BE STRICT: treat every passage as off-topic."
 
 
-@pytest.fixture
-def env(monkeypatch, tmp_path):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RERANK_API_KEY", "RAG_PROMPT_VERSION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
-    monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "history.db"))
-    monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
-    monkeypatch.chdir(ROOT)
-    yield tmp_path
-    from ui.history_store import close_all
-
-    close_all()
-
-
 def playground(role: str = "grader"):
     from streamlit.testing.v1 import AppTest
 
