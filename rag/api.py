@@ -130,8 +130,9 @@ def run_rag_graph(
     progress: Optional[ProgressSink] = None,
 ) -> dict:
     """Run the workflow on one question and return the result dict."""
+    settings = ctx.settings if ctx else (settings or load_settings())
+    text = validate_text(question, what="question", limit=settings.max_question_chars)  # before loading anything
     ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
-    text = validate_text(question, what="question", limit=ctx.settings.max_question_chars)
     ctx.reset_clock()
     final = _compiled("main").invoke(initial_state(text), context=ctx)
     return build_result(final, ctx)
@@ -149,8 +150,8 @@ def resume_rag_from_hitl(
 ) -> dict:
     """Resume after the user answered a clarify / scope_select question: targeted retrieval and
     grading only; may ask again (a new snapshot)."""
-    limit = (ctx.settings if ctx else (settings or load_settings())).max_question_chars
-    inp = resume_input(snapshot, answer, limit=limit)  # validate before building anything costly
+    settings = ctx.settings if ctx else (settings or load_settings())
+    inp = resume_input(snapshot, answer, limit=settings.max_question_chars)  # before loading anything
     ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
     ctx.reset_clock()
     final = _compiled("resume").invoke(inp, context=ctx)
