@@ -1,0 +1,50 @@
+"""Failures a user meets in the app get a readable message and lose nothing: a model that times out,
+a model that answers garbage, a knowledge base that cannot be opened."""
+from __future__ import annotations
+
+from tests.support.fake_openai import Delay, Malformed, Respond, running_fake_openai
+
+from .test_settings_trace_apptest import KEY, all_text, configure
+
+
+def run_question(at, question="丹瑾是什么属性？"):
+    at.switch_page("pages/debugger.py").run()
+    at.text_area(key="question").set_value(question).run()
+    at.button(key="run").click().run()
+    assert not at.exception
+
+
+def result_text(at) -> str:
+    return "\n".join(m.value for m in at.markdown if "Result:" in m.value)
+
+
+def test_grader_timeout_fails_closed_with_a_visible_reason(app_test):
+    with running_fake_openai() as fake:
+        fake.script(Delay(5, Respond({})), schema="EvidenceGrade")
+        at = app_test.run()
+        configure(at, fake.base_url)  # timeout 2 s, no retries
+        run_question(at)
+    assert "`no_knowledge`" in result_text(at)
+    warnings = [w.body for w in at.warning]
+    assert any("Grader unavailable, failed closed" in w and "timeout" in w for w in warnings)
+    assert any("evidence_grading_unavailable" in c.value for c in at.caption)
+    assert KEY not in all_text(at)
+
+
+def test_malformed_model_output_degrades_and_the_session_goes_on(app_test):
+    with running_fake_openai() as fake:
+        fake.script(Malformed(), schema="EvidenceGrade")
+        at = app_test.run()
+        configure(at, fake.base_url)
+        run_question(at)
+        assert any("invalid_output" in w.body for w in at.warning)
+        at.button(key="restart").click().run()  # the session is still usable
+        assert not at.exception
+
+
+def test_a_knowledge_base_that_cannot_be_opened_is_explained(app_test, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAG_KB_DIR", str(tmp_path / "missing-folder"))
+    at = app_test.run()
+    run_question(at)
+    assert "`no_knowledge`" in result_text(at)
+    assert any("Retrieval failed" in w.body for w in at.warning)
