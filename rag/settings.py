@@ -63,6 +63,7 @@ class RagSettings(BaseSettings):
     rerank_api_key: Optional[SecretStr] = Field(None, alias="RERANK_API_KEY")
     rerank_host: Optional[str] = Field(None, alias="RERANK_HOST")
     rerank_timeout_seconds: float = Field(10.0, gt=0, alias="RERANK_TIMEOUT_SECONDS")
+    local_rescore: bool = Field(False, alias="RAG_LOCAL_RESCORE")
     embeddings_model: Optional[str] = Field(None, alias="EMBEDDINGS_MODEL")
     milvus_uri: Optional[str] = Field(None, alias="MILVUS_URI")
     milvus_collection: str = Field("rag_chunks", alias="MILVUS_COLLECTION")

@@ -53,6 +53,39 @@ class KnowledgeBase:
         self.dense: Optional[DenseIndex] = DenseIndex(vectors) if self.embedder is not None else None
         self.dense_error = dense_error if self.dense is None else None
 
+    def _leaf_rows(self) -> tuple[dict[str, int], dict[str, list[int]]]:
+        """Leaf id → vector row, and ancestor id → its leaves' rows (built once)."""
+        if getattr(self, "_rows", None) is None:
+            row = {c.chunk_id: i for i, c in enumerate(self.leaves)}
+            by_ancestor: dict[str, list[int]] = {}
+            for i, leaf in enumerate(self.leaves):
+                pid = leaf.parent_id
+                while pid:
+                    by_ancestor.setdefault(pid, []).append(i)
+                    parent = self.by_id.get(pid)
+                    pid = parent.parent_id if parent is not None else None
+            self._rows = (row, by_ancestor)
+        return self._rows
+
+    def rescorer(self):
+        """Cosine of the query to each candidate's stored vector (a merged parent takes its best
+        leaf), for `RAG_LOCAL_RESCORE`; None without a dense index."""
+        if self.dense is None or self.embedder is None:
+            return None
+        row, by_ancestor = self._leaf_rows()
+        matrix, embedder = self.dense.matrix, self.embedder
+
+        def rescore(query: str, docs: list[dict]) -> list[float]:
+            sims = matrix @ np.asarray(embedder.embed_query(query), dtype=np.float32).reshape(-1)
+            out = []
+            for d in docs:
+                rows = [row[d["chunk_id"]]] if d.get("chunk_id") in row else by_ancestor.get(d.get("chunk_id"), [])
+                out.append(float(max(sims[r] for r in rows)) if rows else float("-inf"))
+            return out
+
+        rescore.model = f"local-rescore:{embedder.model_id}"
+        return rescore
+
     def parent(self, chunk_id: str) -> Optional[dict]:
         c = self.by_id.get(chunk_id)
         return _chunk_dict(c) if c is not None else None
@@ -146,7 +179,8 @@ class EmbeddedRetriever:
     def search(self, query: str) -> RetrievalResult:
         fields = base_fields(self.settings)
         docs = self._recall(query, fields["candidate_k"], fields)
-        return finish(query, docs, fields, self.settings, self.kb.parent)
+        rescorer = self.kb.rescorer() if self.settings.local_rescore else None
+        return finish(query, docs, fields, self.settings, self.kb.parent, rescorer)
 
 
 class FailedRetriever:

@@ -56,8 +56,11 @@ def failed_result(settings: RagSettings, error: str) -> RetrievalResult:
     return RetrievalResult(chunks=[], trace_fields=fields)
 
 
+Rescorer = Callable[[str, list[dict]], list[float]]
+
+
 def finish(query: str, docs: list[dict], fields: dict, settings: RagSettings,
-           parents: Optional[ParentLookup] = None) -> RetrievalResult:
+           parents: Optional[ParentLookup] = None, rescorer: Optional[Rescorer] = None) -> RetrievalResult:
     """Run merge → rerank → threshold on recalled candidates (dicts with Chunk fields, best
     first) and fill the count fields. `parents` gives a parent chunk's dict by id (None: no
     docstore, so auto-merge cannot apply and says so by `auto_merge_applied` false)."""
@@ -69,19 +72,25 @@ def finish(query: str, docs: list[dict], fields: dict, settings: RagSettings,
     for rank, d in enumerate(docs, 1):
         d["rrf_rank"] = rank
     fields["post_merge_candidate_count"] = fields["candidate_count"] = len(docs)
-    docs = rerank(query, docs, fields, settings)
+    docs = rerank(query, docs, fields, settings, rescorer)
     fields["post_rerank_count"] = len(docs)
     docs = apply_min_score(docs, settings.min_score)
     fields["post_threshold_count"] = len(docs)
     return RetrievalResult(chunks=[Chunk(**d) for d in docs], trace_fields=fields)
 
 
-def rerank(query: str, docs: list[dict], fields: dict, settings: RagSettings) -> list[dict]:
-    """HTTP rerank when configured, else (or on any rerank error, recorded) score order; top_k."""
+def rerank(query: str, docs: list[dict], fields: dict, settings: RagSettings,
+           rescorer: Optional[Rescorer] = None) -> list[dict]:
+    """HTTP rerank when configured; else the optional local re-score (`RAG_LOCAL_RESCORE`) from the
+    stored vectors; else (or on any error, recorded) score order; top_k."""
     top_k = settings.top_k
     config = rerank_config(settings)
-    if config is None or not docs:
+    if config is None:
+        if settings.local_rescore and rescorer is not None and docs:
+            return _local_rescore(query, docs, fields, settings, rescorer)
         return score_order(docs)[:top_k]
+    if not docs:
+        return []
     order, error = call_rerank(config, settings.rerank_api_key.get_secret_value(), query,
                                [d["text"] for d in docs], top_k)
     if error is not None:
@@ -89,3 +98,20 @@ def rerank(query: str, docs: list[dict], fields: dict, settings: RagSettings) ->
         return score_order(docs)[:top_k]
     fields["rerank_applied"] = True
     return [{**docs[i], "rerank_score": score} for i, score in order[:top_k]]
+
+
+def _local_rescore(query: str, docs: list[dict], fields: dict, settings: RagSettings,
+                   rescorer: Rescorer) -> list[dict]:
+    """Re-order the fused candidates by the query's cosine similarity to their stored vectors: a
+    second opinion that costs no model call and no network (no cross-encoder ships in a package)."""
+    fields.update(rerank_enabled=True, rerank_model=getattr(rescorer, "model", "local-rescore"))
+    try:
+        scores = list(rescorer(query, docs))
+        if len(scores) != len(docs):
+            raise ValueError(f"{len(scores)} scores for {len(docs)} candidates")
+    except Exception as exc:  # noqa: BLE001 - any failure falls back to score order, recorded
+        fields["rerank_error"] = f"local re-score failed: {type(exc).__name__}: {exc}"
+        return score_order(docs)[: settings.top_k]
+    fields["rerank_applied"] = True
+    ranked = sorted(range(len(docs)), key=lambda i: -scores[i])
+    return [{**docs[i], "rerank_score": float(scores[i])} for i in ranked[: settings.top_k]]

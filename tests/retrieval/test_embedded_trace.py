@@ -204,3 +204,34 @@ def test_default_retriever_is_cached_per_settings():
     b = get_default_retriever(make_settings(top_k=4, dense_enabled=False))
     assert b is not a and b.kb is a.kb
     assert a.name == "embedded"
+
+
+def test_local_rescore_orders_by_stored_vectors_without_an_endpoint(fixture_kb):
+    from rag.retrieval.embedded import EmbeddedRetriever
+
+    off = EmbeddedRetriever(fixture_kb, make_settings(local_rescore=False)).search("Gadget Z9 battery hours")
+    on = EmbeddedRetriever(fixture_kb, make_settings(local_rescore=True)).search("Gadget Z9 battery hours")
+    assert off.trace_fields["rerank_applied"] is False
+    t = on.trace_fields
+    assert t["rerank_enabled"] is True and t["rerank_applied"] is True
+    assert t["rerank_model"].startswith("local-rescore:") and t["rerank_endpoint"] is None
+    scores = [c.rerank_score for c in on.chunks]
+    assert scores == sorted(scores, reverse=True) and all(s is not None for s in scores)
+    assert "battery" in on.chunks[0].text.lower()
+
+
+def test_local_rescore_failure_falls_back_to_score_order(fixture_kb):
+    from rag.retrieval.pipeline import finish
+
+    def broken(query, docs):
+        raise RuntimeError("vectors gone")
+
+    docs = [{"chunk_id": "a", "filename": "f", "text": "t", "score": 0.1},
+            {"chunk_id": "b", "filename": "f", "text": "u", "score": 0.9}]
+    from rag.retrieval.pipeline import base_fields
+
+    settings = make_settings(local_rescore=True, auto_merge_enabled=False)
+    fields = base_fields(settings)
+    result = finish("q", docs, fields, settings, None, broken)
+    assert [c.chunk_id for c in result.chunks] == ["b", "a"]
+    assert "vectors gone" in result.trace_fields["rerank_error"] and result.trace_fields["rerank_applied"] is False
