@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Optional
 
-from rag.history import RunHistory
+from rag.runs.history import RunHistory
 
 ENV_DB = "RAG_HISTORY_DB"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"

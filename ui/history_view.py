@@ -11,7 +11,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from rag.history import RunHistory, RunInfo
+from rag.runs.history import RunHistory, RunInfo
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 
 RUN_KEY = "history_run"
@@ -64,7 +64,7 @@ def run_label(info: RunInfo) -> str:
 
 def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
     """Import an uploaded export; every problem is a ValueError with a readable message."""
-    from rag.export import import_run
+    from rag.runs.export import import_run
 
     if not data:
         raise ValueError(f"{name} is empty; choose a run export (.json) made by this app")
@@ -78,7 +78,7 @@ def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
 
 def export_text(history: RunHistory, run_id: str) -> str:
     """The export JSON of a run, with this session's configured keys redacted as a second guard."""
-    from rag.export import export_run_json
+    from rag.runs.export import export_run_json
 
     return export_run_json(history, run_id, settings=current_settings())
 
@@ -125,7 +125,7 @@ def on_upload() -> None:
 
 
 def on_demo_pack() -> None:
-    from rag.export import import_demo_runs
+    from rag.runs.export import import_demo_runs
 
     runs = guarded(import_demo_runs, _store())
     if runs is not None:

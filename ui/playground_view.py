@@ -1,7 +1,7 @@
 """The prompt playground: edit one role's prompt (variant B), run A and B from the same checkpoint,
 compare outcomes side by side; save, load, compare and activate prompt versions.
 
-Why the fork matters to the page: `rag.playground.run_ab` runs everything upstream of the role's
+Why the fork matters to the page: `rag.prompts.playground.run_ab` runs everything upstream of the role's
 node once and starts both variants from that one checkpoint, so any difference shown here comes
 from the prompt, not from retrieval or another model call.
 
@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import diff_table
-from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
+from rag.prompts.playground import FORK_NODES, ABResult, VariantResult, run_ab
 from rag.prompts import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, PromptSet, PromptTemplateError, validate_template
 from ui.panels.step_view import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
@@ -56,7 +56,7 @@ def current_prompts() -> PromptSet:
 
 
 def _versions_dir_note() -> str:
-    from rag.prompt_versions import versions_dir
+    from rag.prompts.versions import versions_dir
 
     return str(versions_dir())
 
@@ -110,7 +110,7 @@ def on_run_ab() -> None:
 
 
 def on_save() -> None:
-    from rag.prompt_versions import save_version
+    from rag.prompts.versions import save_version
 
     s = st.session_state
 
@@ -124,7 +124,7 @@ def on_save() -> None:
 
 
 def on_load() -> None:
-    from rag.prompt_versions import load_version
+    from rag.prompts.versions import load_version
 
     name = st.session_state.get("pg_load_choice") or "default"
     prompts = guarded(load_version, name)
@@ -136,7 +136,7 @@ def on_load() -> None:
 
 
 def on_compare() -> None:
-    from rag.prompt_versions import compare_versions
+    from rag.prompts.versions import compare_versions
 
     a = st.session_state.get("pg_cmp_a") or "default"
     b = st.session_state.get("pg_cmp_b") or "default"
@@ -146,7 +146,7 @@ def on_compare() -> None:
 
 
 def on_set_active() -> None:
-    from rag.prompt_versions import set_active
+    from rag.prompts.versions import set_active
 
     name = st.session_state.get("pg_active_choice") or "default"
 
@@ -262,7 +262,7 @@ def render_result(result: ABResult) -> None:
 
 
 def render_versions(prompts: PromptSet) -> None:
-    from rag.prompt_versions import get_active, list_versions
+    from rag.prompts.versions import get_active, list_versions
 
     st.divider()
     st.markdown("## Prompt versions")

@@ -290,8 +290,8 @@ class DebugSession:
         """Open a recorded run (live or imported) read-only, paused after `at_step` steps. A resume
         run comes with its parent runs (replayed to their end) so the timeline reads like the
         original session. Raises UserInputError when the run cannot be replayed."""
-        from rag.export import open_replay
-        from rag.history import UnknownRunError
+        from rag.runs.export import open_replay
+        from rag.runs.history import UnknownRunError
 
         try:
             chain = run_chain(history, run_id)
@@ -339,7 +339,7 @@ class DebugSession:
 
     def follow_recorded_answer(self, run_id: Optional[str] = None) -> Segment:
         """Replay mode: continue into the recorded resume run (the answer the user gave then)."""
-        from rag.export import open_replay
+        from rag.runs.export import open_replay
 
         seg = self._require()
         if not seg.replay:

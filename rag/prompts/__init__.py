@@ -93,9 +93,9 @@ def load_default_prompts() -> PromptSet:
 
 
 def load_prompts(version: Optional[str] = None) -> PromptSet:
-    """The default prompts, or a saved version (see `rag.prompt_versions`, when present)."""
+    """The default prompts, or a saved version (see `rag.prompts.versions`, when present)."""
     if not version or version == "default":
         return load_default_prompts()
-    from rag.prompt_versions import load_version  # saved versions live in their own module
+    from rag.prompts.versions import load_version  # saved versions live in their own module
 
     return load_version(version)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rag.api import make_context
-from rag.history import RunHistory
+from rag.runs.history import RunHistory
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRetriever, FakeRoles, chunk, grade
 

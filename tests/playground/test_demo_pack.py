@@ -6,9 +6,9 @@ import json
 import pytest
 
 from rag.demo import load_demo_questions
-from rag.export import DEMO_RUNS_DIR, import_demo_runs, list_demo_runs, open_replay, parse_document
-from rag.history import RunHistory
-from rag.record_demo_runs import record
+from rag.runs.export import DEMO_RUNS_DIR, import_demo_runs, list_demo_runs, open_replay, parse_document
+from rag.runs.history import RunHistory
+from rag.runs.record_demo import record
 
 FILES = sorted(DEMO_RUNS_DIR.glob("*.json"))
 

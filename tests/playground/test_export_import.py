@@ -7,7 +7,7 @@ import pytest
 
 from debugger.stepper import GraphStepper
 from rag.api import initial_state, make_context
-from rag.export import (
+from rag.runs.export import (
     FORMAT,
     RunImportError,
     checksum,
@@ -20,7 +20,7 @@ from rag.export import (
     parse_document,
     replay_from_document,
 )
-from rag.history import RunHistory, run_recorded
+from rag.runs.history import RunHistory, run_recorded
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
@@ -219,7 +219,7 @@ def test_missing_file(history, tmp_path):
 
 
 def test_export_of_unknown_or_empty_runs(history):
-    from rag.history import UnknownRunError
+    from rag.runs.history import UnknownRunError
 
     with pytest.raises(UnknownRunError):
         export_run(history, "nope")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.api import InvalidQuestionError, make_context
-from rag.history import RunHistory, UnknownRunError, run_recorded
+from rag.runs.history import RunHistory, UnknownRunError, run_recorded
 from tests.engine.fakes import FakeRoles, grade
 from tests.playground.conftest import QUESTION
 

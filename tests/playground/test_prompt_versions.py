@@ -7,7 +7,7 @@ import os
 import pytest
 
 from rag.models.factory import get_default_roles
-from rag.prompt_versions import (
+from rag.prompts.versions import (
     PromptVersionError,
     UnknownPromptVersionError,
     compare_versions,

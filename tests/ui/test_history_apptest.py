@@ -9,7 +9,7 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from rag.demo import load_demo_questions
-from rag.export import DEMO_RUNS_DIR, list_demo_runs
+from rag.runs.export import DEMO_RUNS_DIR, list_demo_runs
 from tests.support.browser import ROOT
 
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"

@@ -31,7 +31,7 @@ from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prom
 
 log = logging.getLogger(__name__)
 
-REPO_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_VERSIONS_DIR = REPO_DIR / "prompt_versions"
 ENV_DIR = "RAG_PROMPT_DIR"
 ACTIVE_FILE = "ACTIVE"

@@ -1,6 +1,6 @@
 """Record the demo pack: every demo question run with the offline default, exported as JSON.
 
-    python -m rag.record_demo_runs [--out rag/data/demo_runs] [--db PATH]
+    python -m rag.runs.record_demo [--out rag/data/demo_runs] [--db PATH]
 
 Why ship recordings: a stakeholder demo must look the same on any machine, with no key, no model
 and no index build; the replay shows the run exactly as it was recorded here. Each demo gives
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Optional
 
 from rag.api import make_context
-from rag.export import DEMO_RUNS_DIR, export_run
-from rag.history import RunHistory, RunInfo, run_recorded
+from rag.runs.export import DEMO_RUNS_DIR, export_run
+from rag.runs.history import RunHistory, RunInfo, run_recorded
 from rag.settings import RagSettings
 
 

@@ -22,14 +22,15 @@ from typing import Any, Iterable, Literal, Mapping, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
-from rag.history import RunHistory, RunInfo, new_run_id
+from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
+from rag.settings import DATA_DIR
 from rag.trace import normalize_rag_trace
 
 FORMAT = "rag-debugger-run"
 FORMAT_VERSION = 1
 REDACTED = "[redacted]"
-DEMO_RUNS_DIR = Path(__file__).resolve().parent / "data" / "demo_runs"
+DEMO_RUNS_DIR = DATA_DIR / "demo_runs"
 #: How the RAG state is diffed in a replay (same as a live RAG session).
 APPEND_FIELDS = ("sub_results",)
 NESTED_FIELDS = ("rag_trace",)

@@ -253,7 +253,7 @@ class RunHistory:
         return self.get_run(run_id)
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
-        """Insert a finished run that came from an export document (see `rag.export.import_run`)."""
+        """Insert a finished run that came from an export document (see `rag.runs.export.import_run`)."""
         info = info.model_copy(update={"origin": "imported"})
         self._insert(info, document)
         return self.get_run(info.run_id)
