@@ -17,7 +17,7 @@ from ui.panels.lazy import lazy_expander
 from ui.panels.hitl import render_hitl
 from ui.panels.step_view import progress_frame, render_full_state, render_step
 from ui.session import REPLAY_BANNER, DebugSession, route_decision
-from ui.streamlit_state import flash, get_session, guarded, show_flash
+from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
 
 QUESTION_KEY = "question"
 TRAVEL_KEY = "time_travel_step"
@@ -273,7 +273,12 @@ def render_page() -> None:
 @st.fragment
 def workbench() -> None:
     """Everything a Step changes. A fragment, so a Step click reruns only this part of the page
-    (the question box, the demos, the navigation and the sidebar are not re-sent)."""
+    (the question box, the demos, the navigation and the sidebar are not re-sent). A fragment
+    rerun does not pass through the page's guard, so it has its own."""
+    guarded_page(_workbench)
+
+
+def _workbench() -> None:
     session = get_session()
     run_pending(session)
     show_flash()

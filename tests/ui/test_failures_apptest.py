@@ -48,3 +48,30 @@ def test_a_knowledge_base_that_cannot_be_opened_is_explained(app_test, tmp_path,
     run_question(at)
     assert "`no_knowledge`" in result_text(at)
     assert any("Retrieval failed" in w.body for w in at.warning)
+
+
+def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch):
+    from ui.session import DebugSession
+
+    def boom(self):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(DebugSession, "step", boom)
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    at.button(key="step").click().run()
+    assert not at.exception
+    assert any("Something went wrong: disk on fire" in e.body for e in at.error)
+    assert not any("Traceback" in e.body for e in at.error)
+
+
+def test_a_page_that_crashes_while_rendering_shows_a_message(app_test, monkeypatch):
+    import ui.debugger_view as view
+
+    def broken(_session):
+        raise KeyError("missing panel data")
+
+    monkeypatch.setattr(view, "render_position", broken)
+    at = app_test.run()
+    assert not at.exception
+    assert any("unexpected error" in e.body for e in at.error)
