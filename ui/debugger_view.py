@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import pandas as pd
 import streamlit as st
 
 from debugger import StepRecord, timeline_frame
@@ -21,6 +22,7 @@ from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_f
 
 QUESTION_KEY = "question"
 TRAVEL_KEY = "time_travel_step"
+TIMELINE_CACHE_KEY = "_timeline_frame"
 
 
 def _demo_questions() -> list:
@@ -201,10 +203,7 @@ def render_timeline(session: DebugSession) -> Optional[int]:
     if not pairs:
         return None
     st.markdown("#### Timeline")
-    records = [rec for _, rec in pairs]
-    frame = timeline_frame(records, route_decision, notes=_notes)
-    frame.insert(1, "run", [seg.label for seg, _ in pairs])
-    frame["step"] = list(range(1, len(pairs) + 1))
+    frame = _timeline(session, pairs)
     st.dataframe(frame, hide_index=True, width="stretch", key="timeline_table")
     labels = [f"{i}. {seg.label}: {', '.join(rec.nodes)}" for i, (seg, rec) in enumerate(pairs, start=1)]
     choice = st.selectbox("View the state after step (time travel, runs nothing)", ["(latest)"] + labels,
@@ -212,6 +211,19 @@ def render_timeline(session: DebugSession) -> Optional[int]:
     if choice == "(latest)" or choice is None:
         return None
     return labels.index(choice)
+
+
+def _timeline(session: DebugSession, pairs: list) -> pd.DataFrame:
+    """The timeline table, rebuilt only when a step was added (not on every rerun)."""
+    key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
+    cached = st.session_state.get(TIMELINE_CACHE_KEY)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    frame = timeline_frame([rec for _, rec in pairs], route_decision, notes=_notes)
+    frame.insert(1, "run", [seg.label for seg, _ in pairs])
+    frame["step"] = list(range(1, len(pairs) + 1))
+    st.session_state[TIMELINE_CACHE_KEY] = (key, frame)
+    return frame
 
 
 def _notes(annotations: dict) -> str:

@@ -68,6 +68,19 @@ def _default_saver():
     return _saver
 
 
+_NODE_DOCS = node_docs()
+_drawings: dict[int, Any] = {}
+
+
+def _drawn(graph: Any) -> Any:
+    """`graph.get_graph()`, once per compiled graph: the topology never changes after compile and
+    drawing it cost ~3 ms on every rerun of the page."""
+    key = id(graph)
+    if key not in _drawings:
+        _drawings[key] = graph.get_graph()
+    return _drawings[key]
+
+
 def route_decision(values: dict) -> Optional[str]:
     """What a step decided, for the timeline: the route once graded, else the complexity."""
     route = values.get("route")
@@ -383,7 +396,8 @@ class DebugSession:
         else:
             fanout = list(FANOUT_EDGES)
         title = "RAG workflow" if kind == "main" else "HITL resume path"
-        return graph_to_dot(graph, current=current, done=done, fanout_edges=fanout, docs=node_docs(), title=title)
+        return graph_to_dot(_drawn(graph), current=current, done=done, fanout_edges=fanout, docs=_NODE_DOCS,
+                            title=title)
 
 
 def run_chain(history: Any, run_id: str) -> list:
