@@ -105,6 +105,7 @@ def _retrieval_update(
     trace = dict(trace)
     trace.update(fields)
     trace["retrieval_stage"] = stage
+    trace["retrieval_backend"] = getattr(ctx.retriever, "name", type(ctx.retriever).__name__)  # raw-only key
     trace["retrieved_chunks"] = docs
     trace["retrieval_empty"] = not docs
     if snapshot_field:

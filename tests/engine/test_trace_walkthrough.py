@@ -13,7 +13,8 @@ from rag.trace import GRADE_FIELDS, RETRIEVAL_FIELDS
 from .fakes import FakeRetriever, FakeRoles, chunk, grade
 
 INITIAL = {"tool_used", "tool_name", "query", "complexity", "complexity_reason", "retrieval_stage",
-           "retrieved_chunks", "initial_retrieved_chunks", "retrieval_empty"} | set(RETRIEVAL_FIELDS)
+           "retrieved_chunks", "initial_retrieved_chunks", "retrieval_empty",
+           "retrieval_backend"} | set(RETRIEVAL_FIELDS)  # retrieval_backend: raw only, says which backend ran
 GRADED = INITIAL | set(GRADE_FIELDS)
 
 
@@ -39,6 +40,7 @@ def test_simple_chain_with_rewrite(settings):
 
     t = trace_after(s, "retrieve_initial")
     assert set(t) == INITIAL
+    assert t["retrieval_backend"] == "fake"
     assert t["retrieval_stage"] == "initial" and "route" not in t
 
     t = trace_after(s, "grade_documents")
