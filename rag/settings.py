@@ -49,7 +49,9 @@ class RagSettings(BaseSettings):
     prompt_version: Optional[str] = Field(None, alias="RAG_PROMPT_VERSION")
 
     # --- retrieval ------------------------------------------------------------------------------
-    retriever_backend: Literal["embedded", "milvus", "bm25"] = Field("embedded", alias="RAG_RETRIEVER")
+    retriever_backend: Literal["embedded", "milvus", "bm25", "langchain"] = Field("embedded", alias="RAG_RETRIEVER")
+    #: For RAG_RETRIEVER=langchain: "package.module:factory", a callable returning a LangChain BaseRetriever.
+    langchain_retriever: Optional[str] = Field(None, alias="RAG_LANGCHAIN_RETRIEVER")
     kb_dir: Optional[Path] = Field(None, alias="RAG_KB_DIR")
     top_k: int = Field(8, ge=1, le=200, alias="RAG_TOP_K")
     candidate_k: Optional[str] = Field(None, alias="RAG_CANDIDATE_K")

@@ -63,6 +63,13 @@ def build_retriever(settings: RagSettings) -> Retriever:
     from rag.retrieval.embedded import EmbeddedRetriever, FailedRetriever
 
     backend = settings.retriever_backend
+    if backend == "langchain":
+        try:
+            return langchain_retriever_from_settings(settings)
+        except Exception as exc:
+            failed = FailedRetriever(settings, f"LangChain retriever unavailable: {type(exc).__name__}: {exc}")
+            failed.name = "langchain"
+            return failed
     if backend == "milvus":
         try:
             return get_milvus_retriever(settings)
@@ -76,6 +83,23 @@ def build_retriever(settings: RagSettings) -> Retriever:
         return EmbeddedRetriever(kb, settings)
     except Exception as exc:
         return FailedRetriever(settings, f"knowledge base unavailable: {type(exc).__name__}: {exc}")
+
+
+def langchain_retriever_from_settings(settings: RagSettings) -> Retriever:
+    """`RAG_LANGCHAIN_RETRIEVER=package.module:factory`: import the factory and wrap the LangChain
+    `BaseRetriever` it returns (Chroma, PGVector, Elasticsearch, your own) behind our seam. A path,
+    like an ASGI app path, because a retriever is a live object that settings cannot hold."""
+    import importlib
+
+    from rag.retrieval.langchain_adapter import LangChainRetriever
+
+    spec = (settings.langchain_retriever or "").strip()
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError("set RAG_LANGCHAIN_RETRIEVER to 'package.module:factory' (a callable returning a "
+                         "LangChain BaseRetriever)")
+    factory = getattr(importlib.import_module(module_name), attr)
+    return LangChainRetriever(factory() if callable(factory) else factory, settings=settings)
 
 
 def get_milvus_retriever(settings: RagSettings) -> Retriever:

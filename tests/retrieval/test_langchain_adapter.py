@@ -145,3 +145,30 @@ def test_rerank_and_min_score_are_ours(rerank_server):
 def test_not_a_retriever_is_rejected():
     with pytest.raises(TypeError, match="BaseRetriever"):
         LangChainRetriever(object(), settings=make_settings())
+
+
+def kettle_retriever() -> ListRetriever:
+    """The factory `RAG_LANGCHAIN_RETRIEVER` points at in the settings test below."""
+    return ListRetriever(docs=DOCS[:2])
+
+
+def test_settings_choose_a_langchain_retriever_by_import_path():
+    from rag.retrieval.factory import build_retriever
+
+    settings = make_settings(retriever_backend="langchain",
+                             langchain_retriever="tests.retrieval.test_langchain_adapter:kettle_retriever")
+    retriever = build_retriever(settings)
+    assert retriever.name == "langchain:ListRetriever"
+    result = retriever.search("kettle")
+    assert [c.filename for c in result.chunks][:1] == ["kettle.pdf"]
+
+
+@pytest.mark.parametrize("path", [None, "no_colon_here", "tests.retrieval.test_langchain_adapter:missing",
+                                  "not.a.module:factory"])
+def test_a_bad_langchain_import_path_is_a_failed_retrieval_with_the_reason(path):
+    from rag.retrieval.factory import build_retriever
+
+    settings = make_settings(retriever_backend="langchain", langchain_retriever=path)
+    result = build_retriever(settings).search("kettle")
+    assert result.trace_fields["retrieval_mode"] == "failed"
+    assert "LangChain retriever unavailable" in result.trace_fields["retrieval_error"]
