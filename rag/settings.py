@@ -79,7 +79,8 @@ class RagSettings(BaseSettings):
             return False
         if self.model_provider == "openai":
             return True
-        return is_really_set(self.openai_api_key)
+        # A key, or an endpoint of its own (a local vLLM / Ollama server needs no key).
+        return is_really_set(self.openai_api_key) or is_really_set(self.openai_base_url)
 
     def provider_label(self) -> str:
         if self.models_configured():

@@ -82,12 +82,14 @@ def test_connection_test_reports_a_bad_key_readably(app_test, fake):
     assert KEY not in all_text(at)
 
 
-def test_forget_key_returns_to_offline_rules(app_test, fake):
+def test_forget_key_and_return_to_offline_rules(app_test, fake):
     at = app_test.run()
     configure(at, fake.base_url)
-    at.selectbox(key="set_provider").set_value("auto")
-    button(at, "Save model settings").click().run()
     at.button(key="forget_key").click().run()
+    assert at.session_state["settings_overrides"]["openai_api_key"] is None
+    assert at.button(key="forget_key").disabled
+    at.selectbox(key="set_provider").set_value("offline")
+    button(at, "Save model settings").click().run()
     assert any("Offline mode" in i.body for i in at.sidebar.info)
 
 
