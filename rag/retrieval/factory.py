@@ -58,31 +58,25 @@ def get_knowledge_base(kb_dir: Path, dense: bool, store_dir: Optional[Path] = No
 
 def build_retriever(settings: RagSettings) -> Retriever:
     """A new retriever for these settings (the knowledge base itself is shared from the cache).
-    A knowledge base that cannot be opened gives a retriever that answers mode "failed" with
-    the reason instead of an exception at startup."""
+    A backend that cannot be opened gives a retriever that answers mode "failed" with the reason
+    instead of an exception at startup."""
     from rag.retrieval.embedded import EmbeddedRetriever, FailedRetriever
 
     backend = settings.retriever_backend
-    if backend == "langchain":
-        try:
-            return langchain_retriever_from_settings(settings)
-        except Exception as exc:
-            failed = FailedRetriever(settings, f"LangChain retriever unavailable: {type(exc).__name__}: {exc}")
-            failed.name = "langchain"
-            return failed
-    if backend == "milvus":
-        try:
-            return get_milvus_retriever(settings)
-        except Exception as exc:
-            failed = FailedRetriever(settings, f"Milvus backend unavailable: {type(exc).__name__}: {exc}")
-            failed.name = "milvus"
-            return failed
+    builders = {
+        "langchain": ("LangChain retriever", lambda: langchain_retriever_from_settings(settings)),
+        "milvus": ("Milvus backend", lambda: get_milvus_retriever(settings)),
+    }
+    what, build = builders.get(backend, ("knowledge base", lambda: EmbeddedRetriever(
+        get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25",
+                           settings=settings), settings)))
     try:
-        kb = get_knowledge_base(kb_dir_of(settings), dense=settings.dense_enabled and backend != "bm25",
-                                settings=settings)
-        return EmbeddedRetriever(kb, settings)
+        return build()
     except Exception as exc:
-        return FailedRetriever(settings, f"knowledge base unavailable: {type(exc).__name__}: {exc}")
+        failed = FailedRetriever(settings, f"{what} unavailable: {type(exc).__name__}: {exc}")
+        if backend in builders:
+            failed.name = backend
+        return failed
 
 
 def langchain_retriever_from_settings(settings: RagSettings) -> Retriever:
