@@ -136,5 +136,8 @@ def guarded_page(render: Callable[[], Any]) -> None:
 def run_page(render: Callable[[], Any]) -> None:
     """What every page does: the provider banner, then its body behind the error guard. Pages call
     it themselves (not app.py) so a page renders the same when opened directly."""
+    from ui.navigation import page_frame
+
+    page_frame()
     provider_banner()
     guarded_page(render)

@@ -9,8 +9,11 @@ from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_id
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
-        page.goto(url + "/history")
+        page.goto(url + "/history")  # a bookmarked page: the same app, menu and layout as at /
         wait_idle(page)
+        menu = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]')
+        menu.first.wait_for(timeout=30_000)
+        assert menu.count() == 5 and page.locator('[data-testid="stSidebarNav"]').count() == 0
         page.locator(".st-key-history_demo_pack button").first.click()
         page.get_by_text("Open at step").first.wait_for(timeout=30_000)
         wait_idle(page)
