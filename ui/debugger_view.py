@@ -15,14 +15,15 @@ from debugger import StepRecord, timeline_frame
 from ui.panels.evidence import render_evidence
 from ui.panels.graph_panel import render_graph
 from ui.panels.lazy import lazy_expander
+from ui.panels.time_travel import reset_time_travel, timeline_key, travel_key
 from ui.panels.hitl import render_hitl
 from ui.panels.step_view import progress_frame, render_full_state, render_step
 from ui.session import REPLAY_BANNER, DebugSession, route_decision
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
 
 QUESTION_KEY = "question"
-TRAVEL_KEY = "time_travel_step"
 TIMELINE_CACHE_KEY = "_timeline_frame"
+TRAVEL_LABELS_KEY = "_time_travel_labels"
 
 
 def _demo_questions() -> list:
@@ -47,7 +48,7 @@ def _ensure_started(session: DebugSession) -> None:
         return
     if not session.segments or (_question().strip() and _question().strip() != session.question):
         session.start(_question())
-        st.session_state.pop(TRAVEL_KEY, None)
+        reset_time_travel()
 
 
 PENDING_KEY = "pending_run_to_end"
@@ -59,7 +60,7 @@ def on_run() -> None:
     session = get_session()
     if guarded(session.start, _question()) is not None:
         st.session_state[PENDING_KEY] = True
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 def on_step() -> None:
@@ -69,7 +70,7 @@ def on_step() -> None:
         _ensure_started(session)
         session.step()
     guarded(step)
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 def on_continue() -> None:
@@ -80,7 +81,7 @@ def on_continue() -> None:
 
     if guarded(start_if_needed):  # a refused new question must not continue the old run
         st.session_state[PENDING_KEY] = True
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 def run_pending(session: DebugSession) -> None:
@@ -111,12 +112,12 @@ def run_pending(session: DebugSession) -> None:
 def on_restart() -> None:
     session = get_session()
     guarded(session.restart)
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 def on_exit_replay() -> None:
     get_session().exit_replay()
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
     flash("info", "Left replay mode. The recorded run is still in the run history.")
 
 
@@ -124,7 +125,7 @@ def on_follow_recorded(run_id: str) -> None:
     session = get_session()
     if guarded(session.follow_recorded_answer, run_id) is not None:
         flash("info", "Replaying the recorded answer: step through the resume path or press Continue.")
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 def on_demo(question: str) -> None:
@@ -132,7 +133,7 @@ def on_demo(question: str) -> None:
     session = get_session()
     if guarded(session.start, question) is not None:
         flash("info", "Demo loaded and paused before the first node: press Step to go node by node, or Continue.")
-    st.session_state.pop(TRAVEL_KEY, None)
+    reset_time_travel()
 
 
 # ----- rendering -----------------------------------------------------------------------------
@@ -204,13 +205,25 @@ def render_timeline(session: DebugSession) -> Optional[int]:
         return None
     st.markdown("#### Timeline")
     frame = _timeline(session, pairs)
-    st.dataframe(frame, hide_index=True, width="stretch", key="timeline_table")
     labels = [f"{i}. {seg.label}: {', '.join(rec.nodes)}" for i, (seg, rec) in enumerate(pairs, start=1)]
+    st.dataframe(frame, hide_index=True, width="stretch", key=timeline_key(), on_select=_on_timeline_click,
+                 selection_mode="single-row")
+    st.session_state[TRAVEL_LABELS_KEY] = labels
     choice = st.selectbox("View the state after step (time travel, runs nothing)", ["(latest)"] + labels,
-                          key=TRAVEL_KEY)
+                          key=travel_key())
     if choice == "(latest)" or choice is None:
         return None
     return labels.index(choice)
+
+
+def _on_timeline_click() -> None:
+    """Clicking a row of the timeline travels to that step (the same as picking it in the box)."""
+    rows = (st.session_state.get(timeline_key()) or {}).get("selection", {}).get("rows", [])
+    labels = st.session_state.get(TRAVEL_LABELS_KEY) or []
+    if rows and rows[0] < len(labels):
+        st.session_state[travel_key()] = labels[rows[0]]
+    else:
+        st.session_state[travel_key()] = "(latest)"
 
 
 def _timeline(session: DebugSession, pairs: list) -> pd.DataFrame:

@@ -37,6 +37,16 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         click(page, "⏭ Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        # clicking a row of the timeline travels back to that step (the grid draws on a canvas)
+        grid = page.locator('[class*="st-key-timeline_table"]').first
+        box = grid.bounding_box()
+        marker = (box["x"] + 18, box["y"] + 35 + 17)  # the row marker of the first data row
+        page.mouse.move(*marker)
+        page.wait_for_timeout(200)
+        page.mouse.click(*marker)
+        page.get_by_text("nothing was re-run").first.wait_for(timeout=15_000)
+        wait_idle(page)
         click(page, "⏩ Continue to end")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "hitl_question.png"), full_page=True)

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
+from tests.support.apptest import time_travel_picker
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"
@@ -103,7 +104,7 @@ def test_time_travel_views_an_old_step_without_rerunning(app_test):
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     at.button(key="run").click().run()
     steps_before = len(timeline_frame(at))
-    at.selectbox(key="time_travel_step").select_index(1).run()
+    time_travel_picker(at).select_index(1).run()
     assert not problems(at)
     assert any("nothing was re-run" in i.body for i in at.info)
     assert len(timeline_frame(at)) == steps_before

@@ -11,6 +11,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from rag.demo import load_demo_questions
 from rag.runs.export import DEMO_RUNS_DIR, list_demo_runs
 from tests.support.browser import ROOT
+from tests.support.apptest import time_travel_picker
 
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"
 
@@ -183,7 +184,7 @@ def test_open_a_demo_run_in_replay_and_step_it(env):
     assert not problems(at)
     assert any(m.value.startswith("### ") and "Result: `answer`" in m.value for m in at.markdown)
 
-    on_debugger(at).selectbox(key="time_travel_step").select_index(1).run()  # time travel inside a replay
+    time_travel_picker(on_debugger(at)).select_index(1).run()  # time travel inside a replay
     assert any("nothing was re-run" in i.body for i in at.info)
 
     on_debugger(at).button(key="exit_replay").click().run()

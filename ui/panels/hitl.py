@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
 
 
 def _answer(text: str) -> None:
     session = get_session()
+    reset_time_travel()
     if guarded(session.answer_hitl, text) is not None:
         flash("success", f"Resuming with your answer “{text.strip()}”. Step through the resume path or press Continue.")
 
