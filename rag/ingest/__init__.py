@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Optional, Union
 
 from rag.ingest.chunking import ChunkingConfig, chunk_pages
-from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, BadFile, read_pages
+from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_bytes, read_pages
 from rag.ingest.models import ChunkRecord, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
 
@@ -88,19 +88,11 @@ def ingest_folder(
     seen: set[str] = set()
     for n, path in enumerate(files, 1):
         name = path.relative_to(folder).as_posix()
-        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-            report.skipped.append(SkippedFile(filename=name, reason=f"unsupported file type {path.suffix or '(none)'}"))
-            continue
         try:
-            size = path.stat().st_size
-            if size > max_file_bytes:
-                raise BadFile(f"too large ({size} bytes > {max_file_bytes})")
-            data = path.read_bytes()
+            kind = file_kind(path)
+            data = read_file_bytes(path, max_file_bytes)
         except BadFile as exc:
             report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
-            continue
-        except OSError as exc:
-            report.skipped.append(SkippedFile(filename=name, reason=f"unreadable: {exc.strerror or exc}"))
             continue
         digest = hashlib.sha256(data).hexdigest()
         seen.add(name)
@@ -109,7 +101,7 @@ def ingest_folder(
             continue
         try:
             pages = read_pages(path, data, max_bytes=max_file_bytes)
-            chunks = chunk_pages(name, pages, markdown=SUPPORTED_SUFFIXES[path.suffix.lower()] == "markdown", config=cfg)
+            chunks = chunk_pages(name, pages, markdown=kind == "markdown", config=cfg)
             if not chunks:
                 raise BadFile("no text after chunking")
         except BadFile as exc:

@@ -27,19 +27,30 @@ def _decode(data: bytes) -> str:
     raise BadFile("not valid UTF-8 or GB18030 text")
 
 
-def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES) -> list[tuple[Optional[int], str]]:
-    """(page number, text) pairs; page numbers are 1-based for PDF and None for unpaged text."""
+def file_kind(path: Path) -> str:
+    """The loader kind of a file by its suffix; BadFile for a type we do not read."""
     kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise BadFile(f"unsupported file type {path.suffix or '(none)'}")
+    return kind
+
+
+def read_file_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes, refusing a file over `max_bytes` before reading it; BadFile otherwise."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise BadFile(f"too large ({size} bytes > {max_bytes})")
+        return path.read_bytes()
+    except OSError as exc:
+        raise BadFile(f"unreadable: {exc.strerror or exc}") from exc
+
+
+def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES) -> list[tuple[Optional[int], str]]:
+    """(page number, text) pairs; page numbers are 1-based for PDF and None for unpaged text."""
+    kind = file_kind(path)
     if data is None:
-        try:
-            size = path.stat().st_size
-            if size > max_bytes:
-                raise BadFile(f"too large ({size} bytes > {max_bytes})")
-            data = path.read_bytes()
-        except OSError as exc:
-            raise BadFile(f"unreadable: {exc.strerror or exc}") from exc
+        data = read_file_bytes(path, max_bytes)
     if len(data) > max_bytes:
         raise BadFile(f"too large ({len(data)} bytes > {max_bytes})")
     if not data.strip():
