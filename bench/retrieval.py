@@ -168,10 +168,9 @@ def main(argv=None) -> int:
                                           filename=f"doc{i // 600}.md", text=x))
     leaf_tokens = tokens  # leaves are created in corpus order
     embedder, err = default_embedder()
-    hybrid_note = "hybrid"
     if embedder is None:
         print(f"dense unavailable ({err}); hybrid figure is sparse-only")
-        vectors, hybrid_note = None, "sparse_only"
+        vectors = None
     else:
         rng = np.random.default_rng(3)
         vectors = rng.standard_normal((n, 384), dtype=np.float32)

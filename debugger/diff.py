@@ -95,7 +95,7 @@ def format_value(value: Any, *, max_chars: int | None = None) -> str:
     if value is ABSENT:
         return ABSENT_TEXT
     try:
-        text = json.dumps(_plain(value), ensure_ascii=False, default=_json_default)
+        text = json.dumps(_plain(value), ensure_ascii=False, default=json_default)
     except (TypeError, ValueError):
         text = repr(value)
     if max_chars is not None and len(text) > max_chars:
@@ -103,7 +103,8 @@ def format_value(value: Any, *, max_chars: int | None = None) -> str:
     return text
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """`json.dumps(default=...)` for state values: pydantic models dumped, sets sorted, else repr."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, (set, frozenset)):

@@ -33,7 +33,6 @@ from rag.settings import RagSettings
 
 log = logging.getLogger("rag_debugger.session")
 
-GraphFactory = Callable[[str], Any]
 REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
 
 

@@ -46,10 +46,6 @@ def _group(state: RAGState) -> dict[str, Any]:
 # 1. complexity
 # --------------------------------------------------------------------------------------------
 
-def _clean_sub_questions(items: list[str]) -> list[str]:
-    return unique_texts(items)[:MAX_SUB_QUESTIONS]
-
-
 def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     """Entry node: a local fast path for obviously simple questions, else the planning model.
     A planner failure falls back to the simple chain (one retrieval still helps the user)."""
@@ -67,7 +63,7 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         reason = f"planner_unavailable:{_error_text(exc)}"
         ctx.emit("⚠️", "Planner unavailable: simple chain", reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}
-    subs = _clean_sub_questions(plan.sub_questions) if plan.complexity == "complex" else []
+    subs = unique_texts(plan.sub_questions)[:MAX_SUB_QUESTIONS] if plan.complexity == "complex" else []
     if plan.complexity == "complex" and not subs:
         reason = f"{plan.complexity_reason} (complex_without_sub_questions: simple chain)".strip()
         ctx.emit("🧭", "Complexity: simple", reason, node="classify_complexity")

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional
 
 from pydantic import BaseModel, Field, ValidationError
 
+from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
 from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
@@ -67,15 +68,7 @@ class RunDocument(BaseModel):
 
 def _jsonable(value: Any) -> Any:
     """Plain JSON data (pydantic models dumped, tuples as lists), via one round trip."""
-
-    def default(v: Any) -> Any:
-        if isinstance(v, BaseModel):
-            return v.model_dump(mode="json")
-        if isinstance(v, (set, frozenset)):
-            return sorted(v, key=repr)
-        return repr(v)
-
-    return json.loads(json.dumps(value, ensure_ascii=False, default=default))
+    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
 def canonical_json(value: Any) -> str:

@@ -3,7 +3,6 @@ installed): chunks and all 25 retrieval trace fields, per mode, with rerank on /
 against a loopback reranker, and auto-merge on / off."""
 from __future__ import annotations
 
-import copy
 
 import pytest
 

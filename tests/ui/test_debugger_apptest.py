@@ -129,7 +129,6 @@ def test_every_demo_reaches_its_route_in_the_app(app_test, demo):
     if expected:
         assert f"`{expected}`" in result_line(at)
     if demo.expected_route == "complex":
-        lanes = [m.value for m in at.markdown if "parallel lanes" in m.value]
         timeline = timeline_frame(at)
         assert "rag_sub_agent" in set(timeline["nodes"])
         assert int(timeline[timeline["nodes"] == "rag_sub_agent"]["lanes"].iloc[0]) == demo.expected_sub_questions
