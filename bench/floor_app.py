@@ -8,5 +8,5 @@ def _click():
     st.session_state["clicks"] += 1
 
 
-st.button("Step", on_click=_click)
+st.button("Step", key="step", on_click=_click)
 st.markdown(f"clicks: {st.session_state['clicks']}")

@@ -213,8 +213,8 @@ def main(argv=None) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print()
-    print(f"| retriever | index build (s) | median query (ms) |")
-    print(f"|---|---|---|")
+    print("| retriever | index build (s) | median query (ms) |")
+    print("|---|---|---|")
     print(f"| ours: sparse leg (bm25s + jieba tokens) | {ours_build:.2f} | {ms(ours_med)} |")
     if base_med is not None:
         print(f"| langchain-community BM25Retriever (rank_bm25) | {base_build:.2f} | {ms(base_med)} |")

@@ -21,13 +21,17 @@ from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_id
 STEP_TEXT = "steps ·"
 
 
-def _timed_click(page, button, probe: str, expected: str) -> float:
+FLOOR_TEXT = '[data-testid="stMarkdownContainer"]'
+DEBUGGER_POSITION = ".rdi-position"
+
+
+def _timed_click(page, button, selector: str, probe: str, expected: str) -> float:
     start = time.perf_counter()
     button.click()
     page.wait_for_function(
-        "([probe, expected]) => [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
-        ".some(e => e.innerText.includes(probe) && e.innerText.includes(expected))",
-        arg=[probe, expected], timeout=30_000, polling="raf",
+        "([selector, probe, expected]) => [...document.querySelectorAll(selector)]"
+        ".some(e => e.textContent.includes(probe) && e.textContent.includes(expected))",
+        arg=[selector, probe, expected], timeout=30_000, polling="raf",
     )
     elapsed = time.perf_counter() - start
     wait_idle(page)
@@ -39,10 +43,10 @@ def measure_floor(n: int) -> list[float]:
     with streamlit_server(ROOT / "bench" / "floor_app.py") as url, chromium_page() as page:
         page.goto(url)
         wait_idle(page)
-        button = page.get_by_role("button", name="Step")
-        _timed_click(page, button, "clicks:", "clicks: 1")  # warm-up
+        button = page.locator(".st-key-step button").first
+        _timed_click(page, button, FLOOR_TEXT, "clicks:", "clicks: 1")  # warm-up
         for i in range(2, n + 2):
-            times.append(_timed_click(page, button, "clicks:", f"clicks: {i}"))
+            times.append(_timed_click(page, button, FLOOR_TEXT, "clicks:", f"clicks: {i}"))
     return times
 
 
@@ -55,7 +59,7 @@ def measure_debugger(n: int) -> list[float]:
         page.locator(f".st-key-demo_{demo.id} button").first.click()
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         wait_idle(page)
-        step = page.get_by_role("button", name="⏭ Step")
+        step = page.locator(".st-key-step button").first
         done_steps = 0
         warm = True
         while len(times) < n:
@@ -66,7 +70,7 @@ def measure_debugger(n: int) -> list[float]:
                 done_steps = 0
                 continue
             done_steps += 1
-            elapsed = _timed_click(page, step, STEP_TEXT, f"{done_steps} {STEP_TEXT}")
+            elapsed = _timed_click(page, step, DEBUGGER_POSITION, STEP_TEXT, f"{done_steps} {STEP_TEXT}")
             if warm:
                 warm = False
                 continue

@@ -65,42 +65,74 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_LEAVES = (str, int, float, bool, type(None))
+
+
 def same_value(a: Any, b: Any) -> bool:
     """Strict equality: `0`, `False`, `0.0` and `None`/`[]`/ABSENT are all different.
 
     Python's `==` says `False == 0` and `1 == 1.0`; a debugger that hides a bool turning into an
-    int would hide a real bug, so types must match too (recursively for containers).
+    int would hide a real bug, so types must match too (recursively for containers). Speed matters
+    (a RAG state holds thousands of leaves and every Step diffs it): a plain `==` answers "different"
+    in C, and leaves are compared inline instead of through a call each.
     """
     if a is b:
         return True
     a, b = _plain(a), _plain(b)
     if type(a) is not type(b):
         return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     try:
-        return bool(a == b)
+        if not a == b:  # strict equality implies ==, so this difference is final
+            return False
     except Exception:  # e.g. numpy arrays: ambiguous truth value
         return repr(a) == repr(b)
+    if isinstance(a, dict):
+        return _same_items([a[k] for k in a], [b[k] for k in a])
+    if isinstance(a, (list, tuple)):
+        return _same_items(a, b)
+    return True
+
+
+def _same_items(xs: Any, ys: Any) -> bool:
+    for x, y in zip(xs, ys):
+        kind = type(x)
+        if kind is type(y) and kind in _LEAVES:
+            if x != y:
+                return False
+        elif not same_value(x, y):
+            return False
+    return True
 
 
 def format_value(value: Any, *, max_chars: int | None = None) -> str:
     """Render a value for a table cell so absent, null, [] and "" never look alike.
 
     JSON is used for everything else, so the string "null" shows as `"null"` (quoted) and cannot be
-    mistaken for a null value.
+    mistaken for a null value. With `max_chars`, a container is encoded only as far as the cell
+    shows it: the retrieved chunks of a RAG state are tens of kilobytes and the table shows 400.
     """
     if value is ABSENT:
         return ABSENT_TEXT
     try:
-        text = json.dumps(_plain(value), ensure_ascii=False, default=json_default)
+        text = _encode(_plain(value), max_chars)
     except (TypeError, ValueError):
         text = repr(value)
     if max_chars is not None and len(text) > max_chars:
         text = text[: max(0, max_chars - 1)] + "…"
     return text
+
+
+def _encode(value: Any, max_chars: int | None) -> str:
+    if max_chars is None or not isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=json_default)
+    parts: list[str] = []
+    size = 0
+    for chunk in _ENCODER.iterencode(value):
+        parts.append(chunk)
+        size += len(chunk)
+        if size > max_chars:
+            break
+    return "".join(parts)
 
 
 def json_default(value: Any) -> Any:
@@ -110,6 +142,9 @@ def json_default(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     return repr(value)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=json_default)
 
 
 def _ordered_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from debugger.diff import DiffRow, diff_states
 
@@ -47,6 +47,7 @@ class StepRecord(BaseModel):
     """Filled by the caller's `on_step` hook (e.g. progress events emitted during the step)."""
     append_fields: frozenset[str] = frozenset()
     nested_fields: frozenset[str] = frozenset()
+    _diff: Optional[list[DiffRow]] = PrivateAttr(default=None)
 
     @property
     def ok(self) -> bool:
@@ -58,13 +59,16 @@ class StepRecord(BaseModel):
 
     @property
     def diff(self) -> list[DiffRow]:
-        """All diff rows of this step (unchanged included); see `debugger.diff.diff_states`."""
-        return diff_states(
-            self.values_before,
-            self.values_after,
-            append_fields=self.append_fields,
-            nested_fields=self.nested_fields,
-        )
+        """All diff rows of this step (unchanged included); see `debugger.diff.diff_states`.
+        Computed once: a record never changes, and the page redraws it on every rerun."""
+        if self._diff is None:
+            self._diff = diff_states(
+                self.values_before,
+                self.values_after,
+                append_fields=self.append_fields,
+                nested_fields=self.nested_fields,
+            )
+        return self._diff
 
 
 class CheckpointInfo(BaseModel):

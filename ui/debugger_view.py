@@ -6,24 +6,17 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-from typing import Optional
 
-import pandas as pd
 import streamlit as st
 
-from debugger import StepRecord, timeline_frame
-from ui.panels.evidence import render_evidence
-from ui.panels.graph_panel import render_graph
-from ui.panels.lazy import lazy_expander
-from ui.panels.time_travel import reset_time_travel, timeline_key, travel_key
 from ui.panels.hitl import render_hitl
-from ui.panels.step_view import progress_frame, render_full_state, render_step
-from ui.session import REPLAY_BANNER, DebugSession, route_decision
+from ui.panels.inspector import render_inspector
+from ui.panels.step_view import render_full_state
+from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
 
 QUESTION_KEY = "question"
-TIMELINE_CACHE_KEY = "_timeline_frame"
-TRAVEL_LABELS_KEY = "_time_travel_labels"
 
 
 def _demo_questions() -> list:
@@ -171,97 +164,28 @@ def render_question(session: DebugSession) -> None:
 
 def render_buttons(session: DebugSession) -> None:
     replay = session.replay_mode
-    c1, c2, c3, c4 = st.columns(4)
-    c1.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay,
-              help="Replay mode: a recorded run cannot run again; leave replay to run live" if replay
-              else "Start the question and run to the end")
-    c2.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done,
-              help="Run exactly one superstep (parallel sub-questions run together)")
-    c3.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch", disabled=session.done)
-    c4.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments,
-              help="Replay the recording from its first step" if replay else "Start the same question again")
+    with st.container(horizontal=True, key="controls"):
+        st.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay,
+                  help="Replay mode: a recorded run cannot run again; leave replay to run live" if replay
+                  else "Start the question and run to the end")
+        st.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done,
+                  help="Run exactly one superstep (parallel sub-questions run together)")
+        st.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch",
+                  disabled=session.done)
+        st.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments,
+                  help="Replay the recording from its first step" if replay else "Start the same question again")
 
 
-def render_position(session: DebugSession) -> None:
-    seg = session.current
-    if not seg:
-        return
-    chips = " → ".join(f"**{s.label}**" if s is seg else s.label for s in session.segments)
-    if seg.stepper.done:
-        where = "finished"
-    else:
-        nxt = seg.stepper.next_nodes
-        where = "paused before " + ", ".join(f"`{n}`" for n in dict.fromkeys(nxt)) + (
-            f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
-    st.markdown(f"{chips} · {len(seg.stepper.steps)} steps · {where}")
-    if seg.stepper.error:
-        st.error(f"The last step failed: {seg.stepper.error}. Press Step to retry it, or Restart.")
-
-
-def render_timeline(session: DebugSession) -> Optional[int]:
-    """The steps so far across segments; returns the selected step to view (time travel) or None."""
-    pairs = session.all_steps()
-    if not pairs:
-        return None
-    st.markdown("#### Timeline")
-    frame = _timeline(session, pairs)
-    labels = [f"{i}. {seg.label}: {', '.join(rec.nodes)}" for i, (seg, rec) in enumerate(pairs, start=1)]
-    st.dataframe(frame, hide_index=True, width="stretch", key=timeline_key(), on_select=_on_timeline_click,
-                 selection_mode="single-row")
-    st.session_state[TRAVEL_LABELS_KEY] = labels
-    choice = st.selectbox("View the state after step (time travel, runs nothing)", ["(latest)"] + labels,
-                          key=travel_key())
-    if choice == "(latest)" or choice is None:
-        return None
-    return labels.index(choice)
-
-
-def _on_timeline_click() -> None:
-    """Clicking a row of the timeline travels to that step (the same as picking it in the box)."""
-    rows = (st.session_state.get(timeline_key()) or {}).get("selection", {}).get("rows", [])
-    labels = st.session_state.get(TRAVEL_LABELS_KEY) or []
-    if rows and rows[0] < len(labels):
-        st.session_state[travel_key()] = labels[rows[0]]
-    else:
-        st.session_state[travel_key()] = "(latest)"
-
-
-def _timeline(session: DebugSession, pairs: list) -> pd.DataFrame:
-    """The timeline table, rebuilt only when a step was added (not on every rerun)."""
-    key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
-    cached = st.session_state.get(TIMELINE_CACHE_KEY)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    frame = timeline_frame([rec for _, rec in pairs], route_decision, notes=_notes)
-    frame.insert(1, "run", [seg.label for seg, _ in pairs])
-    frame["step"] = list(range(1, len(pairs) + 1))
-    st.session_state[TIMELINE_CACHE_KEY] = (key, frame)
-    return frame
-
-
-def _notes(annotations: dict) -> str:
-    return " ".join(f"{p.get('icon', '')}{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
-                    for p in annotations.get("progress") or [])
-
-
-def render_result(session: DebugSession) -> None:
+def render_question_to_user(session: DebugSession) -> None:
+    """A finished run that asks the user (clarify / scope_select): the answer buttons, or in replay
+    the recorded answers. Other results are drawn by the inspector."""
     result = session.result()
-    if not result:
+    if not result or not result.get("hitl_resume_state"):
         return
-    if session.replay_mode and result.get("hitl_resume_state"):
+    if session.replay_mode:
         render_replay_hitl(session, result)
-        return
-    if render_hitl(result):
-        return
-    route = result.get("route")
-    icon = {"answer": "✅", "no_knowledge": "🚫", "rewrite": "✏️"}.get(route, "ℹ️")
-    with st.container(border=True):
-        st.markdown(f"### {icon} Result: `{route}` / `{result.get('retrieval_status')}`")
-        trace = result.get("rag_trace") or {}
-        st.caption(f"{len(result.get('docs') or [])} chunks handed to the answering agent · "
-                   f"provider {result.get('provider')} · retriever {result.get('retriever')}")
-        if trace.get("evidence_reason"):
-            st.caption(f"Reason: {trace['evidence_reason']}")
+    else:
+        render_hitl(result)
 
 
 def render_replay_hitl(session: DebugSession, result: dict) -> None:
@@ -308,36 +232,8 @@ def _workbench() -> None:
     run_pending(session)
     show_flash()
     render_buttons(session)
-    render_position(session)
-    seg = session.current
-    left, right = st.columns([5, 6])
-    with left:
-        kind = seg.kind if seg else "main"
-        render_graph(session.dot(kind))
-        with lazy_expander("What does each node do?", key="node_docs") as is_open:
-            if is_open:
-                from rag.graph.build import node_docs
-
-                for name, doc in sorted(node_docs().items()):
-                    st.markdown(f"**`{name}`** — {doc}")
-    pairs = session.all_steps()
-    with right:
-        travel = render_timeline(session)
-        record: Optional[StepRecord] = pairs[-1][1] if pairs else None
-        values = seg.stepper.current_values() if seg else {}
-        if travel is not None:
-            travel_seg, record = pairs[travel]
-            values = travel_seg.stepper.state_at(record.after_checkpoint_id)
-            st.info(f"Viewing the state after step {travel + 1} ({', '.join(record.nodes)}) — read from the "
-                    "checkpoint, nothing was re-run.")
-        render_step(record)
-    render_result(session)
-    if seg:
-        render_evidence(values)
+    render_question_to_user(session)
+    travel = travel_step(len(session.all_steps()))
+    values = render_inspector(session, travel)
+    if session.current:
         render_full_state(values)
-        all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
-        if all_progress:
-            with lazy_expander(f"All progress steps of this session ({len(all_progress)})",
-                               key="all_progress") as is_open:
-                if is_open:
-                    st.dataframe(progress_frame(all_progress), hide_index=True, width="stretch")

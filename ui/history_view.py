@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from rag.runs.history import RunHistory, RunInfo
+from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 
 RUN_KEY = "history_run"
@@ -89,7 +90,7 @@ def on_open(run_id: str) -> None:
     session = get_session()
     at_step = int(st.session_state.get(AT_STEP_KEY) or 0)
     if guarded(session.open_replay, _store(), run_id, at_step=at_step) is not None:
-        st.session_state.pop("time_travel_step", None)
+        reset_time_travel()
         st.session_state[GOTO_KEY] = True
         flash("info", f"Opened run {run_id} in replay mode at step {at_step}: press Step to walk the recording.")
 

@@ -1,7 +1,47 @@
-"""Helpers for AppTest tests of the app's pages."""
+"""Helpers for AppTest tests of the app's pages.
+
+The debugger's inspector is one custom component (ui/panels/inspector.py): AppTest sees it as an
+element whose data is the HTML the browser shows, so these helpers read that HTML back as text
+and tables, the way a person reads the page."""
 from __future__ import annotations
 
+import json
 
-def time_travel_picker(at):
-    """The debugger's step picker (its key changes each time the view returns to the latest state)."""
-    return next(s for s in at.selectbox if s.label.startswith("View the state after step"))
+import pandas as pd
+
+from tests.support.html_reader import read_html
+from ui.panels.inspector import COMPONENT_NAME
+from ui.panels.time_travel import TRAVEL_KEY
+
+
+def inspector_html(at) -> str:
+    """The HTML of the debugger's inspector ("" when the page has none)."""
+    for element in at.main:
+        proto = getattr(element, "proto", None)
+        if getattr(proto, "component_name", None) == COMPONENT_NAME:
+            return json.loads(proto.json)["html"]
+    return ""
+
+
+def inspector_text(at) -> str:
+    return "".join(read_html(inspector_html(at)).text)
+
+
+def inspector_table(at, table_id: str, *, include_hidden: bool = False) -> pd.DataFrame:
+    """A table of the inspector as shown; diff rows of unchanged fields are hidden until the user
+    turns them on, so they are left out unless `include_hidden`."""
+    table = read_html(inspector_html(at)).tables.get(table_id)
+    if table is None:
+        raise AssertionError(f"the inspector shows no table {table_id!r}")
+    rows = [r for r, c in zip(table["rows"], table["classes"]) if include_hidden or "rdi-kind-unchanged" not in c]
+    return pd.DataFrame(rows, columns=table["head"])
+
+
+def inspector_dot(at) -> str:
+    return read_html(inspector_html(at)).pre.get("rdi-dot", "")
+
+
+def travel_to_step(at, index: int):
+    """What clicking timeline row `index` (0-based) does: the component's trigger sets this key."""
+    at.session_state[TRAVEL_KEY] = index
+    return at.run()

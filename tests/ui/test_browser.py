@@ -23,13 +23,11 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        # the graph: an SVG laid out on the server by Graphviz (scripts/test.sh installs it)
-        graph = page.locator('[data-testid="stImage"] img').first
-        graph.wait_for(timeout=30_000)
-        assert graph.evaluate("img => img.naturalWidth") > 200
-        page.locator(".st-key-graph_interactive label").first.click()  # the in-browser renderer
-        page.wait_for_selector('[data-testid="stGraphVizChart"] svg g.node', timeout=30_000)
-        assert page.locator('[data-testid="stGraphVizChart"] svg g.node').count() >= 10
+        # the graph: an SVG laid out on the server by Graphviz (scripts/test.sh installs it), inline in
+        # the inspector, so the nodes' docstrings are native tooltips
+        page.wait_for_selector(".rdi-graph svg g.node", timeout=30_000)
+        assert page.locator(".rdi-graph svg g.node").count() >= 10
+        assert page.locator(".rdi-graph svg g.node title").count() >= 10
 
         page.locator(f".st-key-demo_{demo.id} button").first.click()  # Streamlit tags a widget with its key
         page.wait_for_timeout(150)
@@ -38,14 +36,21 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         click(page, "⏭ Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
         wait_idle(page)
-        # clicking a row of the timeline travels back to that step (the grid draws on a canvas)
-        grid = page.locator('[class*="st-key-timeline_table"]').first
-        box = grid.bounding_box()
-        marker = (box["x"] + 18, box["y"] + 35 + 17)  # the row marker of the first data row
-        page.mouse.move(*marker)
-        page.wait_for_timeout(200)
-        page.mouse.click(*marker)
+        # unchanged fields are hidden until asked for, in the browser (no rerun)
+        unchanged = page.locator("#diff tr.rdi-kind-unchanged").first
+        assert not unchanged.is_visible()
+        page.get_by_text("Show unchanged fields").first.click()
+        unchanged.wait_for(state="visible", timeout=5_000)
+        click(page, "⏭ Step")
+        page.get_by_text("Step 2:").first.wait_for(timeout=15_000)
+        assert page.locator("#diff tr.rdi-kind-unchanged").first.is_visible()  # the choice survives a step
+        # clicking a row of the timeline travels back to that step
+        page.locator("#timeline tbody tr").first.click()
         page.get_by_text("nothing was re-run").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        assert page.locator(".rdi-step-title").first.inner_text().startswith("Step 1:")
+        page.get_by_text("Back to the latest step").first.click()
+        page.get_by_text("nothing was re-run").first.wait_for(state="detached", timeout=15_000)
         wait_idle(page)
         click(page, "⏩ Continue to end")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
@@ -58,11 +63,12 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         wait_idle(page)
         page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
         click(page, "⏩ Continue to end")
-        page.get_by_text(f"Result: {demo.expected_resume_route}").first.wait_for(timeout=30_000)
+        page.locator(".rdi-result", has_text=f"Result: {demo.expected_resume_route}").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "resumed_result.png"), full_page=True)
         # lazy panels: built only when opened
-        assert page.get_by_text('hitl_snapshot').count() == 0
+        full_state = page.locator('[data-testid="stJson"]', has_text="hitl_snapshot")
+        assert full_state.count() == 0
         page.get_by_text("Full state", exact=True).click()
-        page.get_by_text("hitl_snapshot").first.wait_for(timeout=15_000)
+        full_state.first.wait_for(timeout=15_000)
         assert not page.get_by_text("Traceback").count()
     assert (SHOTS / "resumed_result.png").stat().st_size > 10_000

@@ -7,18 +7,16 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.apptest import time_travel_picker
+from tests.support.apptest import inspector_dot, inspector_html, inspector_table, inspector_text, travel_to_step
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"
 
 
 def dot_of(at) -> str:
-    """The DOT source of the graph view (shown as a picture or laid out in the browser)."""
-    for code in at.code:
-        if code.value.startswith("digraph"):
-            return code.value
-    return at.get("graphviz_chart")[0].proto.spec
+    """The DOT source of the graph view (shown under the picture, or laid out in the browser)."""
+    charts = at.get("graphviz_chart")
+    return charts[0].proto.spec if charts else inspector_dot(at)
 
 
 def node_fill(dot: str, node: str) -> str | None:
@@ -26,25 +24,16 @@ def node_fill(dot: str, node: str) -> str | None:
     return m.group(1) if m else None
 
 
-def frame(at, *columns):
-    """The first dataframe with these columns (AppTest does not expose dataframe keys)."""
-    for df in at.dataframe:
-        value = df.value
-        if all(c in value.columns for c in columns):
-            return value
-    raise AssertionError(f"no dataframe with columns {columns}")
-
-
 def diff_frame(at):
-    return frame(at, "field", "before", "after", "kind")
+    return inspector_table(at, "diff")
 
 
 def timeline_frame(at):
-    return frame(at, "run", "nodes", "lanes")
+    return inspector_table(at, "timeline")
 
 
 def texts(at) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return "\n".join(m.value for m in at.markdown) + "\n" + inspector_text(at)
 
 
 def problems(at) -> list:
@@ -52,9 +41,9 @@ def problems(at) -> list:
 
 
 def result_line(at) -> str:
-    for m in at.markdown:
-        if m.value.startswith("### ") and "Result:" in m.value:
-            return m.value
+    for line in inspector_text(at).splitlines():
+        if "Result:" in line:
+            return line
     return ""
 
 
@@ -83,7 +72,10 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
     diff = diff_frame(at)
     row = diff[diff["field"] == "complexity"].iloc[0]
     assert (row["before"], row["after"], row["kind"]) == ("null", '"simple"', "changed")
-    assert "Step 1: `classify_complexity`" in texts(at)
+    assert "Step 1: classify_complexity" in texts(at)
+    assert "1 steps · paused before retrieve_initial" in texts(at)
+    hidden = inspector_table(at, "diff", include_hidden=True)
+    assert "unchanged" in set(hidden["kind"]) and "unchanged" not in set(diff["kind"])  # shown on demand
 
     at.button(key="step").click().run()  # retrieve_initial
     diff = diff_frame(at)
@@ -93,7 +85,7 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
     assert node_fill(dot_of(at), "grade_documents") == CURRENT_FILL
 
     at.button(key="continue").click().run()
-    assert "`answer`" in result_line(at)
+    assert "Result: answer" in result_line(at)
     assert node_fill(dot_of(at), "__end__") == DONE_FILL
     timeline = timeline_frame(at)
     assert list(timeline["nodes"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
@@ -104,11 +96,16 @@ def test_time_travel_views_an_old_step_without_rerunning(app_test):
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     at.button(key="run").click().run()
     steps_before = len(timeline_frame(at))
-    time_travel_picker(at).select_index(1).run()
+    latest = diff_frame(at)
+    travel_to_step(at, 0)
     assert not problems(at)
-    assert any("nothing was re-run" in i.body for i in at.info)
+    assert "nothing was re-run" in texts(at)
     assert len(timeline_frame(at)) == steps_before
-    assert "Step 1: `classify_complexity`" in texts(at)
+    assert "Step 1: classify_complexity" in texts(at)
+    assert 'class="rdi-selected"' in inspector_html(at)  # the row travelled to is marked
+    assert not diff_frame(at).equals(latest)
+    at.button(key="restart").click().run()  # moving on returns to the latest state
+    assert "nothing was re-run" not in texts(at)
 
 
 def _finish(at):
@@ -127,7 +124,7 @@ def test_every_demo_reaches_its_route_in_the_app(app_test, demo):
         return
     expected = {"rewrite_then_answer": "answer", "complex": None}.get(demo.expected_route, demo.expected_route)
     if expected:
-        assert f"`{expected}`" in result_line(at)
+        assert f"Result: {expected} /" in result_line(at)
     if demo.expected_route == "complex":
         timeline = timeline_frame(at)
         assert "rag_sub_agent" in set(timeline["nodes"])
@@ -152,7 +149,7 @@ def test_scope_select_answered_with_an_option_button_resumes(app_test):
     assert '"restore_from_snapshot"' in dot_of(at)
     assert node_fill(dot_of(at), "restore_from_snapshot") == CURRENT_FILL
     _finish(at)
-    assert f"`{demo.expected_resume_route}`" in result_line(at)
+    assert f"Result: {demo.expected_resume_route} /" in result_line(at)
     timeline = timeline_frame(at)
     assert list(timeline["run"]).count("HITL resume #1") == 3
 
@@ -165,7 +162,7 @@ def test_clarify_answered_with_text_resumes(app_test):
     at.text_input(key="hitl_text").input(demo.hitl_answer)
     at.button(key="hitl_submit").click().run()
     _finish(at)
-    assert f"`{demo.expected_resume_route}`" in result_line(at)
+    assert f"Result: {demo.expected_resume_route} /" in result_line(at)
 
 
 @pytest.mark.parametrize("question, message", [("", "empty"), ("   ", "empty"), ("问" * 100_000, "100,000 characters")])

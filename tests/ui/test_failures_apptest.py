@@ -2,6 +2,7 @@
 a model that answers garbage, a knowledge base that cannot be opened."""
 from __future__ import annotations
 
+from tests.support.apptest import inspector_text
 from tests.support.fake_openai import Delay, Malformed, Respond, running_fake_openai
 
 from .test_settings_trace_apptest import KEY, all_text, configure
@@ -15,7 +16,7 @@ def run_question(at, question="丹瑾是什么属性？"):
 
 
 def result_text(at) -> str:
-    return "\n".join(m.value for m in at.markdown if "Result:" in m.value)
+    return "\n".join(line for line in inspector_text(at).splitlines() if "Result:" in line)
 
 
 def test_grader_timeout_fails_closed_with_a_visible_reason(app_test):
@@ -24,11 +25,11 @@ def test_grader_timeout_fails_closed_with_a_visible_reason(app_test):
         at = app_test.run()
         configure(at, fake.base_url)  # timeout 2 s, no retries
         run_question(at)
-    assert "`no_knowledge`" in result_text(at)
-    warnings = [w.body for w in at.warning]
-    assert any("Grader unavailable, failed closed" in w and "timeout" in w for w in warnings)
-    assert any("evidence_grading_unavailable" in c.value for c in at.caption)
-    assert KEY not in all_text(at)
+    assert "Result: no_knowledge /" in result_text(at)
+    shown = inspector_text(at)
+    assert "Grader unavailable, failed closed" in shown and "timeout" in shown
+    assert "evidence_grading_unavailable" in shown
+    assert KEY not in all_text(at) and KEY not in shown
 
 
 def test_malformed_model_output_degrades_and_the_session_goes_on(app_test):
@@ -37,7 +38,7 @@ def test_malformed_model_output_degrades_and_the_session_goes_on(app_test):
         at = app_test.run()
         configure(at, fake.base_url)
         run_question(at)
-        assert any("invalid_output" in w.body for w in at.warning)
+        assert "invalid_output" in inspector_text(at)
         at.button(key="restart").click().run()  # the session is still usable
         assert not at.exception
 
@@ -46,8 +47,8 @@ def test_a_knowledge_base_that_cannot_be_opened_is_explained(app_test, tmp_path,
     monkeypatch.setenv("RAG_KB_DIR", str(tmp_path / "missing-folder"))
     at = app_test.run()
     run_question(at)
-    assert "`no_knowledge`" in result_text(at)
-    assert any("Retrieval failed" in w.body for w in at.warning)
+    assert "Result: no_knowledge /" in result_text(at)
+    assert "Retrieval failed" in inspector_text(at)
 
 
 def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch):
@@ -68,10 +69,10 @@ def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch)
 def test_a_page_that_crashes_while_rendering_shows_a_message(app_test, monkeypatch):
     import ui.debugger_view as view
 
-    def broken(_session):
+    def broken(*_args):
         raise KeyError("missing panel data")
 
-    monkeypatch.setattr(view, "render_position", broken)
+    monkeypatch.setattr(view, "render_inspector", broken)
     at = app_test.run()
     assert not at.exception
     assert any("unexpected error" in e.body for e in at.error)

@@ -1,60 +1,60 @@
-"""Evidence of the current state: the chunks, the context the grader sees, and the grade."""
+"""Evidence of the current state: the chunks, the context the grader sees, and the grade (HTML for
+the inspector; see `debugger.html_view` for why HTML)."""
 from __future__ import annotations
 
-import pandas as pd
-import streamlit as st
+from debugger.html_view import code, details, esc, table
 
-from ui.panels.lazy import lazy_expander
-
-CHUNK_COLUMNS = ["#", "filename", "page", "score", "rrf_rank", "rerank_score", "text"]
+CHUNK_COLUMNS = ("#", "filename", "page", "score", "rrf_rank", "rerank_score", "text")
+CONTEXT_MAX_CHARS = 20_000
 
 
-def chunks_frame(chunks: list[dict]) -> pd.DataFrame:
-    rows = [
-        {
-            "#": i,
-            "filename": c.get("filename"),
-            "page": c.get("page_number"),
-            "score": c.get("score"),
-            "rrf_rank": c.get("rrf_rank"),
-            "rerank_score": c.get("rerank_score"),
-            "text": (c.get("text") or "")[:300],
-        }
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def chunk_rows(chunks: list[dict]) -> list[tuple]:
+    return [
+        (i, c.get("filename"), _cell(c.get("page_number")), _cell(c.get("score")), _cell(c.get("rrf_rank")),
+         _cell(c.get("rerank_score")), (c.get("text") or "")[:300])
         for i, c in enumerate(chunks, start=1)
     ]
-    return pd.DataFrame(rows, columns=CHUNK_COLUMNS)
 
 
-def render_evidence(values: dict) -> None:
+def evidence_html(values: dict) -> str:
     trace = values.get("rag_trace") or {}
     docs = values.get("docs") or []
-    candidates = trace.get("retrieved_chunks") if trace else None
     grade = values.get("grade")
-    st.markdown("#### Evidence")
+    out = ['<h4>Evidence</h4>']
     if not trace and not docs:
-        st.caption("No retrieval yet in this run.")
-        return
-    shown = docs or candidates or []
+        out.append('<p class="rdi-caption">No retrieval yet in this run.</p>')
+        return "".join(out)
+    shown = docs or trace.get("retrieved_chunks") or []
     label = "usable evidence (docs)" if docs else "candidates in the trace (not handed to the answerer)"
     if shown:
-        st.caption(f"{len(shown)} chunks — {label}; stage `{trace.get('retrieval_stage', '?')}`, "
-                   f"mode `{trace.get('retrieval_mode', '?')}`")
-        st.dataframe(chunks_frame(shown), hide_index=True, width="stretch", key="evidence_chunks")
+        out.append(f'<p class="rdi-caption">{len(shown)} chunks — {esc(label)}; stage '
+                   f'{code(trace.get("retrieval_stage", "?"))}, mode {code(trace.get("retrieval_mode", "?"))}</p>')
+        out.append(table(CHUNK_COLUMNS, chunk_rows(shown), table_id="chunks", css="rdi-chunks"))
     else:
-        st.caption("No chunks.")
+        out.append('<p class="rdi-caption">No chunks.</p>')
     if trace.get("retrieval_error"):
-        st.warning(f"Retrieval failed: {trace['retrieval_error']}")
+        out.append(f'<div class="rdi-warning">Retrieval failed: {esc(trace["retrieval_error"])}</div>')
     if values.get("context"):
-        with lazy_expander("Context text the grader sees", key="grader_context") as is_open:
-            if is_open:
-                st.text(values["context"][:20000])
+        text = values["context"][:CONTEXT_MAX_CHARS]
+        out.append(details("Context text the grader sees", f'<pre class="rdi-text">{esc(text)}</pre>',
+                           ident="grader_context"))
     if grade:
-        st.markdown(
-            f"**Grade**: relevance `{grade.get('relevance')}` · answerability `{grade.get('answerability')}` · "
-            f"ambiguity `{grade.get('ambiguity')}` · confidence `{grade.get('confidence')}` · model proposed "
-            f"`{grade.get('route')}` → decided **`{values.get('route')}`**"
+        out.append(
+            f'<p><b>Grade</b>: relevance {code(grade.get("relevance"))} · answerability '
+            f'{code(grade.get("answerability"))} · ambiguity {code(grade.get("ambiguity"))} · confidence '
+            f'{code(grade.get("confidence"))} · model proposed {code(grade.get("route"))} → decided '
+            f'<b>{code(values.get("route"))}</b></p>'
         )
         if grade.get("reason"):
-            st.caption(f"Reason: {grade['reason']}")
+            out.append(f'<p class="rdi-caption">Reason: {esc(grade["reason"])}</p>')
     if trace.get("grading_error"):
-        st.warning(f"Grader unavailable, failed closed: {trace['grading_error']}")
+        out.append(f'<div class="rdi-warning">Grader unavailable, failed closed: {esc(trace["grading_error"])}</div>')
+    return "".join(out)

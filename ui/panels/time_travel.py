@@ -1,31 +1,33 @@
 """Which past step the debugger is showing (time travel): shared by every control that moves the
-session on, since each of them must return the view to the latest state."""
+session on, since each of them must return the view to the latest state.
+
+The step is picked by clicking a timeline row in the inspector (a one-shot component trigger, so
+the browser holds no selection that could send the old step back later)."""
 from __future__ import annotations
+
+from typing import Optional
 
 import streamlit as st
 
 TRAVEL_KEY = "time_travel_step"
-TIMELINE_KEY = "timeline_table"
-TIMELINE_GEN_KEY = "_timeline_generation"
 
 
 def reset_time_travel() -> None:
-    """Back to the latest state. The step picker and the timeline table get new keys: a browser
-    keeps a widget's last value (a picked step, a selected row) and would send it back on the next
-    rerun, travelling back again; deleting the state on the server does not clear the browser's."""
-    st.session_state.pop(travel_key(), None)
-    st.session_state[TIMELINE_GEN_KEY] = st.session_state.get(TIMELINE_GEN_KEY, 0) + 1
+    """Back to the latest state."""
+    st.session_state.pop(TRAVEL_KEY, None)
 
 
-def _generation() -> int:
-    return st.session_state.get(TIMELINE_GEN_KEY, 0)
+def travel_to(index: Optional[int]) -> None:
+    """View the state after step `index` (0-based over the whole session); None = latest."""
+    if index is None or index < 0:
+        reset_time_travel()
+    else:
+        st.session_state[TRAVEL_KEY] = int(index)
 
 
-def timeline_key() -> str:
-    return f"{TIMELINE_KEY}_{_generation()}"
-
-
-def travel_key() -> str:
-    return f"{TRAVEL_KEY}_{_generation()}"
-
-
+def travel_step(step_count: int) -> Optional[int]:
+    """The step being viewed, or None for the latest state (also when it no longer exists)."""
+    value = st.session_state.get(TRAVEL_KEY)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < step_count:
+        return value
+    return None

@@ -1,0 +1,126 @@
+"""HTML fragments of a stepping session: the diff table, the parallel lanes, the timeline, the graph.
+
+Why HTML strings and not one Streamlit element per table: the debugger redraws all of these on
+every Step, and each Streamlit element (a data grid above all) costs the browser a React update and
+layout; one custom component that swaps in one HTML string costs a fraction of that (see
+`ui/panels/inspector.py` and bench/ui_step.py). Pure functions of the records, so tests can read
+the same HTML the browser shows. Every value is escaped here; nothing knows about RAG.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from debugger.diff import DiffRow, diff_states, format_value
+from debugger.records import StepRecord
+from debugger.timeline import TIMELINE_COLUMNS
+
+DIFF_MAX_CHARS = 400
+LANE_MAX_CHARS = 300
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def code(value: Any) -> str:
+    return f"<code>{esc(value)}</code>"
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: str = "",
+          row_attrs: Optional[Sequence[str]] = None, css: str = "") -> str:
+    """A plain table; cells are escaped text, `row_attrs[i]` is raw attribute text for row i (the
+    caller builds it from escaped parts)."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = []
+    for i, row in enumerate(rows):
+        attrs = f" {row_attrs[i]}" if row_attrs and row_attrs[i] else ""
+        body.append(f"<tr{attrs}>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>")
+    ident = f' id="{esc(table_id)}"' if table_id else ""
+    klass = f' class="{esc(css)}"' if css else ""
+    return (f'<div class="rdi-scroll"><table{ident}{klass}><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS) -> str:
+    """Every diff row; unchanged rows carry a class the page hides until "show unchanged" is on.
+    The kind is also a row class, so appended / added / removed rows are coloured apart."""
+    rows = list(rows)
+    if not any(r.kind != "unchanged" for r in rows):
+        note = '<p class="rdi-caption">This step changed no state field.</p>'
+    else:
+        note = ""
+    cells = [(r.path, format_value(r.before, max_chars=max_chars), format_value(r.after, max_chars=max_chars), r.kind)
+             for r in rows]
+    attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
+    return note + table(("field", "before", "after", "kind"), cells, table_id=table_id, row_attrs=attrs,
+                        css="rdi-diff")
+
+
+def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
+    """`Lane 2: <sub-question>` when the lane wrote a result with a question, else the node."""
+    subs = (writes or {}).get("sub_results") or []
+    if subs and isinstance(subs[0], Mapping) and subs[0].get("question"):
+        return f"Lane {i}: {str(subs[0]['question'])[:60]}"
+    return f"Lane {i}: {node}"
+
+
+def lanes_html(record: StepRecord) -> str:
+    """A `Send` fan-out runs several tasks in one superstep: one lane each, with its own update."""
+    if len(record.lanes) < 2:
+        return ""
+    parts = [f'<p><b>{len(record.lanes)} parallel lanes</b> (one <code>Send</code> task each, one superstep)</p>',
+             '<div class="rdi-lanes">']
+    for i, lane in enumerate(record.lanes, start=1):
+        parts.append(f'<div class="rdi-lane" data-lane="{i}"><div class="rdi-lane-title">'
+                     f'{esc(lane_title(i, lane.node, lane.writes))}</div>')
+        if lane.error:
+            parts.append(f'<div class="rdi-error">{esc(lane.error)}</div>')
+        parts.append(diff_html(diff_states({}, lane.writes or {}), table_id=f"lane{i}", max_chars=LANE_MAX_CHARS))
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def step_html(record: Optional[StepRecord], *, progress_table: str = "") -> str:
+    """The current step: its title, error, lanes and diff (with the show-unchanged switch)."""
+    if record is None:
+        return ('<div class="rdi-note">Nothing has run yet. Press <b>Step</b> to run the first node, '
+                'or <b>Run</b> to run to the end.</div>')
+    title = ", ".join(record.nodes)
+    out = [f'<h4 class="rdi-step-title">Step {record.index + 1}: {code(title)} · {record.duration_ms:.0f} ms</h4>']
+    if record.error:
+        out.append(f'<div class="rdi-error">This step failed: {esc(record.error)}</div>')
+    out.append(lanes_html(record))
+    out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
+               'Show unchanged fields</label>')
+    out.append(diff_html(record.diff))
+    out.append('<p class="rdi-caption">‹absent› = key not in the state · null = set to None · [] = empty list '
+               '— three different things.</p>')
+    out.append(progress_table)
+    return "".join(out)
+
+
+def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] = None,
+                  columns: Sequence[str] = ("step", "run") + TIMELINE_COLUMNS[1:]) -> str:
+    """The steps so far; a row is a button that travels to the state after that step."""
+    if not rows:
+        return ""
+    attrs = []
+    for i, _ in enumerate(rows):
+        klass = ' class="rdi-selected"' if selected == i else ""
+        attrs.append(f'data-travel="{i}" tabindex="0" role="button" title="View the state after this step"{klass}')
+    cells = [[row.get(c, "") for c in columns] for row in rows]
+    return table(columns, cells, table_id="timeline", row_attrs=attrs, css="rdi-timeline")
+
+
+def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
+    """A collapsible section; `ident` lets the page keep it open across updates."""
+    flag = " open" if open_ else ""
+    return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
+
+
+def graph_html(svg: Optional[str], dot: str) -> str:
+    """The graph picture (Graphviz SVG, node tooltips included) and its DOT source one click away."""
+    picture = f'<div class="rdi-graph">{svg}</div>' if svg else ""
+    return picture + details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")

@@ -1,0 +1,168 @@
+"""The inspector: everything a Step changes (position, graph, timeline, the step's lanes and diff,
+the result, the evidence) as one custom component that the browser updates in place.
+
+Why one component: with one Streamlit element per table and caption (~40 of them, three data
+grids among them) a Step spent most of its time in the browser re-rendering them, about 2x the
+time Streamlit needs for a one-button page. One `st.components.v2` element that swaps in one HTML
+string is close to the cost of the buttons alone (bench/ui_step.py). The HTML is built by pure
+functions (`debugger.html_view`, `ui.panels.evidence`), so AppTest tests read the same HTML the
+browser shows. Clicking a timeline row sends a one-shot `travel` trigger (time travel).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+import streamlit as st
+
+from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
+from debugger.svg import dot_to_svg
+from debugger.timeline import build_timeline
+from ui.panels.evidence import evidence_html
+from ui.panels.step_view import progress_html
+from ui.panels.time_travel import travel_to
+from ui.session import DebugSession, route_decision
+
+COMPONENT_NAME = "rag_debugger_inspector"
+KEY = "inspector"
+STATIC = Path(__file__).resolve().parent / "static"
+TIMELINE_CACHE_KEY = "_timeline_rows"
+
+
+@lru_cache(maxsize=1)
+def _component() -> Any:
+    import streamlit.components.v2 as components
+
+    return components.component(
+        COMPONENT_NAME,
+        html='<div class="rdi-root"></div>',
+        css=(STATIC / "inspector.css").read_text(encoding="utf-8"),
+        js=(STATIC / "inspector.js").read_text(encoding="utf-8"),
+        isolate_styles=False,  # inherit the app's font and colours; every rule is scoped to .rdi-root
+    )
+
+
+def _on_travel() -> None:
+    """A timeline row (or "back to latest") was clicked."""
+    value = st.session_state.get(KEY)
+    index = value.get("travel") if isinstance(value, dict) else getattr(value, "travel", None)
+    if isinstance(index, (int, float)) and not isinstance(index, bool):
+        travel_to(int(index))
+
+
+def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
+    """Mount the inspector for the session's current position (or past step `travel`); returns
+    the state values shown, for the panels that stay outside (full state)."""
+    html, values, svg_ok = inspector_html(session, travel)
+    _component()(data={"html": html}, key=KEY, on_travel_change=_on_travel, width="stretch")
+    if not svg_ok:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
+        st.graphviz_chart(session.dot(session.current.kind if session.current else "main"), width="stretch")
+    return values
+
+
+def inspector_html(session: DebugSession, travel: Optional[int]) -> tuple[str, dict, bool]:
+    """(HTML, state values shown, whether the graph picture was drawn on the server)."""
+    seg = session.current
+    pairs = session.all_steps()
+    record = pairs[-1][1] if pairs else None
+    values = seg.stepper.current_values() if seg else {}
+    parts = [position_html(session)]
+    if travel is not None and travel < len(pairs):
+        travel_seg, record = pairs[travel]
+        values = travel_seg.stepper.state_at(record.after_checkpoint_id)
+        parts.append(f'<div class="rdi-travel">Viewing the state after step {travel + 1} '
+                     f'({esc(", ".join(record.nodes))}) — read from the checkpoint, nothing was re-run.'
+                     '<button class="rdi-latest" data-travel="-1">Back to the latest step</button></div>')
+    else:
+        travel = None
+    parts.append(result_html(session.result()) if travel is None else "")
+    dot = session.dot(seg.kind if seg else "main")
+    svg = dot_to_svg(dot)
+    progress = (record.annotations.get("progress") or []) if record else []
+    step_progress = details(f"Progress steps emitted ({len(progress)})",
+                            progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
+    right = ""
+    if pairs:
+        right += "<h4>Timeline</h4>" + timeline_html(_timeline_rows(session, pairs), selected=travel)
+    right += step_html(record, progress_table=step_progress)
+    parts.append(f'<div class="rdi-cols"><div class="rdi-left">{graph_html(svg, dot)}{_node_docs_html()}</div>'
+                 f'<div class="rdi-right">{right}</div></div>')
+    if seg:
+        parts.append(evidence_html(values))
+        all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
+        if all_progress:
+            parts.append(details(f"All progress steps of this session ({len(all_progress)})",
+                                 progress_html(all_progress, table_id="all_progress"), ident="all_progress"))
+    return "".join(parts), values, svg is not None
+
+
+def position_html(session: DebugSession) -> str:
+    seg = session.current
+    if not seg:
+        return '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
+    chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
+    if seg.stepper.done:
+        where = "finished"
+    else:
+        nxt = seg.stepper.next_nodes
+        where = "paused before " + ", ".join(code(n) for n in dict.fromkeys(nxt)) + (
+            f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
+    out = f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
+    if seg.stepper.error:
+        out += (f'<div class="rdi-error">The last step failed: {esc(seg.stepper.error)}. '
+                "Press Step to retry it, or Restart.</div>")
+    return out
+
+
+def result_html(result: Optional[dict]) -> str:
+    """The finished run's outcome (a HITL question is drawn with its answer buttons elsewhere)."""
+    if not result or result.get("hitl_resume_state"):
+        return ""
+    route = result.get("route")
+    icon = {"answer": "✅", "no_knowledge": "🚫", "rewrite": "✏️"}.get(route, "ℹ️")
+    trace = result.get("rag_trace") or {}
+    out = [f'<div class="rdi-result"><h3>{icon} Result: {code(route)} / {code(result.get("retrieval_status"))}</h3>',
+           f'<p class="rdi-caption">{len(result.get("docs") or [])} chunks handed to the answering agent · '
+           f'provider {esc(result.get("provider"))} · retriever {esc(result.get("retriever"))}</p>']
+    if trace.get("evidence_reason"):
+        out.append(f'<p class="rdi-caption">Reason: {esc(trace["evidence_reason"])}</p>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def _timeline_rows(session: DebugSession, pairs: list) -> list[dict]:
+    """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
+    key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
+    cached = st.session_state.get(TIMELINE_CACHE_KEY)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    entries = build_timeline([rec for _, rec in pairs], route_decision)
+    rows = [
+        {
+            "step": i,
+            "run": seg.label,
+            "nodes": ", ".join(e.nodes),
+            "lanes": e.lane_count,
+            "duration_ms": round(e.duration_ms, 1),
+            "decision": e.decision or "",
+            "error": e.error or "",
+            "notes": _notes(e.annotations),
+        }
+        for i, ((seg, _), e) in enumerate(zip(pairs, entries), start=1)
+    ]
+    st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
+    return rows
+
+
+def _notes(annotations: dict) -> str:
+    return " ".join(f"{p.get('icon', '')}{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
+                    for p in annotations.get("progress") or [])
+
+
+@lru_cache(maxsize=1)
+def _node_docs_html() -> str:
+    from rag.graph.build import node_docs
+
+    items = "".join(f"<li><b>{code(name)}</b> — {esc(doc)}</li>" for name, doc in sorted(node_docs().items()))
+    return details("What does each node do?", f"<ul>{items}</ul>", ident="node_docs")
