@@ -2,10 +2,11 @@
 
 Why not re-implement the control flow: the debugger must show what the real graph does, so it
 drives the real compiled graph with a per-call `interrupt_before="*"` (the same compiled graph
-serves normal runs; see shared/NOTES.md). Each `step()` is one `invoke(None, ...)`: LangGraph runs
+serves normal runs; see shared/NOTES.md). Each `step()` is one `stream(None, ...)`: LangGraph runs
 exactly the tasks of the next superstep (all `Send` branches together) and pauses again. Per-task
-writes come from `get_state(before_config).tasks[i].result`, i.e. LangGraph's own bookkeeping,
-not from guessing which keys a node touched.
+writes are LangGraph's own bookkeeping, not a guess at which keys a node touched: what
+`get_state(before_config).tasks[i].result` reads back, or, on the common path, the same task
+results and new checkpoint as LangGraph streams them (see `GraphStepper._streamed_lanes`).
 
 Nothing here knows about RAG: the runtime context (`context=`) is passed through untouched.
 """
@@ -16,6 +17,9 @@ import re
 import time
 import uuid
 from typing import Any, Callable, Iterable, Optional
+
+from langgraph.channels import UntrackedValue
+from langgraph.types import PregelTask, StateSnapshot
 
 from debugger.diff import reducer_fields
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
@@ -131,26 +135,108 @@ class GraphStepper:
         self._started = False
         self._head: Any = None
         self._head_thread: Optional[str] = None
+        self._serde = getattr(graph.checkpointer, "serde", None)
+        self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
+        # What LangGraph streams equals what `get_state` reads back only when the state is a
+        # list of channels (a single root channel is unwrapped by one and not the other) and
+        # every channel is saved (an UntrackedValue is streamed but never stored).
+        self._streamable = (
+            self._serde is not None
+            and isinstance(getattr(graph, "stream_channels_asis", None), list)
+            and not any(isinstance(c, UntrackedValue) for c in (getattr(graph, "channels", None) or {}).values())
+        )
 
     # ----- plumbing -------------------------------------------------------------------------
     @property
     def config(self) -> dict:
         return {"configurable": {"thread_id": self.thread_id}}
 
-    def _invoke(self, inp: Any) -> None:
-        kwargs: dict[str, Any] = {"interrupt_before": "*"}
+    def _run(self, inp: Any) -> tuple[list[dict], list[dict]]:
+        """Run to the next pause; return the checkpoints and task results LangGraph streamed.
+
+        Why stream instead of `invoke`: LangGraph builds these payloads anyway, and reading
+        them back afterwards cost two `get_state` calls per step (a checkpointer read, a decode
+        and LangGraph's task preparation each), about a sixth of a simple step.
+        """
+        kwargs: dict[str, Any] = {"interrupt_before": "*", "stream_mode": ["checkpoints", "tasks"]}
         if self.context is not None:
             kwargs["context"] = self.context
         self._head = None  # the thread moves on: the cached head snapshot is stale
-        try:
-            self.graph.invoke(inp, self.config, **kwargs)
-        finally:
-            self._head = None
+        checkpoints: list[dict] = []
+        results: list[dict] = []
+        for mode, payload in self.graph.stream(inp, self.config, **kwargs):
+            if mode == "checkpoints":
+                checkpoints.append(payload)
+            elif "result" in payload:  # a task's end (its start event carries "input")
+                results.append(payload)
+        return checkpoints, results
+
+    def _stored(self, value: Any) -> Any:
+        """`value` as the checkpointer gives it back (e.g. tuples come back as lists), so the
+        records of a streamed step equal what `get_state`, time travel and a replay read. It
+        also detaches them from the objects the finished run still holds."""
+        return self._serde.loads_typed(self._serde.dumps_typed(value))
+
+    def _streamed_head(self, checkpoints: list[dict], previous_id: Optional[str]) -> Optional[StateSnapshot]:
+        """The new head as `get_state` would read it, from the last streamed checkpoint.
+
+        None (the head is then read back lazily) unless it is certainly equal: a new checkpoint
+        no task has run from yet, with its tasks in `get_state`'s order. The loop lists the
+        nodes an edge triggers by name, `get_state` by definition order; both put `Send`
+        tasks first, so a list already in definition order reads the same both ways.
+        `created_at` stays None: the payload has no timestamp, and the head's is never read.
+        """
+        if not (self._streamable and checkpoints):
+            return None
+        cp = checkpoints[-1]
+        tasks = cp["tasks"]
+        if _checkpoint_id(cp["config"]) == previous_id or any(
+            "result" in t or "error" in t or t.get("interrupts") for t in tasks
+        ):
+            return None
+        order = [self._node_order.get(t["name"], -1) for t in tasks]
+        if order != sorted(order):
+            return None
+        return StateSnapshot(
+            values=self._stored(cp["values"]),
+            next=tuple(cp["next"]),
+            config=cp["config"],
+            metadata=cp["metadata"],
+            created_at=None,
+            parent_config=cp["parent_config"],
+            tasks=tuple(PregelTask(t["id"], t["name"], ()) for t in tasks),
+            interrupts=(),
+        )
+
+    def _streamed_lanes(self, before: Any, results: list[dict]) -> Optional[tuple[LaneRecord, ...]]:
+        """The step's lanes from the streamed task results, in `before.tasks` order.
+
+        None (the lanes are then read back from the checkpointer) unless every task of the
+        step ran now and finished cleanly: a retried step streams only the lanes it re-ran,
+        and an error or `interrupt()` lane reads differently back (`result` is None).
+        `get_state` filters a task's writes by the same stream channels, so the dicts match.
+        """
+        if not self._streamable:
+            return None
+        by_id = {r["id"]: r for r in results}
+        if len(by_id) != len(results) or set(by_id) != {t.id for t in before.tasks}:
+            return None
+        if any(r["error"] is not None or r["interrupts"] or "__return__" in r["result"] for r in results):
+            return None
+        writes = self._stored([by_id[t.id]["result"] for t in before.tasks])
+        return tuple(
+            LaneRecord(task_id=str(t.id), node=str(t.name), writes=_writes_of(w)) for t, w in zip(before.tasks, writes)
+        )
+
+    def _set_head(self, head: Optional[StateSnapshot]) -> None:
+        if head is not None:
+            self._head, self._head_thread = head, self.thread_id
 
     def _snapshot(self, config: Optional[dict] = None) -> Any:
         """A state snapshot. The thread's head is read once per position and cached: a UI asks
         `done`, `next_nodes` and `current_values` many times per render, and each `get_state`
-        deserializes the whole checkpoint (~2-3 ms from SQLite for a RAG state)."""
+        reads and decodes the checkpoint and prepares its tasks again. After a step the head
+        usually comes from the stream (`_streamed_head`) and is never read back."""
         if config is not None:
             return self.graph.get_state(config)
         if self._head is None or self._head_thread != self.thread_id:
@@ -183,11 +269,12 @@ class GraphStepper:
         self._input = input
         self._started = True
         try:
-            self._invoke(input)
+            checkpoints, _ = self._run(input)
         except Exception as exc:  # invalid input, or the graph rejects it
             self.error = describe_error(exc)
             log.info("stepper start failed on thread %s: %s", self.thread_id, self.error)
             return
+        self._set_head(self._streamed_head(checkpoints, None))
         self.start_checkpoint_id = _checkpoint_id(self._snapshot().config)
 
     def restart(self, input: Any = None) -> None:
@@ -247,15 +334,19 @@ class GraphStepper:
         if not before.next:
             raise StepperError("the graph has finished; restart to run again")
         error: Optional[str] = None
+        checkpoints: list[dict] = []
+        results: list[dict] = []
         t0 = time.perf_counter()
         try:
-            self._invoke(None)
+            checkpoints, results = self._run(None)
         except Exception as exc:
             error = describe_error(exc)
         duration_ms = (time.perf_counter() - t0) * 1000.0
+        self._set_head(self._streamed_head(checkpoints, _checkpoint_id(before.config)))
         after = self._snapshot()
-        ran = self._snapshot(before.config).tasks  # same tasks, now with results / errors
-        lanes = tuple(_lane(t) for t in ran)
+        lanes = None if error else self._streamed_lanes(before, results)
+        if lanes is None:  # same tasks, read back with their results / errors / interrupts
+            lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
         record = StepRecord(
             index=len(self.steps),
             nodes=_unique(lane.node for lane in lanes) or _unique(before.next),

@@ -129,6 +129,7 @@ class DebugSession:
         self.segments: list[Segment] = []
         self._pending: list[ProgressStep] = []
         self._pending_lock = threading.Lock()
+        self._runs_started = 0
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -165,8 +166,12 @@ class DebugSession:
 
     def _new_segment(self, kind: str, inp: dict, label: str, answer: Optional[str] = None) -> Segment:
         ctx, version = self._context()
+        # One thread per run, never reused: a restart on the old thread would carry the previous
+        # run's state in (reducer fields like `sub_results` grow), and its checkpoints would show
+        # up in this run's time travel, export and replay.
+        self._runs_started += 1
         stepper = GraphStepper(
-            shared_graph(kind, self.checkpointer), thread_id=f"{self.session_id}-{len(self.segments)}-{kind}",
+            shared_graph(kind, self.checkpointer), thread_id=f"{self.session_id}-{self._runs_started}-{kind}",
             context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step,
         )
         with self._pending_lock:

@@ -1,0 +1,44 @@
+"""What a step's record looked like when the stepper read everything back with `get_state`.
+
+The stepper now builds most records from what LangGraph streams; these helpers check a record and
+the cached head against that read-back, so any difference between the two paths fails a test.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from debugger import GraphStepper, StepRecord
+from debugger.stepper import _checkpoint_id, _lane
+
+
+def _head_view(snap) -> tuple:
+    return (dict(snap.values), tuple(snap.next), _checkpoint_id(snap.config),
+            tuple((t.id, t.name) for t in snap.tasks), _checkpoint_id(snap.parent_config))
+
+
+def assert_head_is_read_back(s: GraphStepper) -> None:
+    assert _head_view(s._snapshot()) == _head_view(s.graph.get_state(s.config))
+
+
+def checked_step(s: GraphStepper, step: Optional[Callable[[], StepRecord]] = None):
+    """Step once (with `step`, default `s.step`); assert the record equals the one the stepper
+    built before streaming, from `get_state` alone; return it and how many `get_state` calls
+    the step made (0: all streamed)."""
+    g = s.graph
+    live_before = g.get_state(s.config)
+    calls = []
+    real = g.get_state
+    g.get_state = lambda *a, **k: (calls.append(a), real(*a, **k))[1]
+    try:
+        record = (step or s.step)()
+    finally:
+        del g.get_state
+    before = g.get_state({"configurable": {"thread_id": s.thread_id, "checkpoint_id": record.before_checkpoint_id}})
+    head = g.get_state(s.config)
+    assert record.lanes == tuple(_lane(t) for t in before.tasks)
+    assert record.values_before == dict(live_before.values)
+    assert record.values_after == dict(head.values)
+    assert record.after_checkpoint_id == _checkpoint_id(head.config)
+    assert record.next_nodes == (tuple(t.name for t in head.tasks) or tuple(head.next))
+    assert_head_is_read_back(s)
+    return record, len(calls)
