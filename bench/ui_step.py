@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from rag.demo import load_demo_questions
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
@@ -53,7 +55,9 @@ def measure_floor(n: int) -> list[float]:
 def measure_debugger(n: int) -> list[float]:
     demo = next(d for d in load_demo_questions() if d.expected_route == "complex")
     times: list[float] = []
-    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+    with tempfile.TemporaryDirectory() as tmp, \
+            streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "history.db")}) as url, \
+            chromium_page() as page:
         page.goto(url)
         wait_idle(page)
         page.locator(f".st-key-demo_{demo.id} button").first.click()

@@ -10,7 +10,7 @@ import json
 import pandas as pd
 
 from tests.support.html_reader import read_html
-from ui.panels.inspector import COMPONENT_NAME
+from ui.panels.inspector import COMPONENT_NAME, join_sections
 from ui.panels.time_travel import TRAVEL_KEY
 
 
@@ -19,7 +19,7 @@ def inspector_html(at) -> str:
     for element in at.main:
         proto = getattr(element, "proto", None)
         if getattr(proto, "component_name", None) == COMPONENT_NAME:
-            return json.loads(proto.json)["html"]
+            return join_sections(json.loads(proto.json))
     return ""
 
 

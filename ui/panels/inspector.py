@@ -36,7 +36,7 @@ def _component() -> Any:
 
     return components.component(
         COMPONENT_NAME,
-        html='<div class="rdi-root"></div>',
+        html=TEMPLATE,
         css=(STATIC / "inspector.css").read_text(encoding="utf-8"),
         js=(STATIC / "inspector.js").read_text(encoding="utf-8"),
         isolate_styles=False,  # inherit the app's font and colours; every rule is scoped to .rdi-root
@@ -51,50 +51,71 @@ def _on_travel() -> None:
         travel_to(int(index))
 
 
+SECTIONS = ("head", "graph", "docs", "timeline", "step", "evidence", "progress")
+"""The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
+(the node docs never, the evidence only when retrieval ran), so a Step re-lays out less."""
+TEMPLATE = (
+    '<div class="rdi-root"><div data-sec="head"></div>'
+    '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="docs"></div></div>'
+    '<div class="rdi-right"><div data-sec="timeline"></div><div data-sec="step"></div></div></div>'
+    '<div data-sec="evidence"></div><div data-sec="progress"></div></div>'
+)
+
+
 def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); returns
     the state values shown, for the panels that stay outside (full state)."""
-    html, values, svg_ok = inspector_html(session, travel)
-    _component()(data={"html": html}, key=KEY, on_travel_change=_on_travel, width="stretch")
+    sections, values, svg_ok = inspector_sections(session, travel)
+    _component()(data=sections, key=KEY, on_travel_change=_on_travel, width="stretch")
     if not svg_ok:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
         st.graphviz_chart(session.dot(session.current.kind if session.current else "main"), width="stretch")
     return values
 
 
-def inspector_html(session: DebugSession, travel: Optional[int]) -> tuple[str, dict, bool]:
-    """(HTML, state values shown, whether the graph picture was drawn on the server)."""
+def inspector_html(session: DebugSession, travel: Optional[int]) -> str:
+    """The whole inspector as one HTML string, sections in page order."""
+    return join_sections(inspector_sections(session, travel)[0])
+
+
+def join_sections(sections: dict[str, str]) -> str:
+    return "".join(sections.get(name, "") for name in SECTIONS)
+
+
+def inspector_sections(session: DebugSession, travel: Optional[int]) -> tuple[dict[str, str], dict, bool]:
+    """(HTML per section, state values shown, whether the graph picture was drawn on the server)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
     values = seg.stepper.current_values() if seg else {}
-    parts = [position_html(session)]
+    head = position_html(session)
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
         values = travel_seg.stepper.state_at(record.after_checkpoint_id)
-        parts.append(f'<div class="rdi-travel">Viewing the state after step {travel + 1} '
-                     f'({esc(", ".join(record.nodes))}) — read from the checkpoint, nothing was re-run.'
-                     '<button class="rdi-latest" data-travel="-1">Back to the latest step</button></div>')
+        head += (f'<div class="rdi-travel">Viewing the state after step {travel + 1} '
+                 f'({esc(", ".join(record.nodes))}) — read from the checkpoint, nothing was re-run.'
+                 '<button class="rdi-latest" data-travel="-1">Back to the latest step</button></div>')
     else:
         travel = None
-    parts.append(result_html(session.result()) if travel is None else "")
+        head += result_html(session.result())
     dot = session.dot(seg.kind if seg else "main")
     svg = dot_to_svg(dot)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
                             progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
-    right = ""
-    if pairs:
-        right += "<h4>Timeline</h4>" + timeline_html(_timeline_rows(session, pairs), selected=travel)
-    right += step_html(record, progress_table=step_progress)
-    parts.append(f'<div class="rdi-cols"><div class="rdi-left">{graph_html(svg, dot)}{_node_docs_html()}</div>'
-                 f'<div class="rdi-right">{right}</div></div>')
-    if seg:
-        parts.append(evidence_html(values))
-        all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
-        if all_progress:
-            parts.append(details(f"All progress steps of this session ({len(all_progress)})",
-                                 progress_html(all_progress, table_id="all_progress"), ident="all_progress"))
-    return "".join(parts), values, svg is not None
+    sections = {
+        "head": head,
+        "graph": graph_html(svg, dot),
+        "docs": _node_docs_html(),
+        "timeline": ("<h4>Timeline</h4>" + timeline_html(_timeline_rows(session, pairs), selected=travel)) if pairs else "",
+        "step": step_html(record, progress_table=step_progress),
+        "evidence": evidence_html(values) if seg else "",
+        "progress": "",
+    }
+    all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
+    if all_progress:
+        sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
+                                       progress_html(all_progress, table_id="all_progress"), ident="all_progress")
+    return sections, values, svg is not None
 
 
 def position_html(session: DebugSession) -> str:

@@ -1,18 +1,22 @@
-// The debugger's inspector: swaps in the HTML the server rendered for this step (only when it
-// changed), keeps open sections open, and turns clicks on timeline rows into a one-shot
-// "travel" trigger. Everything it shows is escaped on the server (debugger/html_view.py).
+// The debugger's inspector: puts the HTML the server rendered for each section in place, only for
+// the sections that changed, keeps open <details> open, and turns clicks on timeline rows into a
+// one-shot "travel" trigger. Everything it shows is escaped on the server (debugger/html_view.py).
 export default function ({ parentElement, data, setTriggerValue }) {
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
-  if (root.__html !== data.html) {
-    const state = new Map();
-    for (const d of root.querySelectorAll("details[data-id]")) state.set(d.dataset.id, d.open);
-    root.innerHTML = data.html;
-    root.__html = data.html;
-    for (const d of root.querySelectorAll("details[data-id]")) {
-      if (state.has(d.dataset.id)) d.open = state.get(d.dataset.id);
+  root.__html = root.__html || {};
+  for (const section of root.querySelectorAll("[data-sec]")) {
+    const name = section.dataset.sec;
+    const html = data[name] || "";
+    if (root.__html[name] === html) continue;
+    const open = new Map();
+    for (const d of section.querySelectorAll("details[data-id]")) open.set(d.dataset.id, d.open);
+    section.innerHTML = html;
+    root.__html[name] = html;
+    for (const d of section.querySelectorAll("details[data-id]")) {
+      if (open.has(d.dataset.id)) d.open = open.get(d.dataset.id);
     }
-    for (const t of root.querySelectorAll(".rdi-unchanged-toggle")) {
+    for (const t of section.querySelectorAll(".rdi-unchanged-toggle")) {
       t.checked = root.classList.contains("rdi-show-unchanged");
     }
   }
