@@ -10,7 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.panels.hitl import render_hitl
-from ui.panels.inspector import render_inspector
+from ui.panels.inspector import full_state_wanted, render_inspector
+from ui.panels.lazy import lazy_expander
 from ui.panels.step_view import render_full_state
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
@@ -154,26 +155,37 @@ def render_question(session: DebugSession) -> None:
     st.text_area("Question", key=QUESTION_KEY, height=80, disabled=replay,
                  placeholder="Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below")
     demos = _demo_questions()
-    if demos:
-        with st.expander("Demo questions — one per route", expanded=not session.segments):
-            cols = st.columns(3)
-            for i, demo in enumerate(demos):
-                cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
-                                   help=demo.question, width="stretch")
+    if not demos:
+        return
+    if not session.segments:  # nothing loaded yet: the demos are the way in, one click each
+        with st.container(border=True, key="demos"):
+            st.caption("Demo questions — one per route")
+            render_demo_buttons(demos)
+        return
+    # Once a run is loaded the list folds away and is built only when opened: 14 buttons on the
+    # page made every Step about 10 ms slower in the browser, even folded.
+    with lazy_expander("Demo questions — one per route", key="demos_folded") as is_open:
+        if is_open:
+            render_demo_buttons(demos)
+
+
+def render_demo_buttons(demos: list) -> None:
+    cols = st.columns(3)
+    for i, demo in enumerate(demos):
+        cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+                           help=demo.question, width="stretch")
 
 
 def render_buttons(session: DebugSession) -> None:
+    """The four controls. No `help=` tooltips on purpose: each one is a popover component the
+    browser rebuilds on every Step (about 2 ms each); the inspector says what they do instead."""
     replay = session.replay_mode
     with st.container(horizontal=True, key="controls"):
-        st.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay,
-                  help="Replay mode: a recorded run cannot run again; leave replay to run live" if replay
-                  else "Start the question and run to the end")
-        st.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done,
-                  help="Run exactly one superstep (parallel sub-questions run together)")
+        st.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay)
+        st.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done)
         st.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch",
                   disabled=session.done)
-        st.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments,
-                  help="Replay the recording from its first step" if replay else "Start the same question again")
+        st.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments)
 
 
 def render_question_to_user(session: DebugSession) -> None:
@@ -235,5 +247,5 @@ def _workbench() -> None:
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel)
-    if session.current:
+    if session.current and full_state_wanted():
         render_full_state(values)

@@ -68,7 +68,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         # lazy panels: built only when opened
         full_state = page.locator('[data-testid="stJson"]', has_text="hitl_snapshot")
         assert full_state.count() == 0
-        page.get_by_text("Full state", exact=True).click()
+        page.get_by_text("Show the full state below").first.click()
         full_state.first.wait_for(timeout=15_000)
         assert not page.get_by_text("Traceback").count()
     assert (SHOTS / "resumed_result.png").stat().st_size > 10_000

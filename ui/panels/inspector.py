@@ -43,12 +43,24 @@ def _component() -> Any:
     )
 
 
+def _value(name: str) -> Any:
+    value = st.session_state.get(KEY)
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+
 def _on_travel() -> None:
     """A timeline row (or "back to latest") was clicked."""
-    value = st.session_state.get(KEY)
-    index = value.get("travel") if isinstance(value, dict) else getattr(value, "travel", None)
+    index = _value("travel")
     if isinstance(index, (int, float)) and not isinstance(index, bool):
         travel_to(int(index))
+
+
+def _on_full_state() -> None:
+    """The "full state" switch; its value is read back when the page draws."""
+
+
+def full_state_wanted() -> bool:
+    return bool(_value("full_state"))
 
 
 SECTIONS = ("head", "graph", "docs", "timeline", "step", "evidence", "progress")
@@ -65,8 +77,9 @@ TEMPLATE = (
 def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); returns
     the state values shown, for the panels that stay outside (full state)."""
-    sections, values, svg_ok = inspector_sections(session, travel)
-    _component()(data=sections, key=KEY, on_travel_change=_on_travel, width="stretch")
+    sections, values, svg_ok = inspector_sections(session, travel, full_state=full_state_wanted())
+    _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
+                 on_full_state_change=_on_full_state, width="stretch")
     if not svg_ok:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
         st.graphviz_chart(session.dot(session.current.kind if session.current else "main"), width="stretch")
     return values
@@ -81,7 +94,8 @@ def join_sections(sections: dict[str, str]) -> str:
     return "".join(sections.get(name, "") for name in SECTIONS)
 
 
-def inspector_sections(session: DebugSession, travel: Optional[int]) -> tuple[dict[str, str], dict, bool]:
+def inspector_sections(session: DebugSession, travel: Optional[int], *,
+                       full_state: bool = False) -> tuple[dict[str, str], dict, bool]:
     """(HTML per section, state values shown, whether the graph picture was drawn on the server)."""
     seg = session.current
     pairs = session.all_steps()
@@ -102,6 +116,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int]) -> tuple[di
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
                             progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
+    if seg:
+        checked = " checked" if full_state else ""
+        head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
+                 f'{checked}> Show the full state below</label>')
     sections = {
         "head": head,
         "graph": graph_html(svg, dot),
@@ -118,10 +136,18 @@ def inspector_sections(session: DebugSession, travel: Optional[int]) -> tuple[di
     return sections, values, svg is not None
 
 
+CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
+                 "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts the "
+                 "same question again on a fresh thread")
+REPLAY_HELP = ("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
+               "so <b>Run</b> is off (leave replay to run live)")
+
+
 def position_html(session: DebugSession) -> str:
     seg = session.current
+    help_line = f'<p class="rdi-caption">{REPLAY_HELP if session.replay_mode else CONTROLS_HELP}</p>'
     if not seg:
-        return '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
+        return help_line + '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
     chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
     if seg.stepper.done:
         where = "finished"
@@ -129,7 +155,7 @@ def position_html(session: DebugSession) -> str:
         nxt = seg.stepper.next_nodes
         where = "paused before " + ", ".join(code(n) for n in dict.fromkeys(nxt)) + (
             f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
-    out = f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
+    out = help_line + f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
     if seg.stepper.error:
         out += (f'<div class="rdi-error">The last step failed: {esc(seg.stepper.error)}. '
                 "Press Step to retry it, or Restart.</div>")

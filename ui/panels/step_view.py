@@ -6,7 +6,6 @@ import streamlit as st
 
 from debugger import format_value
 from debugger.html_view import table
-from ui.panels.lazy import lazy_expander
 
 PROGRESS_COLUMNS = ("", "step", "detail", "group", "elapsed_ms", "stage_ms")
 
@@ -28,9 +27,11 @@ def progress_html(progress: list[dict], *, table_id: str) -> str:
 
 
 def render_full_state(values: dict) -> None:
-    with lazy_expander("Full state", key="full_state") as is_open:
-        if is_open:
-            st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
+    """Every state field as a JSON tree. Drawn only while asked for (the switch in the inspector):
+    a RAG state is tens of kilobytes and most Steps do not need it."""
+    with st.container(border=True, key="full_state"):
+        st.markdown("**Full state**")
+        st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
 
 
 def _jsonable(value):

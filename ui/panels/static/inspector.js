@@ -1,9 +1,10 @@
 // The debugger's inspector: puts the HTML the server rendered for each section in place, only for
 // the sections that changed, keeps open <details> open, and turns clicks on timeline rows into a
 // one-shot "travel" trigger. Everything it shows is escaped on the server (debugger/html_view.py).
-export default function ({ parentElement, data, setTriggerValue }) {
+export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
+  root.__setState = setStateValue;
   root.__html = root.__html || {};
   for (const section of root.querySelectorAll("[data-sec]")) {
     const name = section.dataset.sec;
@@ -36,6 +37,10 @@ export default function ({ parentElement, data, setTriggerValue }) {
       }
     });
     root.addEventListener("change", (e) => {
+      if (e.target.classList.contains("rdi-full-state-toggle")) {
+        root.__setState("full_state", e.target.checked);
+        return;
+      }
       if (!e.target.classList.contains("rdi-unchanged-toggle")) return;
       root.classList.toggle("rdi-show-unchanged", e.target.checked);
       for (const t of root.querySelectorAll(".rdi-unchanged-toggle")) t.checked = e.target.checked;
