@@ -1,13 +1,17 @@
 """Time from clicking Step to the updated page, in a real browser, against Streamlit's own floor.
 
-Both apps run with `streamlit run` on loopback and are driven by Debian's chromium (Playwright).
-The debugger steps the bundled complex demo (parallel lanes included), restarting when a run ends
-(restarts are not timed). The floor is `bench/floor_app.py`: one button, one counter. A click is
-timed until the page shows the new step / count.
+Each app runs alone with `streamlit run` on loopback, driven by Debian's chromium (Playwright);
+the sides take turns (`--rounds`: floor, debugger, floor, debugger), so a drift in the machine's
+load hits both. Every timed click starts after the same quiet time (SETTLE_S). The floor is
+`bench/floor_app.py`: one button, one counter. The debugger steps the bundled complex demo
+(parallel lanes included) on a fresh history file, restarting when a run ends (restarts are not
+timed). A click is timed until the page shows the new count / step number (for the debugger, the
+inspector's position line, drawn in the same update as the graph, timeline, diff and evidence).
+Both buttons are found by their key, so both sides pay the same for Playwright's lookup.
 
-    python -m bench.ui_step [--steps 20]
+    python -m bench.ui_step [--steps 20] [--rounds 2]
 
-Ends with `step_vs_floor: X` (median debugger step / median floor click).
+Ends with `step_vs_floor: X` (median debugger step / median floor click, all rounds).
 """
 from __future__ import annotations
 
@@ -21,13 +25,16 @@ from rag.demo import load_demo_questions
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
 
 STEP_TEXT = "steps ·"
-
-
 FLOOR_TEXT = '[data-testid="stMarkdownContainer"]'
 DEBUGGER_POSITION = ".rdi-position"
+PAUSED_AT_START = "0 steps · paused before"
+SETTLE_S = 0.3
+"""Quiet time before every timed click, on both sides: a click that lands while the previous
+update (or the other app) is still finishing its work measures that work, not the click."""
 
 
 def _timed_click(page, button, selector: str, probe: str, expected: str) -> float:
+    time.sleep(SETTLE_S)
     start = time.perf_counter()
     button.click()
     page.wait_for_function(
@@ -40,54 +47,73 @@ def _timed_click(page, button, selector: str, probe: str, expected: str) -> floa
     return elapsed
 
 
-def measure_floor(n: int) -> list[float]:
-    times = []
-    with streamlit_server(ROOT / "bench" / "floor_app.py") as url, chromium_page() as page:
+class Floor:
+    def __init__(self, page, url: str):
+        self.page = page
         page.goto(url)
         wait_idle(page)
-        button = page.locator(".st-key-step button").first
-        _timed_click(page, button, FLOOR_TEXT, "clicks:", "clicks: 1")  # warm-up
-        for i in range(2, n + 2):
-            times.append(_timed_click(page, button, FLOOR_TEXT, "clicks:", f"clicks: {i}"))
-    return times
+        self.button = page.locator(".st-key-step button").first
+        self.clicks = 0
+        self.click()  # warm-up
+
+    def click(self) -> float:
+        self.clicks += 1
+        return _timed_click(self.page, self.button, FLOOR_TEXT, "clicks:", f"clicks: {self.clicks}")
 
 
-def measure_debugger(n: int) -> list[float]:
-    demo = next(d for d in load_demo_questions() if d.expected_route == "complex")
-    times: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp, \
-            streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "history.db")}) as url, \
-            chromium_page() as page:
+class Debugger:
+    def __init__(self, page, url: str):
+        self.page = page
+        demo = next(d for d in load_demo_questions() if d.expected_route == "complex")
         page.goto(url)
         wait_idle(page)
         page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        page.get_by_text(PAUSED_AT_START).first.wait_for(timeout=30_000)
         wait_idle(page)
-        step = page.locator(".st-key-step button").first
-        done_steps = 0
-        warm = True
-        while len(times) < n:
-            if step.is_disabled():
-                page.get_by_role("button", name="↺ Restart").click()
-                page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-                wait_idle(page)
-                done_steps = 0
-                continue
-            done_steps += 1
-            elapsed = _timed_click(page, step, DEBUGGER_POSITION, STEP_TEXT, f"{done_steps} {STEP_TEXT}")
-            if warm:
-                warm = False
-                continue
-            times.append(elapsed)
-    return times
+        self.step_button = page.locator(".st-key-step button").first
+        self.steps = 0
+        self.step()  # warm-up
+
+    def step(self) -> float:
+        if self.step_button.is_disabled():  # the run ended: start it again (not timed)
+            self.page.locator(".st-key-restart button").first.click()
+            self.page.get_by_text(PAUSED_AT_START).first.wait_for(timeout=30_000)
+            wait_idle(self.page)
+            self.steps = 0
+        self.steps += 1
+        return _timed_click(self.page, self.step_button, DEBUGGER_POSITION, STEP_TEXT, f"{self.steps} {STEP_TEXT}")
+
+
+def measure_floor(n: int) -> list[float]:
+    with streamlit_server(ROOT / "bench" / "floor_app.py") as url, chromium_page() as page:
+        floor = Floor(page, url)
+        return [floor.click() for _ in range(n)]
+
+
+def measure_debugger(n: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp, \
+            streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "history.db")}) as url, \
+            chromium_page() as page:
+        debugger = Debugger(page, url)
+        return [debugger.step() for _ in range(n)]
+
+
+def measure(n: int, rounds: int) -> tuple[list[float], list[float]]:
+    """(floor click times, debugger step times): `rounds` x (n floor clicks, then n Steps)."""
+    floor: list[float] = []
+    steps: list[float] = []
+    for _ in range(rounds):
+        floor += measure_floor(n)
+        steps += measure_debugger(n)
+    return floor, steps
 
 
 def main(argv=None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
-    floor = measure_floor(args.steps)
-    debugger = measure_debugger(args.steps)
+    floor, debugger = measure(args.steps, args.rounds)
     f, d = statistics.median(floor), statistics.median(debugger)
     print(f"floor (one-button Streamlit page): median {f * 1000:.0f} ms over {len(floor)} clicks")
     print(f"debugger Step (complex demo):      median {d * 1000:.0f} ms over {len(debugger)} steps")

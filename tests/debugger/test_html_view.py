@@ -65,7 +65,13 @@ def test_timeline_rows_travel_and_mark_the_selected_step():
     assert timeline_html([]) == ""
 
 
-def test_graph_keeps_its_dot_source_readable():
-    page = read_html(graph_html("<svg></svg>", 'digraph { "a" -> "b" [label="<x>"] }'))
+def test_graph_is_a_picture_and_keeps_its_dot_source_readable():
+    import base64
+    import re
+
+    html = graph_html('<svg><text>a &amp; "b"</text></svg>', 'digraph { "a" -> "b" [label="<x>"] }')
+    page = read_html(html)
     assert page.pre["rdi-dot"] == 'digraph { "a" -> "b" [label="<x>"] }'
-    assert "rdi-graph" not in graph_html(None, "digraph {}")
+    src = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', html).group(1)
+    assert base64.b64decode(src).decode() == '<svg><text>a &amp; "b"</text></svg>'  # the SVG, untouched
+    assert "rdi-graph" not in graph_html(None, "digraph {}")  # no Graphviz: the page lays it out instead
