@@ -102,15 +102,21 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "") -> str:
     return "".join(out)
 
 
+TIMELINE_TABLE_COLUMNS: tuple[str, ...] = ("step", "run") + tuple(c for c in TIMELINE_COLUMNS[1:] if c != "notes")
+
+
 def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] = None,
-                  columns: Sequence[str] = ("step", "run") + TIMELINE_COLUMNS[1:]) -> str:
-    """The steps so far; a row is a button that travels to the state after that step."""
+                  columns: Sequence[str] = TIMELINE_TABLE_COLUMNS) -> str:
+    """The steps so far; a row is a button that travels to the state after that step. A row's
+    notes (the progress steps it emitted) are its tooltip: as a column they made every row tall."""
     if not rows:
         return ""
     attrs = []
-    for i, _ in enumerate(rows):
+    for i, row in enumerate(rows):
         klass = ' class="rdi-selected"' if selected == i else ""
-        attrs.append(f'data-travel="{i}" tabindex="0" role="button" title="View the state after this step"{klass}')
+        notes = f" — {row['notes']}" if row.get("notes") else ""
+        attrs.append(f'data-travel="{i}" tabindex="0" role="button" '
+                     f'title="View the state after this step{esc(notes)}"{klass}')
     cells = [[row.get(c, "") for c in columns] for row in rows]
     return table(columns, cells, table_id="timeline", row_attrs=attrs, css="rdi-timeline")
 
