@@ -130,6 +130,7 @@ class DebugSession:
         self._pending: list[ProgressStep] = []
         self._pending_lock = threading.Lock()
         self._runs_started = 0
+        self._result_cache: Optional[tuple] = None
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -270,15 +271,20 @@ class DebugSession:
         return bool(seg and seg.stepper.done)
 
     def result(self) -> Optional[dict]:
-        """The client-facing result of the current segment once it has finished."""
+        """The client-facing result of the current segment once it has finished. Built once per
+        finished position: the page asks for it several times per rerun (HITL panel, inspector)."""
         seg = self.current
         if not seg or not seg.stepper.done:
             return None
+        key = (id(seg), seg.stepper.thread_id, len(seg.stepper.steps))
+        if self._result_cache is not None and self._result_cache[0] == key:
+            return dict(self._result_cache[1])
         result = build_result(seg.stepper.current_values(), seg.ctx)
         if seg.replay and seg.info is not None:
             result["provider"] = seg.info.provider
             result["retriever"] = "recorded (replay)"
-        return result
+        self._result_cache = (key, result)
+        return dict(result)
 
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()

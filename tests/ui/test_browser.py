@@ -52,6 +52,10 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         page.get_by_text("Back to the latest step").first.click()
         page.get_by_text("nothing was re-run").first.wait_for(state="detached", timeout=15_000)
         wait_idle(page)
+        page.locator("#timeline tbody tr").first.focus()  # the rows are reachable from the keyboard
+        page.keyboard.press("Enter")
+        page.get_by_text("nothing was re-run").first.wait_for(timeout=15_000)
+        wait_idle(page)
         click(page, "⏩ Continue to end")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "hitl_question.png"), full_page=True)

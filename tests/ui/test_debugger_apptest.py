@@ -196,3 +196,30 @@ def test_run_streams_progress_into_a_status_box(app_test):
     assert any("Sub-question 1/2" in line for line in lines)
     assert any("Synthesis" in line for line in lines)
     assert sum("Retrieval (initial)" in line for line in lines) == 2  # one per parallel lane
+
+
+def test_without_graphviz_the_graph_is_laid_out_in_the_browser(app_test, monkeypatch):
+    import ui.panels.inspector as inspector
+
+    monkeypatch.setattr(inspector, "dot_to_svg", lambda dot: None)  # a machine without `dot`
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    at.button(key="step").click().run()
+    assert not problems(at)
+    assert 'class="rdi-graph"' not in inspector_html(at)
+    chart = at.get("graphviz_chart")[0].proto.spec
+    assert node_fill(chart, "retrieve_initial") == CURRENT_FILL
+
+
+def test_a_fan_out_step_shows_one_lane_per_sub_question(app_test):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "complex")
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    for _ in range(3):  # classify, prepare, the Send fan-out
+        at.button(key="step").click().run()
+    text = texts(at)
+    assert f"{demo.expected_sub_questions} parallel lanes" in text
+    for i in range(1, demo.expected_sub_questions + 1):
+        lane = inspector_table(at, f"lane{i}")
+        assert list(lane["field"]) == ["sub_results"] and list(lane["kind"]) == ["added"]
+    assert "paused before synthesis" in text
