@@ -3,10 +3,11 @@ the result, the evidence) as one custom component that the browser updates in pl
 
 Why one component: with one Streamlit element per table and caption (~40 of them, three data
 grids among them) a Step spent most of its time in the browser re-rendering them, about 2x the
-time Streamlit needs for a one-button page. One `st.components.v2` element that swaps in one HTML
-string is close to the cost of the buttons alone (bench/ui_step.py). The HTML is built by pure
-functions (`debugger.html_view`, `ui.panels.evidence`), so AppTest tests read the same HTML the
-browser shows. Clicking a timeline row sends a one-shot `travel` trigger (time travel).
+time Streamlit needs for a one-button page. One `st.components.v2` element that swaps in the HTML
+of the sections that changed costs close to what the buttons alone cost (bench/ui_step.py). The
+HTML is built by pure functions (`debugger.html_view`, `ui.panels.evidence`), so AppTest tests read
+the same HTML the browser shows. Clicking a timeline row sends a one-shot `travel` trigger (time
+travel); the full-state switch is a component state value read back on each rerun.
 """
 from __future__ import annotations
 
