@@ -130,8 +130,8 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
 def graph_html(svg: Optional[str], dot: str) -> str:
     """The graph picture (Graphviz SVG) and its DOT source one click away.
 
-    The SVG goes in as an image, not as inline markup: the browser lays an image out as one box,
-    while ~400 inline SVG nodes were re-laid out and re-painted on every Step."""
+    The SVG goes in as an image, not as inline markup: to the page it is one box instead of ~400
+    nodes to lay out again on every Step."""
     if svg:
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         picture = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
