@@ -29,6 +29,8 @@ COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
 STATIC = Path(__file__).resolve().parent / "static"
 TIMELINE_CACHE_KEY = "_timeline_rows"
+TIMELINE_COLUMNS = ("step", "run", "nodes", "lanes", "duration_ms", "decision", "progress (ms)", "error")
+"""A step's progress events show as icon + elapsed ms; their full text is the row's tooltip."""
 
 
 @lru_cache(maxsize=1)
@@ -125,7 +127,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
         "head": head,
         "graph": graph_html(svg, dot),
         "docs": _node_docs_html(),
-        "timeline": ("<h4>Timeline</h4>" + timeline_html(_timeline_rows(session, pairs), selected=travel)) if pairs else "",
+        "timeline": _timeline_section(session, pairs, travel),
         "step": step_html(record, progress_table=step_progress),
         "evidence": evidence_html(values) if seg else "",
         "progress": "",
@@ -179,6 +181,14 @@ def result_html(result: Optional[dict]) -> str:
     return "".join(out)
 
 
+def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int]) -> str:
+    if not pairs:
+        return ""
+    rows = _timeline_rows(session, pairs)
+    columns = TIMELINE_COLUMNS if any(r["error"] for r in rows) else TIMELINE_COLUMNS[:-1]  # errors are rare
+    return "<h4>Timeline</h4>" + timeline_html(rows, selected=travel, columns=columns)
+
+
 def _timeline_rows(session: DebugSession, pairs: list) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
     key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
@@ -195,6 +205,8 @@ def _timeline_rows(session: DebugSession, pairs: list) -> list[dict]:
             "duration_ms": round(e.duration_ms, 1),
             "decision": e.decision or "",
             "error": e.error or "",
+            "progress (ms)": " ".join(f"{p.get('icon', '')}{p.get('elapsed_ms', 0)}"
+                                      for p in e.annotations.get("progress") or []),
             "notes": _notes(e.annotations),
         }
         for i, ((seg, _), e) in enumerate(zip(pairs, entries), start=1)
