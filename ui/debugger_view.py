@@ -6,13 +6,12 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-
 import streamlit as st
 
+from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
-from ui.panels.step_view import render_full_state
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash

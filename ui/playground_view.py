@@ -16,9 +16,16 @@ import pandas as pd
 import streamlit as st
 
 from debugger import diff_table
+from rag.prompts import (
+    ALLOWED_VARIABLES,
+    REQUIRED_VARIABLES,
+    ROLES,
+    PromptSet,
+    PromptTemplateError,
+    validate_template,
+)
 from rag.prompts.playground import FORK_NODES, ABResult, VariantResult, run_ab
-from rag.prompts import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, PromptSet, PromptTemplateError, validate_template
-from ui.panels.step_view import progress_frame
+from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
 
 ROLE_KEY = "pg_role"

@@ -21,7 +21,7 @@ from debugger.html_view import code, details, esc, graph_html, step_html, timeli
 from debugger.svg import dot_to_svg
 from debugger.timeline import build_timeline
 from ui.panels.evidence import evidence_html
-from ui.panels.step_view import progress_html
+from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.session import DebugSession, route_decision
 

@@ -1,10 +1,9 @@
-"""Progress steps (the `ProgressStep` events a run emits) as a table, and the full state on demand."""
+"""Progress steps (the `ProgressStep` events a run emits) as a table: a DataFrame for Streamlit
+pages, HTML for the inspector."""
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
-from debugger import format_value
 from debugger.html_view import table
 
 PROGRESS_COLUMNS = ("", "step", "detail", "group", "elapsed_ms", "stage_ms")
@@ -24,21 +23,3 @@ def progress_frame(progress: list[dict]) -> pd.DataFrame:
 
 def progress_html(progress: list[dict], *, table_id: str) -> str:
     return table(PROGRESS_COLUMNS, _progress_rows(progress), table_id=table_id, css="rdi-progress")
-
-
-def render_full_state(values: dict) -> None:
-    """Every state field as a JSON tree. Drawn only while asked for (the switch in the inspector):
-    a RAG state is tens of kilobytes and most Steps do not need it."""
-    with st.container(border=True, key="full_state"):
-        st.markdown("**Full state**")
-        st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
-
-
-def _jsonable(value):
-    import json
-
-    try:
-        json.dumps(value, ensure_ascii=False)
-        return value
-    except TypeError:
-        return format_value(value)
