@@ -23,7 +23,7 @@ from debugger.graph_view import (
 )
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 from debugger.stepper import GraphStepper, StepperError, describe_error
-from debugger.timeline import TimelineEntry, build_timeline, timeline_frame
+from debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows
 
 __all__ = [
     "ABSENT",
@@ -48,4 +48,5 @@ __all__ = [
     "reducer_fields",
     "same_value",
     "timeline_frame",
+    "timeline_rows",
 ]

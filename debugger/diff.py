@@ -262,18 +262,15 @@ def reducer_fields(compiled_graph: Any) -> set[str]:
     }
 
 
+def diff_cells(row: DiffRow, *, max_chars: int | None = None) -> tuple[str, str, str, str]:
+    """One row as the text of its cells, in TABLE_COLUMNS order (values by `format_value`)."""
+    return (row.path, format_value(row.before, max_chars=max_chars), format_value(row.after, max_chars=max_chars),
+            row.kind)
+
+
 def diff_table(rows: Iterable[DiffRow], show_unchanged: bool = False, *, max_chars: int | None = None):
-    """A DataFrame (field, before, after, kind) with values rendered by `format_value`."""
+    """A DataFrame (field, before, after, kind) of `diff_cells`."""
     import pandas as pd
 
-    records = [
-        {
-            "field": r.path,
-            "before": format_value(r.before, max_chars=max_chars),
-            "after": format_value(r.after, max_chars=max_chars),
-            "kind": r.kind,
-        }
-        for r in rows
-        if show_unchanged or r.kind != "unchanged"
-    ]
+    records = [diff_cells(r, max_chars=max_chars) for r in rows if show_unchanged or r.kind != "unchanged"]
     return pd.DataFrame(records, columns=list(TABLE_COLUMNS))

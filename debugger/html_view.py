@@ -12,7 +12,7 @@ import base64
 import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from debugger.diff import DiffRow, diff_states, format_value
+from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
 
@@ -51,11 +51,9 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
         note = '<p class="rdi-caption">This step changed no state field.</p>'
     else:
         note = ""
-    cells = [(r.path, format_value(r.before, max_chars=max_chars), format_value(r.after, max_chars=max_chars), r.kind)
-             for r in rows]
+    cells = [diff_cells(r, max_chars=max_chars) for r in rows]
     attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
-    return note + table(("field", "before", "after", "kind"), cells, table_id=table_id, row_attrs=attrs,
-                        css="rdi-diff")
+    return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff")
 
 
 def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:

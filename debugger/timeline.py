@@ -64,21 +64,19 @@ def _default_notes(annotations: Mapping[str, Any]) -> str:
     return "; ".join(f"{k}: {format_value(v, max_chars=200)}" for k, v in annotations.items())
 
 
-def timeline_frame(
+def timeline_rows(
     steps_or_entries: Iterable[StepRecord | TimelineEntry],
     decision: Optional[DecisionFn] = None,
     *,
     notes: Optional[AnnotationFormatter] = None,
-):
-    """A DataFrame with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based."""
-    import pandas as pd
-
+) -> list[dict[str, Any]]:
+    """One dict per step with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based."""
     items = list(steps_or_entries)
     entries = [
         item if isinstance(item, TimelineEntry) else build_timeline([item], decision)[0] for item in items
     ]
     fmt = notes or _default_notes
-    rows = [
+    return [
         {
             "step": e.index + 1,
             "nodes": ", ".join(e.nodes),
@@ -90,4 +88,15 @@ def timeline_frame(
         }
         for e in entries
     ]
-    return pd.DataFrame(rows, columns=list(TIMELINE_COLUMNS))
+
+
+def timeline_frame(
+    steps_or_entries: Iterable[StepRecord | TimelineEntry],
+    decision: Optional[DecisionFn] = None,
+    *,
+    notes: Optional[AnnotationFormatter] = None,
+):
+    """`timeline_rows` as a DataFrame with TIMELINE_COLUMNS."""
+    import pandas as pd
+
+    return pd.DataFrame(timeline_rows(steps_or_entries, decision, notes=notes), columns=list(TIMELINE_COLUMNS))

@@ -19,7 +19,7 @@ import streamlit as st
 
 from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
 from debugger.svg import dot_to_svg
-from debugger.timeline import build_timeline
+from debugger.timeline import timeline_rows
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
@@ -80,17 +80,12 @@ TEMPLATE = (
 def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); returns
     the state values shown, for the panels that stay outside (full state)."""
-    sections, values, svg_ok = inspector_sections(session, travel, full_state=full_state_wanted())
+    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted())
     _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
                  on_full_state_change=_on_full_state, width="stretch")
-    if not svg_ok:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
-        st.graphviz_chart(session.dot(session.current.kind if session.current else "main"), width="stretch")
+    if browser_dot is not None:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
+        st.graphviz_chart(browser_dot, width="stretch")
     return values
-
-
-def inspector_html(session: DebugSession, travel: Optional[int]) -> str:
-    """The whole inspector as one HTML string, sections in page order."""
-    return join_sections(inspector_sections(session, travel)[0])
 
 
 def join_sections(sections: dict[str, str]) -> str:
@@ -98,8 +93,9 @@ def join_sections(sections: dict[str, str]) -> str:
 
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *,
-                       full_state: bool = False) -> tuple[dict[str, str], dict, bool]:
-    """(HTML per section, state values shown, whether the graph picture was drawn on the server)."""
+                       full_state: bool = False) -> tuple[dict[str, str], dict, Optional[str]]:
+    """(HTML per section, state values shown, the DOT to lay out in the browser when the server
+    could not draw the picture, else None)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -136,7 +132,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
     if all_progress:
         sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
-    return sections, values, svg is not None
+    return sections, values, (dot if svg is None else None)
 
 
 CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
@@ -195,22 +191,12 @@ def _timeline_rows(session: DebugSession, pairs: list) -> list[dict]:
     cached = st.session_state.get(TIMELINE_CACHE_KEY)
     if cached is not None and cached[0] == key:
         return cached[1]
-    entries = build_timeline([rec for _, rec in pairs], route_decision)
-    rows = [
-        {
-            "step": i,
-            "run": seg.label,
-            "nodes": ", ".join(e.nodes),
-            "lanes": e.lane_count,
-            "duration_ms": round(e.duration_ms, 1),
-            "decision": e.decision or "",
-            "error": e.error or "",
-            "progress (ms)": " ".join(f"{p.get('icon', '')}{p.get('elapsed_ms', 0)}"
-                                      for p in e.annotations.get("progress") or []),
-            "notes": _notes(e.annotations),
-        }
-        for i, ((seg, _), e) in enumerate(zip(pairs, entries), start=1)
-    ]
+    rows = timeline_rows([rec for _, rec in pairs], route_decision, notes=_notes)
+    for i, (row, (seg, rec)) in enumerate(zip(rows, pairs), start=1):
+        row["step"] = i  # numbered across the session's runs, not per run
+        row["run"] = seg.label
+        row["progress (ms)"] = " ".join(f"{p.get('icon', '')}{p.get('elapsed_ms', 0)}"
+                                        for p in rec.annotations.get("progress") or [])
     st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
     return rows
 
