@@ -48,6 +48,19 @@ def make_queries(q: int, seed: int = 11) -> list[str]:
     return [("".join(rnd.sample(ZH, 3)) if i % 2 else " ".join(rnd.sample(EN, 3))) for i in range(q)]
 
 
+def timed_queries(retriever, queries: list[str]) -> list[float]:
+    """Seconds per `invoke` of a LangChain baseline, each query pre-tokenized as the baselines index it."""
+    from rag.retrieval.tokenize import tokenize
+
+    times = []
+    for q in queries:
+        joined = " ".join(tokenize(q))
+        t = time.perf_counter()
+        retriever.invoke(joined)
+        times.append(time.perf_counter() - t)
+    return times
+
+
 def ms(seconds: float) -> float:
     return round(seconds * 1000, 2)
 
@@ -145,12 +158,7 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     baseline = BM25Retriever.from_texts(joined, preprocess_func=str.split, k=cand_k)
     base_build = time.perf_counter() - t
-    base = []
-    for q in queries[: args.baseline_queries]:
-        qj = " ".join(tokenize(q))
-        t = time.perf_counter()
-        baseline.invoke(qj)
-        base.append(time.perf_counter() - t)
+    base = timed_queries(baseline, queries[: args.baseline_queries])
     base_med = statistics.median(base) if base else None
 
     # hybrid: L3 leaves in groups of 3 under L2, L2 in pairs under L1 (so auto-merge has parents)
@@ -201,12 +209,7 @@ def main(argv=None) -> int:
         ensemble = EnsembleRetriever(retrievers=[baseline, store.as_retriever(search_kwargs={"k": cand_k})],
                                      weights=[0.5, 0.5], c=settings.rrf_k)
         ens_build = time.perf_counter() - t + base_build  # its BM25 half was built above
-        ens = []
-        for q in queries[: args.baseline_queries]:
-            qj = " ".join(tokenize(q))
-            t = time.perf_counter()
-            ensemble.invoke(qj)
-            ens.append(time.perf_counter() - t)
+        ens = timed_queries(ensemble, queries[: args.baseline_queries])
         ens_med = statistics.median(ens)
         del ensemble, store
     del baseline
