@@ -7,7 +7,7 @@ load hits both. Every timed click starts after the same quiet time (SETTLE_S). T
 (parallel lanes included) on a fresh history file, restarting when a run ends (restarts are not
 timed). A click is timed until the page shows the new count / step number (for the debugger, the
 inspector's position line, drawn in the same update as the graph, timeline, diff and evidence).
-Both buttons are found by their key, so both sides pay the same for Playwright's lookup.
+Both buttons are found by one CSS selector each, so both sides pay the same for Playwright's lookup.
 
     python -m bench.ui_step [--steps 20] [--rounds 2]
 
@@ -27,6 +27,9 @@ from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_id
 STEP_TEXT = "steps ·"
 FLOOR_TEXT = '[data-testid="stMarkdownContainer"]'
 DEBUGGER_POSITION = ".rdi-position"
+FLOOR_BUTTON = ".st-key-step button"  # Streamlit tags a widget with its key
+DEBUGGER_STEP = 'button[data-action="step"]'  # the inspector's own controls (ui/panels/controls.py)
+DEBUGGER_RESTART = 'button[data-action="restart"]'
 PAUSED_AT_START = "0 steps · paused before"
 SETTLE_S = 0.3
 """Quiet time before every timed click, on both sides: a click that lands while the previous
@@ -52,7 +55,7 @@ class Floor:
         self.page = page
         page.goto(url)
         wait_idle(page)
-        self.button = page.locator(".st-key-step button").first
+        self.button = page.locator(FLOOR_BUTTON).first
         self.clicks = 0
         self.click()  # warm-up
 
@@ -70,13 +73,13 @@ class Debugger:
         page.locator(f".st-key-demo_{demo.id} button").first.click()
         page.get_by_text(PAUSED_AT_START).first.wait_for(timeout=30_000)
         wait_idle(page)
-        self.step_button = page.locator(".st-key-step button").first
+        self.step_button = page.locator(DEBUGGER_STEP).first
         self.steps = 0
         self.step()  # warm-up
 
     def step(self) -> float:
         if self.step_button.is_disabled():  # the run ended: start it again (not timed)
-            self.page.locator(".st-key-restart button").first.click()
+            self.page.locator(DEBUGGER_RESTART).first.click()
             self.page.get_by_text(PAUSED_AT_START).first.wait_for(timeout=30_000)
             wait_idle(self.page)
             self.steps = 0

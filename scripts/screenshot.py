@@ -25,11 +25,11 @@ def main() -> None:
         page.locator(f".st-key-demo_{demo.id} button").first.click()
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         for n in (1, 2, 3):
-            page.locator(".st-key-step button").first.click()
+            page.locator('button[data-action="step"]').first.click()
             page.get_by_text(f"{n} steps ·").first.wait_for(timeout=30_000)
             wait_idle(page)
         # the buttons at the top of the picture, the inspector below them
-        page.locator(".st-key-controls").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.locator(".rdi-controls").first.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.mouse.move(5, 5)
         page.wait_for_timeout(800)
         page.screenshot(path=str(out))

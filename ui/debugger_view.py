@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.controls import enabled_actions, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
@@ -175,18 +176,6 @@ def render_demo_buttons(demos: list) -> None:
                            help=demo.question, width="stretch")
 
 
-def render_buttons(session: DebugSession) -> None:
-    """The four controls. No `help=` tooltips on purpose: each one is a popover component the
-    browser rebuilds on every Step (about 2 ms each); the inspector says what they do instead."""
-    replay = session.replay_mode
-    with st.container(horizontal=True, key="controls"):
-        st.button("▶ Run", key="run", on_click=on_run, type="primary", width="stretch", disabled=replay)
-        st.button("⏭ Step", key="step", on_click=on_step, width="stretch", disabled=session.done)
-        st.button("⏩ Continue to end", key="continue", on_click=on_continue, width="stretch",
-                  disabled=session.done)
-        st.button("↺ Restart", key="restart", on_click=on_restart, width="stretch", disabled=not session.segments)
-
-
 def render_question_to_user(session: DebugSession) -> None:
     """A finished run that asks the user (clarify / scope_select): the answer buttons, or in replay
     the recorded answers. Other results are drawn by the inspector."""
@@ -238,11 +227,16 @@ def workbench() -> None:
     guarded_page(_workbench)
 
 
+ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+"""What the inspector's Run / Step / Continue / Restart buttons do (ui/panels/controls.py)."""
+
+
 def _workbench() -> None:
     session = get_session()
+    take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
+                                                 replay=session.replay_mode))
     run_pending(session)
     show_flash()
-    render_buttons(session)
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel)

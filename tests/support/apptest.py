@@ -6,10 +6,12 @@ and tables, the way a person reads the page."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 
 from tests.support.html_reader import read_html
+from ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
 from ui.panels.inspector import COMPONENT_NAME, join_sections
 from ui.panels.time_travel import TRAVEL_KEY
 
@@ -44,4 +46,23 @@ def inspector_dot(at) -> str:
 def travel_to_step(at, index: int):
     """What clicking timeline row `index` (0-based) does: the component's trigger sets this key."""
     at.session_state[TRAVEL_KEY] = index
+    return at.run()
+
+
+def control_enabled(at, action: str) -> bool:
+    """Whether the inspector's Run / Step / Continue / Restart button `action` can be clicked."""
+    assert action in ACTIONS, action
+    tag = re.search(rf'<button[^>]*data-action="{action}"[^>]*>', inspector_html(at))
+    if tag is None:
+        raise AssertionError(f"the inspector shows no {action!r} button")
+    return " disabled" not in tag.group(0)
+
+
+def press(at, action: str):
+    """Click the inspector's `action` button: what its trigger queues (AppTest cannot click inside
+    a custom component; the browser tests click the real buttons). Refuses a disabled button, as the
+    browser would."""
+    if not control_enabled(at, action):
+        raise AssertionError(f"the {action!r} button is disabled")
+    at.session_state[PENDING_ACTION_KEY] = action
     return at.run()

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.apptest import inspector_dot, inspector_html, inspector_table, inspector_text, travel_to_step
+from tests.support.apptest import (control_enabled, inspector_dot, inspector_html, inspector_table, inspector_text, press,
+                                   travel_to_step)
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"
@@ -63,8 +64,9 @@ def test_page_loads_with_graph_and_demo_buttons(app_test):
 
 def test_step_shows_diff_and_moves_the_highlight(app_test):
     at = app_test.run()
+    assert [control_enabled(at, a) for a in ("run", "step", "continue", "restart")] == [True, True, True, False]
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    at.button(key="step").click().run()
+    press(at, "step")
     assert not problems(at)
     dot = dot_of(at)
     assert node_fill(dot, "classify_complexity") == DONE_FILL
@@ -77,16 +79,20 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
     hidden = inspector_table(at, "diff", include_hidden=True)
     assert "unchanged" in set(hidden["kind"]) and "unchanged" not in set(diff["kind"])  # shown on demand
 
-    at.button(key="step").click().run()  # retrieve_initial
+    press(at, "step")  # retrieve_initial
     diff = diff_frame(at)
     trace_rows = diff[diff["field"].str.startswith("rag_trace.")]
     assert set(trace_rows["kind"]) == {"added"}
     assert "rag_trace.retrieval_stage" in set(diff["field"])
     assert node_fill(dot_of(at), "grade_documents") == CURRENT_FILL
 
-    at.button(key="continue").click().run()
+    press(at, "continue")
     assert "Result: answer" in result_line(at)
     assert node_fill(dot_of(at), "__end__") == DONE_FILL
+    # a finished run can only be restarted (or run again); Step is off, as a disabled button is
+    assert [control_enabled(at, a) for a in ("run", "step", "continue", "restart")] == [True, False, False, True]
+    with pytest.raises(AssertionError, match="disabled"):
+        press(at, "step")
     timeline = timeline_frame(at)
     assert list(timeline["nodes"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
 
@@ -94,7 +100,7 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
 def test_time_travel_views_an_old_step_without_rerunning(app_test):
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    at.button(key="run").click().run()
+    press(at, "run")
     steps_before = len(timeline_frame(at))
     latest = diff_frame(at)
     travel_to_step(at, 0)
@@ -104,12 +110,12 @@ def test_time_travel_views_an_old_step_without_rerunning(app_test):
     assert "Step 1: classify_complexity" in texts(at)
     assert 'class="rdi-selected"' in inspector_html(at)  # the row travelled to is marked
     assert not diff_frame(at).equals(latest)
-    at.button(key="restart").click().run()  # moving on returns to the latest state
+    press(at, "restart")  # moving on returns to the latest state
     assert "nothing was re-run" not in texts(at)
 
 
 def _finish(at):
-    at.button(key="continue").click().run()
+    press(at, "continue")
     assert not problems(at), problems(at)
 
 
@@ -169,7 +175,7 @@ def test_clarify_answered_with_text_resumes(app_test):
 def test_bad_questions_get_a_message_not_an_exception(app_test, question, message):
     at = app_test.run()
     at.text_area(key="question").set_value(question).run()
-    at.button(key="run").click().run()
+    press(at, "run")
     assert not at.exception
     assert any(message in w.body for w in at.warning)
     assert result_line(at) == ""
@@ -188,7 +194,7 @@ def test_empty_hitl_answer_gets_a_message(app_test):
 def test_run_streams_progress_into_a_status_box(app_test):
     at = app_test.run()
     at.button(key="demo_zh_complex_two_characters").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     assert not problems(at)
     status = at.status[0]
     assert status.state == "complete" and "steps run" in status.label
@@ -204,7 +210,7 @@ def test_without_graphviz_the_graph_is_laid_out_in_the_browser(app_test, monkeyp
     monkeypatch.setattr(inspector, "dot_to_svg", lambda dot: None)  # a machine without `dot`
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    at.button(key="step").click().run()
+    press(at, "step")
     assert not problems(at)
     assert 'class="rdi-graph"' not in inspector_html(at)
     chart = at.get("graphviz_chart")[0].proto.spec
@@ -216,7 +222,7 @@ def test_a_fan_out_step_shows_one_lane_per_sub_question(app_test):
     at = app_test.run()
     at.button(key=f"demo_{demo.id}").click().run()
     for _ in range(3):  # classify, prepare, the Send fan-out
-        at.button(key="step").click().run()
+        press(at, "step")
     text = texts(at)
     assert f"{demo.expected_sub_questions} parallel lanes" in text
     for i in range(1, demo.expected_sub_questions + 1):

@@ -2,7 +2,7 @@
 a model that answers garbage, a knowledge base that cannot be opened."""
 from __future__ import annotations
 
-from tests.support.apptest import inspector_text
+from tests.support.apptest import inspector_text, press
 from tests.support.fake_openai import Delay, Malformed, Respond, running_fake_openai
 
 from .test_settings_trace_apptest import KEY, all_text, configure
@@ -11,7 +11,7 @@ from .test_settings_trace_apptest import KEY, all_text, configure
 def run_question(at, question="丹瑾是什么属性？"):
     at.switch_page("pages/debugger.py").run()
     at.text_area(key="question").set_value(question).run()
-    at.button(key="run").click().run()
+    press(at, "run")
     assert not at.exception
 
 
@@ -39,7 +39,7 @@ def test_malformed_model_output_degrades_and_the_session_goes_on(app_test):
         configure(at, fake.base_url)
         run_question(at)
         assert "invalid_output" in inspector_text(at)
-        at.button(key="restart").click().run()  # the session is still usable
+        press(at, "restart")  # the session is still usable
         assert not at.exception
 
 
@@ -60,7 +60,7 @@ def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch)
     monkeypatch.setattr(DebugSession, "step", boom)
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    at.button(key="step").click().run()
+    press(at, "step")
     assert not at.exception
     assert any("Something went wrong: disk on fire" in e.body for e in at.error)
     assert not any("Traceback" in e.body for e in at.error)

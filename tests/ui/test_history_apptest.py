@@ -11,7 +11,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from rag.demo import load_demo_questions
 from rag.runs.export import DEMO_RUNS_DIR, list_demo_runs
 from tests.support.browser import ROOT
-from tests.support.apptest import inspector_text, travel_to_step
+from tests.support.apptest import control_enabled, inspector_text, press, travel_to_step
 
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"
 
@@ -55,9 +55,9 @@ def test_debugger_runs_are_listed_and_survive_an_app_restart(env):
     scope = demo("scope_select")
     at = new_app().run()
     at.button(key=f"demo_{scope.id}").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     at.button(key="hitl_opt_0").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     history_page(at)
     assert not problems(at)
     table = runs(at)
@@ -78,7 +78,7 @@ def test_debugger_runs_are_listed_and_survive_an_app_restart(env):
 def test_delete_asks_for_confirmation_then_removes_the_run(env):
     at = new_app().run()
     at.button(key=f"demo_{demo('answer').id}").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     history_page(at)
     assert len(runs(at)) == 1
     at.button(key="history_delete").click().run()
@@ -105,7 +105,7 @@ def test_export_download_is_a_run_document_without_the_key(env, monkeypatch):
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
     at = new_app().run()
     at.text_area(key="question").set_value(f"丹瑾是什么属性？ {SECRET}").run()  # a key pasted into the question
-    at.button(key="run").click().run()
+    press(at, "run")
     history_page(at)
     assert not problems(at)
     assert at.download_button(key="history_export").label.startswith("⬇ Export")
@@ -163,15 +163,15 @@ def test_open_a_demo_run_in_replay_and_step_it(env):
     assert not problems(at), problems(at)
     assert at.title[0].value.startswith("🪜 Step debugger")
     assert any("Replay — recorded run, no model and no knowledge base" in w.body for w in at.warning)
-    assert at.button(key="run").disabled
+    assert not control_enabled(at, "run")
     recorded = next(d for d in list_demo_runs() if d.run_id == "demo-zh_scope_select_baiya")
     box = at.text_area(key="question")
     assert box.value == recorded.question and box.disabled
     assert "Step 1: classify_complexity" in texts(at)
 
-    on_debugger(at).button(key="step").click().run()
+    press(on_debugger(at), "step")
     assert "Step 2: retrieve_initial" in texts(at)
-    on_debugger(at).button(key="continue").click().run()
+    press(on_debugger(at), "continue")
     assert "recorded" in texts(at) and "The workflow asked (scope_select)" in texts(at)
     assert all(b.disabled for b in at.button if b.key and b.key.startswith("replay_opt_"))
 
@@ -180,7 +180,7 @@ def test_open_a_demo_run_in_replay_and_step_it(env):
     on_debugger(at)
     follow[0].click().run()
     assert "HITL resume #1 (recorded)" in texts(at)
-    on_debugger(at).button(key="continue").click().run()
+    press(on_debugger(at), "continue")
     assert not problems(at)
     assert "Result: answer /" in texts(at)
 
@@ -189,13 +189,13 @@ def test_open_a_demo_run_in_replay_and_step_it(env):
 
     on_debugger(at).button(key="exit_replay").click().run()
     assert not any("Replay — recorded run" in w.body for w in at.warning)
-    assert not at.button(key="run").disabled
+    assert control_enabled(at, "run")
 
 
 def test_a_live_run_opens_in_replay_at_a_chosen_step(env):
     at = new_app().run()
     at.button(key=f"demo_{demo('answer').id}").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     live_steps = len(at.session_state["debug_session"].current.stepper.steps)
     history_page(at)
     at.number_input(key="history_at_step").set_value(99).run()
@@ -210,6 +210,6 @@ def test_a_live_run_opens_in_replay_at_a_chosen_step(env):
     session = at.session_state["debug_session"]
     assert session.replay_mode and session.current.stepper.position == 2
     assert "Step 2: retrieve_initial" in texts(at)
-    on_debugger(at).button(key="continue").click().run()
+    press(on_debugger(at), "continue")
     assert "Result: answer /" in texts(at)
     assert len(session.current.stepper.steps) == live_steps

@@ -1,13 +1,16 @@
 """What the inspector's browser events do on the server: a timeline click travels (a bad value is
-ignored), "back to the latest step" returns, the full-state switch is read back."""
+ignored), "back to the latest step" returns, the full-state switch is read back, and a click on
+Run / Step / Continue / Restart runs its handler only while that button is on."""
 from __future__ import annotations
 
 import types
 
 import pytest
 
+import ui.panels.controls as controls
 import ui.panels.inspector as inspector
 import ui.panels.time_travel as time_travel
+from tests.support.html_reader import read_html
 
 
 @pytest.fixture()
@@ -15,6 +18,7 @@ def state(monkeypatch):
     fake = types.SimpleNamespace(session_state={})
     monkeypatch.setattr(inspector, "st", fake)
     monkeypatch.setattr(time_travel, "st", fake)
+    monkeypatch.setattr(controls, "st", fake)
     return fake.session_state
 
 
@@ -39,3 +43,47 @@ def test_the_full_state_switch_is_read_back(state):
     assert not inspector.full_state_wanted()
     state[inspector.KEY] = types.SimpleNamespace(full_state=True, travel=None)  # the component's result object
     assert inspector.full_state_wanted()
+
+
+@pytest.mark.parametrize("done, has_run, replay, expected", [
+    (False, False, False, {"run": True, "step": True, "continue": True, "restart": False}),  # nothing run yet
+    (False, True, False, {"run": True, "step": True, "continue": True, "restart": True}),  # mid-run
+    (True, True, False, {"run": True, "step": False, "continue": False, "restart": True}),  # finished
+    (False, True, True, {"run": False, "step": True, "continue": True, "restart": True}),  # replay mid-way
+    (True, True, True, {"run": False, "step": False, "continue": False, "restart": True}),  # replay at its end
+])
+def test_which_controls_are_on(done, has_run, replay, expected):
+    assert controls.enabled_actions(done=done, has_run=has_run, replay=replay) == expected
+    html = controls.controls_html(done=done, has_run=has_run, replay=replay)
+    for action, on in expected.items():
+        tag = html.split(f'data-action="{action}"', 1)[1].split(">", 1)[0]
+        assert (" disabled" not in tag) == on, action
+    assert ("Replay:" in html) == replay
+    assert "Run exactly one superstep" in html  # the tooltip of Step
+
+
+@pytest.mark.parametrize("sent, queued", [("step", "step"), ("restart", "restart"), ("delete", None),
+                                          ("", None), (None, None), (1, None), (["step"], None)])
+def test_a_control_click_queues_only_a_known_action(state, sent, queued):
+    state[inspector.KEY] = {"action": sent}
+    inspector._on_action()
+    assert state.get(controls.PENDING_ACTION_KEY) == queued
+
+
+def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
+    ran = []
+    handlers = {a: (lambda a=a: ran.append(a)) for a in controls.ACTIONS}
+    on = controls.enabled_actions(done=False, has_run=True, replay=False)
+    assert controls.take_action(handlers, on) is None and ran == []  # nothing queued
+    state[controls.PENDING_ACTION_KEY] = "step"
+    assert controls.take_action(handlers, on) == "step" and ran == ["step"]
+    assert controls.take_action(handlers, on) is None and ran == ["step"]  # taken once
+    state[controls.PENDING_ACTION_KEY] = "step"
+    finished = controls.enabled_actions(done=True, has_run=True, replay=False)
+    assert controls.take_action(handlers, finished) is None and ran == ["step"]
+    assert controls.PENDING_ACTION_KEY not in state  # a refused click does not linger
+
+
+def test_the_controls_are_real_buttons_in_page_order():
+    page = read_html(controls.controls_html(done=False, has_run=True, replay=False))
+    assert "".join(page.text).strip().startswith("▶ Run⏭ Step⏩ Continue to end↺ Restart")

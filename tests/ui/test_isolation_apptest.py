@@ -5,7 +5,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import inspector_text
+from tests.support.apptest import inspector_text, press
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -15,13 +15,13 @@ def test_two_sessions_never_see_each_others_runs(monkeypatch):
     alice = AppTest.from_file(APP, default_timeout=60).run()
     bob = AppTest.from_file(APP, default_timeout=60).run()
     alice.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    alice.button(key="run").click().run()
+    press(alice, "run")
     bob.run()
     assert "Result:" in inspector_text(alice)
     assert "Result:" not in inspector_text(bob) and "steps ·" not in inspector_text(bob)
 
     bob.text_area(key="question").set_value("What is the capital of Australia?").run()
-    bob.button(key="run").click().run()
+    press(bob, "run")
     a, b = alice.session_state["debug_session"], bob.session_state["debug_session"]
     assert a.session_id != b.session_id
     threads_a = {seg.stepper.thread_id for seg in a.segments}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.apptest import inspector_text
+from tests.support.apptest import inspector_text, press
 from tests.support.fake_openai import HttpError, running_fake_openai
 
 KEY = "sk-test-SECRET-7c1e55d2b9"
@@ -56,7 +56,7 @@ def test_key_is_never_shown_back_and_a_real_endpoint_runs_the_graph(app_test, fa
 
     at.switch_page("pages/debugger.py").run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
-    at.button(key="run").click().run()
+    press(at, "run")
     assert not at.exception
     assert "Result: answer /" in inspector_text(at)
     assert "stated by a real-client test model" in inspector_text(at)
@@ -100,7 +100,7 @@ def test_trace_explorer_shows_groups_states_and_sub_traces(app_test):
     assert any("No run yet" in i.body for i in at.info)
     at.switch_page("pages/debugger.py").run()
     at.button(key="demo_zh_complex_two_characters").click().run()
-    at.button(key="continue").click().run()
+    press(at, "continue")
     at.switch_page("pages/trace.py").run()
     assert not at.exception
     assert any("present" in c.value and "of the 59 protocol fields" in c.value for c in at.caption)

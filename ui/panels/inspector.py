@@ -20,6 +20,7 @@ import streamlit as st
 from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
 from debugger.svg import dot_to_svg
 from debugger.timeline import timeline_rows
+from ui.panels.controls import controls_html, queue_action
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
@@ -58,6 +59,11 @@ def _on_travel() -> None:
         travel_to(int(index))
 
 
+def _on_action() -> None:
+    """Run / Step / Continue / Restart was clicked (ui/panels/controls.py)."""
+    queue_action(_value("action"))
+
+
 def _on_full_state() -> None:
     """The "full state" switch; its value is read back when the page draws."""
 
@@ -66,11 +72,12 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
-SECTIONS = ("head", "graph", "docs", "timeline", "step", "evidence", "progress")
+SECTIONS = ("controls", "head", "graph", "docs", "timeline", "step", "evidence", "progress")
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
-(the node docs never, the evidence only when retrieval ran), so a Step re-lays out less."""
+(the controls only when one turns on or off, the node docs never, the evidence only when retrieval
+ran), so a Step re-lays out less and a focused button stays focused."""
 TEMPLATE = (
-    '<div class="rdi-root"><div data-sec="head"></div>'
+    '<div class="rdi-root"><div data-sec="controls"></div><div data-sec="head"></div>'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="docs"></div></div>'
     '<div class="rdi-right"><div data-sec="timeline"></div><div data-sec="step"></div></div></div>'
     '<div data-sec="evidence"></div><div data-sec="progress"></div></div>'
@@ -82,7 +89,7 @@ def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
     the state values shown, for the panels that stay outside (full state)."""
     sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted())
     _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
-                 on_full_state_change=_on_full_state, width="stretch")
+                 on_action_change=_on_action, on_full_state_change=_on_full_state, width="stretch")
     if browser_dot is not None:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
         st.graphviz_chart(browser_dot, width="stretch")
     return values
@@ -120,6 +127,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> Show the full state below</label>')
     sections = {
+        "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode),
         "head": head,
         "graph": graph_html(svg, dot),
         "docs": _node_docs_html(),
@@ -135,18 +143,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
     return sections, values, (dot if svg is None else None)
 
 
-CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
-                 "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts the "
-                 "same question again on a fresh thread")
-REPLAY_HELP = ("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
-               "so <b>Run</b> is off (leave replay to run live)")
-
-
 def position_html(session: DebugSession) -> str:
     seg = session.current
-    help_line = f'<p class="rdi-caption">{REPLAY_HELP if session.replay_mode else CONTROLS_HELP}</p>'
     if not seg:
-        return help_line + '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
+        return '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
     chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
     if seg.stepper.done:
         where = "finished"
@@ -154,7 +154,7 @@ def position_html(session: DebugSession) -> str:
         nxt = seg.stepper.next_nodes
         where = "paused before " + ", ".join(code(n) for n in dict.fromkeys(nxt)) + (
             f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
-    out = help_line + f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
+    out = f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
     if seg.stepper.error:
         out += (f'<div class="rdi-error">The last step failed: {esc(seg.stepper.error)}. '
                 "Press Step to retry it, or Restart.</div>")

@@ -1,6 +1,6 @@
 // The debugger's inspector: puts the HTML the server rendered for each section in place, only for
-// the sections that changed, keeps open <details> open, and turns clicks on timeline rows into a
-// one-shot "travel" trigger. Everything it shows is escaped on the server (debugger/html_view.py).
+// the sections that changed, keeps open <details> open, turns the Run / Step / Continue / Restart
+// buttons into a one-shot "action" trigger and clicks on timeline rows into a "travel" trigger. Everything it shows is escaped on the server (debugger/html_view.py).
 export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
@@ -25,6 +25,11 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     root.__wired = true;
     const travel = (el) => root.__setTrigger("travel", Number(el.dataset.travel));
     root.addEventListener("click", (e) => {
+      const button = e.target.closest("button[data-action]");
+      if (button) {
+        if (!button.disabled) root.__setTrigger("action", button.dataset.action);
+        return;
+      }
       const el = e.target.closest("[data-travel]");
       if (el) travel(el);
     });
