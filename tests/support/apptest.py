@@ -49,13 +49,19 @@ def travel_to_step(at, index: int):
     return at.run()
 
 
+def controls_shown(html: str) -> dict[str, bool]:
+    """{action: whether it can be clicked} for each Run / Step / Continue / Restart button in `html`."""
+    return {m.group(1): " disabled" not in m.group(0)
+            for m in re.finditer(r'<button[^>]*data-action="(\w+)"[^>]*>', html)}
+
+
 def control_enabled(at, action: str) -> bool:
     """Whether the inspector's Run / Step / Continue / Restart button `action` can be clicked."""
     assert action in ACTIONS, action
-    tag = re.search(rf'<button[^>]*data-action="{action}"[^>]*>', inspector_html(at))
-    if tag is None:
+    shown = controls_shown(inspector_html(at))
+    if action not in shown:
         raise AssertionError(f"the inspector shows no {action!r} button")
-    return " disabled" not in tag.group(0)
+    return shown[action]
 
 
 def press(at, action: str):
