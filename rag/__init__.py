@@ -1,23 +1,58 @@
-"""A faithful, production-grade implementation of the RAG workflow of SPEC.md on LangGraph.
+"""A faithful, production-grade implementation of the RAG workflow (docs/workflow.md) on LangGraph.
 
 Public API (stable): `run_rag_graph`, `resume_rag_from_hitl`, `build_rag_graph`, `build_resume_graph`,
 `normalize_rag_trace`, `RAG_TRACE_FIELDS`, the schemas, and `make_context` for injecting collaborators.
-"""
-from rag.api import InvalidQuestionError, SnapshotError, build_result, make_context, resume_rag_from_hitl, run_rag_graph
-from rag.context import RagContext
-from rag.graph.build import build_rag_graph, build_resume_graph
-from rag.models.base import GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput
-from rag.schemas import (
-    Chunk, ComplexityResult, EvidenceGrade, EvidenceItem, HitlResumeState, ProgressStep, RAGState, RetrievalResult,
-    RewritePlan,
-)
-from rag.settings import RagSettings, load_settings
-from rag.trace import RAG_TRACE_FIELDS, normalize_rag_trace
 
-__all__ = [
-    "run_rag_graph", "resume_rag_from_hitl", "build_rag_graph", "build_resume_graph", "normalize_rag_trace",
-    "RAG_TRACE_FIELDS", "make_context", "build_result", "RagContext", "RagSettings", "load_settings",
-    "InvalidQuestionError", "SnapshotError", "ModelRoles", "ModelCallError", "PlannerInput", "GraderInput",
-    "RewriterInput", "Chunk", "ComplexityResult", "EvidenceGrade", "EvidenceItem", "HitlResumeState",
-    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan",
-]
+The names are resolved lazily (PEP 562): `import rag` or `import rag.rules` must not pull LangGraph,
+the model clients and the retrievers in, because the app's first paint and the pure rule modules pay
+for every import they trigger. `from rag import run_rag_graph` still works as before.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "run_rag_graph": "rag.api", "resume_rag_from_hitl": "rag.api", "make_context": "rag.api",
+    "build_result": "rag.api", "InvalidQuestionError": "rag.api", "SnapshotError": "rag.api",
+    "RagContext": "rag.context",
+    "build_rag_graph": "rag.graph.build", "build_resume_graph": "rag.graph.build",
+    "GraderInput": "rag.models.base", "ModelCallError": "rag.models.base", "ModelRoles": "rag.models.base",
+    "PlannerInput": "rag.models.base", "RewriterInput": "rag.models.base",
+    "Chunk": "rag.schemas", "ComplexityResult": "rag.schemas", "EvidenceGrade": "rag.schemas",
+    "EvidenceItem": "rag.schemas", "HitlResumeState": "rag.schemas", "ProgressStep": "rag.schemas",
+    "RAGState": "rag.schemas", "RetrievalResult": "rag.schemas", "RewritePlan": "rag.schemas",
+    "RagSettings": "rag.settings", "load_settings": "rag.settings",
+    "RAG_TRACE_FIELDS": "rag.trace", "normalize_rag_trace": "rag.trace",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rag' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # static checkers and IDEs see the real names
+    from rag.api import (
+        InvalidQuestionError, SnapshotError, build_result, make_context, resume_rag_from_hitl, run_rag_graph,
+    )
+    from rag.context import RagContext
+    from rag.graph.build import build_rag_graph, build_resume_graph
+    from rag.models.base import GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput
+    from rag.schemas import (
+        Chunk, ComplexityResult, EvidenceGrade, EvidenceItem, HitlResumeState, ProgressStep, RAGState,
+        RetrievalResult, RewritePlan,
+    )
+    from rag.settings import RagSettings, load_settings
+    from rag.trace import RAG_TRACE_FIELDS, normalize_rag_trace

@@ -16,10 +16,7 @@ from rag.retrieval.base import Retriever
 from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot
 from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
-
-
-class InvalidQuestionError(ValueError):
-    """An empty or oversized question (or HITL answer)."""
+from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
 
 
 _graphs: dict[str, Any] = {}

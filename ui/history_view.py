@@ -64,17 +64,18 @@ def run_label(info: RunInfo) -> str:
 # ----- actions (pure enough to test without Streamlit) ---------------------------------------
 
 def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
-    """Import an uploaded export; every problem is a ValueError with a readable message."""
+    """Import an uploaded export; every problem is a UserInputError with a readable message."""
+    from rag.errors import UserFixableError, UserInputError
     from rag.runs.export import import_run
 
     if not data:
-        raise ValueError(f"{name} is empty; choose a run export (.json) made by this app")
+        raise UserInputError(f"{name} is empty; choose a run export (.json) made by this app")
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(f"{name} is {len(data) / 1e6:.0f} MB; a run export is far smaller — is it the right file?")
+        raise UserInputError(f"{name} is {len(data) / 1e6:.0f} MB; a run export is far smaller — is it the right file?")
     try:
         return import_run(bytes(data), history)
-    except ValueError as exc:  # RunImportError and friends: already readable
-        raise ValueError(f"{name} was not imported: {friendly(exc)}") from None
+    except UserFixableError as exc:  # RunImportError and friends: already readable
+        raise UserInputError(f"{name} was not imported: {friendly(exc)}") from None
 
 
 def export_text(history: RunHistory, run_id: str) -> str:

@@ -30,14 +30,11 @@ from rag.graph.build import FANOUT_EDGES, build_rag_graph, build_resume_graph, n
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
+from rag.errors import UserInputError  # noqa: F401 - re-exported from its old home
 
 log = logging.getLogger("rag_debugger.session")
 
 REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
-
-
-class UserInputError(ValueError):
-    """Something the user typed or uploaded is not usable; the message says what to change."""
 
 
 _graph_lock = threading.Lock()

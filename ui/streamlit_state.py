@@ -6,13 +6,16 @@ written to disk, never logged, never shown back.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from rag.settings import RagSettings
-from ui.session import DebugSession, UserInputError
+from rag.errors import UserFixableError
+
+if TYPE_CHECKING:
+    from ui.session import DebugSession
 
 log = logging.getLogger("rag_debugger.ui")
 
@@ -38,6 +41,8 @@ def current_settings() -> RagSettings:
 def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
+        from ui.session import DebugSession  # LangGraph and the engine load here, after the first paint
+
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         st.session_state[SESSION_KEY] = session
     return session
@@ -94,17 +99,15 @@ def show_flash() -> None:
 
 
 def guarded(fn: Callable, *args, **kwargs) -> Any:
-    """Run a UI action; user errors become a message, unexpected errors a short apology. Never a
-    traceback in the browser (the full error goes to the server log)."""
+    """Run a UI action; user errors (`rag.errors.UserFixableError`) become a message, anything else
+    a short apology with the full traceback in the server log. Never a traceback in the browser."""
     try:
         return fn(*args, **kwargs)
     except ScriptControlException:
         raise
-    except UserInputError as exc:
-        flash("warning", str(exc))
-    except ValueError as exc:
+    except UserFixableError as exc:  # the project's "you can fix this" errors, and only those
         flash("warning", friendly(exc))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a defect (even a ValueError deep in a library): log it
         log.exception("UI action failed")
         flash("error", f"Something went wrong: {friendly(exc)}. The run was kept; you can restart it.")
     return None

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
+from rag.errors import BadFile  # noqa: F401 - re-exported from its old home
 
 SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
-
-
-class BadFile(Exception):
-    """The file is skipped; the message is the reason shown to the user."""
 
 
 def _decode(data: bytes) -> str:

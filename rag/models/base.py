@@ -12,6 +12,7 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
+from rag.errors import ModelCallError  # noqa: F401 - re-exported from its old home
 
 
 class PlannerInput(BaseModel):
@@ -57,15 +58,6 @@ class ModelRoles:
     rewriter: Runnable  # RewriterInput -> RewritePlan
     provider: str = "custom"
     prompt_version: Optional[str] = None
-
-
-class ModelCallError(RuntimeError):
-    """A model role failed (timeout, HTTP error, invalid structured output). Carries a short,
-    key-free `kind` the graph records in the trace when it degrades."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
 
 
 __all__ = [

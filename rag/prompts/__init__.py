@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from pydantic import BaseModel
+from rag.errors import PromptTemplateError  # noqa: F401 - re-exported from its old home
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
 ROLES = ("planner", "grader", "rewriter")
@@ -26,10 +27,6 @@ ALLOWED_VARIABLES: dict[str, frozenset[str]] = {
     "grader": frozenset({"question", "context", "is_sub_agent", "rewrite_count"}),
     "rewriter": frozenset({"question", "context", "grade_reason"}),
 }
-
-
-class PromptTemplateError(ValueError):
-    """A template that would fail or silently lose input at run time."""
 
 
 class PromptSet(BaseModel):

@@ -27,6 +27,7 @@ from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, val
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
+from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
 
 Role = Literal["planner", "grader", "rewriter"]
 RolesFactory = Callable[[PromptSet], ModelRoles]
@@ -38,10 +39,6 @@ FORK_NODES: dict[str, str] = {
     "rewriter": "rewrite_question",
 }
 REWRITE_TRACE_FIELDS = ("rewrite_method", "rewritten_query", "step_back_question", "hyde_document", "rewrite_error")
-
-
-class ForkNotReachedError(ValueError):
-    """The question's run never reaches the node that uses the role's prompt."""
 
 
 class VariantResult(BaseModel):

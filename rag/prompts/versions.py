@@ -28,6 +28,7 @@ from typing import Optional
 from pydantic import BaseModel, ValidationError
 
 from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prompts, validate_template
+from rag.errors import PromptVersionError, UnknownPromptVersionError  # noqa: F401 - re-exported from its old home
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +42,6 @@ FORMAT_VERSION = 1
 RESERVED_NAMES = frozenset({"default", "active"})
 MAX_NOTE_CHARS = 200
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-class PromptVersionError(ValueError):
-    """A bad version name, a version file that is broken, or a template that fails validation."""
-
-
-class UnknownPromptVersionError(PromptVersionError, LookupError):
-    """No saved version of that name."""
 
 
 class PromptVersionInfo(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Optional
 from pydantic import ValidationError
 
 from rag.schemas import HitlResumeState
+from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -78,10 +79,6 @@ def build_hitl_resume_state(state: Mapping[str, Any]) -> Optional[HitlResumeStat
         complexity_reason=state.get("complexity_reason"),
         sub_questions=list(state.get("sub_questions") or []),
     )
-
-
-class SnapshotError(ValueError):
-    """A resume snapshot that is tampered, foreign or incomplete. The message names the bad field."""
 
 
 def parse_snapshot(snapshot: Any) -> HitlResumeState:

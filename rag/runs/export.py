@@ -27,6 +27,7 @@ from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
 from rag.trace import normalize_rag_trace
+from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
 
 FORMAT = "rag-debugger-run"
 FORMAT_VERSION = 1
@@ -35,10 +36,6 @@ DEMO_RUNS_DIR = DATA_DIR / "demo_runs"
 #: How the RAG state is diffed in a replay (same as a live RAG session).
 APPEND_FIELDS = ("sub_results",)
 NESTED_FIELDS = ("rag_trace",)
-
-
-class RunImportError(ValueError):
-    """A file that is not a run export, is broken, or was modified after export."""
 
 
 class RunDocument(BaseModel):

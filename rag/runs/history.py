@@ -30,6 +30,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel, Field
 
 from rag.schemas import ProgressStep
+from rag.errors import UnknownRunError  # noqa: F401 - re-exported from its old home
 
 RunKind = Literal["main", "resume"]
 RunStatus = Literal["running", "done", "error"]
@@ -64,13 +65,6 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
 """
-
-
-class UnknownRunError(LookupError):
-    """No run with that id in this history."""
-
-    def __str__(self) -> str:  # LookupError would quote the message like a key
-        return str(self.args[0]) if self.args else "unknown run"
 
 
 class RunInfo(BaseModel):

@@ -25,8 +25,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0):
-    """`streamlit run` on a loopback port; yields the base URL; always stops the server."""
+def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0, poll_s: float = 0.2):
+    """`streamlit run` on a loopback port; yields the base URL; always stops the server. `poll_s` is how
+    often health is asked (the startup benchmark polls finely so the poll does not blur its figure)."""
     port = free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
@@ -49,7 +50,7 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
                 raise RuntimeError(f"streamlit exited early: {proc.stdout.read().decode(errors='replace')[-2000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError("streamlit did not become healthy in time")
-            time.sleep(0.2)
+            time.sleep(poll_s)
         yield url
     finally:
         proc.terminate()

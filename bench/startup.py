@@ -1,0 +1,110 @@
+"""The first seconds a user sees, in a real browser, as ratios against baselines measured in the same run.
+
+Two figures:
+
+- **cold start**: from `streamlit run` being launched to the page's heading in Chromium, for the app
+  (the debugger is its default page) against a one-line Streamlit app (`bench/hello_app.py`). Both
+  start as new processes in turns (`--rounds`), so a drift in the machine's load hits both.
+- **first click**: on a freshly started app, the first demo question from its button to the evidence
+  (the demo click, then Step until retrieval has run), against the same for a second demo question
+  in a new browser session of the same server. The first pays for whatever the app loads lazily
+  (the tokenizer's dictionary, the embedder, the compiled graph) unless it was warmed up after the
+  first paint.
+
+    python -m bench.startup [--rounds 3]
+
+Ends with `cold_start_vs_hello: X` and `first_vs_second_click: Y` (medians over the rounds).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+
+HEADING = "h1"
+DEBUGGER_POSITION = ".rdi-position"
+DEBUGGER_STEP = 'button[data-action="step"]'
+PAUSED_AT_START = "0 steps · paused before"
+SIMPLE_ROUTES = ("answer",)
+
+
+def _time_to_heading(script: Path, text: str, env: dict) -> float:
+    """Launch → heading visible. The clock starts before the process is spawned."""
+    start = time.perf_counter()
+    with streamlit_server(script, env=env, poll_s=0.02) as url, chromium_page() as page:
+        page.goto(url)
+        page.locator(HEADING, has_text=text).first.wait_for(timeout=60_000)
+        return time.perf_counter() - start
+
+
+def measure_cold_start(rounds: int) -> tuple[list[float], list[float]]:
+    hello: list[float] = []
+    app: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"RAG_HISTORY_DB": str(Path(tmp) / "history.db")}
+        for _ in range(rounds):
+            hello.append(_time_to_heading(ROOT / "bench" / "hello_app.py", "Hello", env))
+            app.append(_time_to_heading(ROOT / "app.py", "Step debugger", env))
+    return hello, app
+
+
+def _to_evidence(page, url: str, demo_id: str) -> float:
+    """Demo button → paused → Step → Step (classification, then the first retrieval)."""
+    page.goto(url)
+    wait_idle(page)
+    button = page.locator(f".st-key-demo_{demo_id} button").first
+    button.wait_for(timeout=60_000)
+    start = time.perf_counter()
+    button.click()
+    page.get_by_text(PAUSED_AT_START).first.wait_for(timeout=60_000)
+    step = page.locator(DEBUGGER_STEP).first
+    for n in (1, 2):
+        step.click()
+        page.wait_for_function(
+            "([sel, want]) => [...document.querySelectorAll(sel)].some(e => e.textContent.includes(want))",
+            arg=[DEBUGGER_POSITION, f"{n} step"], timeout=60_000, polling="raf")
+    elapsed = time.perf_counter() - start
+    wait_idle(page)
+    return elapsed
+
+
+def measure_first_click(rounds: int) -> tuple[list[float], list[float]]:
+    from rag.demo import load_demo_questions
+
+    simple = [d for d in load_demo_questions() if d.expected_route in SIMPLE_ROUTES]
+    first_demo, second_demo = simple[0], simple[1]
+    first: list[float] = []
+    second: list[float] = []
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as tmp, \
+                streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "h.db")}) as url:
+            with chromium_page() as page:
+                first.append(_to_evidence(page, url, first_demo.id))
+            with chromium_page() as page:
+                second.append(_to_evidence(page, url, second_demo.id))
+    return first, second
+
+
+def main(argv=None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    hello, app = measure_cold_start(args.rounds)
+    first, second = measure_first_click(args.rounds)
+    h, a = statistics.median(hello), statistics.median(app)
+    f, s = statistics.median(first), statistics.median(second)
+    print(f"cold start, one-line app (bench/hello_app.py): median {h * 1000:.0f} ms over {len(hello)} starts")
+    print(f"cold start, the app (debugger heading):       median {a * 1000:.0f} ms over {len(app)} starts")
+    print(f"first demo question to evidence:              median {f * 1000:.0f} ms over {len(first)} runs")
+    print(f"second demo question to evidence:             median {s * 1000:.0f} ms over {len(second)} runs")
+    print(f"cold_start_vs_hello: {a / h:.2f}")
+    print(f"first_vs_second_click: {f / s:.2f}")
+    return {"cold_start_vs_hello": a / h, "first_vs_second_click": f / s}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Every error the project raises on purpose, in one tree (the way httpx keeps its own in one module).
+
+    RagError
+    ├── UserFixableError (also a ValueError): the message tells a person what to change
+    │   ├── InvalidQuestionError      empty, oversized or malformed question / HITL answer
+    │   ├── SnapshotError             a resume snapshot that is tampered, foreign or incomplete
+    │   ├── PromptTemplateError       a template that would fail or silently lose input
+    │   ├── PromptVersionError        a bad version name or a broken version file
+    │   │   └── UnknownPromptVersionError (also a LookupError)
+    │   ├── ForkNotReachedError       the run never reaches the node the prompt belongs to
+    │   ├── RunImportError            a file that is not a run export, is broken or was modified
+    │   ├── UnknownRunError (also a LookupError)  no run with that id in the history
+    │   ├── UserInputError            anything else typed or uploaded in the app that is unusable
+    │   └── BadFile                   a knowledge-base file that ingestion skips, with the reason
+    └── ModelCallError (also a RuntimeError): a model role failed; the graph degrades and records `kind`
+
+Why one tree: the app's error guard shows a `UserFixableError` as a plain warning and treats anything
+else as a defect (logged with its traceback), so a bug that happens to be a `ValueError` inside a
+library is no longer mistaken for bad input. The old import paths (`rag.api.InvalidQuestionError`,
+`rag.rules.hitl.SnapshotError`, ...) re-export these classes. `debugger/` keeps its own small tree
+because it must not import `rag/`.
+
+This module imports nothing from the project, so anything may import it.
+"""
+from __future__ import annotations
+
+
+class RagError(Exception):
+    """Base of every error the project raises on purpose."""
+
+
+class UserFixableError(RagError, ValueError):
+    """The input is at fault and the message says what to change; shown to the user as is."""
+
+
+class InvalidQuestionError(UserFixableError):
+    """An empty, oversized or malformed question (or HITL answer)."""
+
+
+class SnapshotError(UserFixableError):
+    """A resume snapshot that is tampered, foreign or incomplete. The message names the bad field."""
+
+
+class PromptTemplateError(UserFixableError):
+    """A template that would fail or silently lose input at run time."""
+
+
+class PromptVersionError(UserFixableError):
+    """A bad version name, a version file that is broken, or a template that fails validation."""
+
+
+class UnknownPromptVersionError(PromptVersionError, LookupError):
+    """No saved version of that name."""
+
+
+class ForkNotReachedError(UserFixableError):
+    """The question's run never reaches the node that uses the role's prompt."""
+
+
+class RunImportError(UserFixableError):
+    """A file that is not a run export, is broken, or was modified after export."""
+
+
+class UnknownRunError(UserFixableError, LookupError):
+    """No run with that id in this history."""
+
+    def __str__(self) -> str:  # LookupError would quote the message like a key
+        return str(self.args[0]) if self.args else "unknown run"
+
+
+class UserInputError(UserFixableError):
+    """Something the user typed or uploaded is not usable; the message says what to change."""
+
+
+class BadFile(UserFixableError):
+    """A knowledge-base file is skipped; the message is the reason shown to the user."""
+
+
+class ModelCallError(RagError, RuntimeError):
+    """A model role failed (timeout, HTTP error, invalid structured output). Carries a short,
+    key-free `kind` the graph records in the trace when it degrades."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+__all__ = [
+    "RagError", "UserFixableError", "InvalidQuestionError", "SnapshotError", "PromptTemplateError",
+    "PromptVersionError", "UnknownPromptVersionError", "ForkNotReachedError", "RunImportError",
+    "UnknownRunError", "UserInputError", "BadFile", "ModelCallError",
+]

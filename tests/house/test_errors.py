@@ -1,0 +1,79 @@
+"""One error tree: every error the project raises on purpose descends from RagError, the ones a
+person can fix from UserFixableError, the old import paths still work, and the app's guard tells
+a user's mistake from a defect."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import rag.errors as errors
+
+
+OLD_HOMES = [
+    ("rag.api", "InvalidQuestionError"), ("rag", "InvalidQuestionError"), ("rag", "SnapshotError"),
+    ("rag.rules.hitl", "SnapshotError"), ("rag.models.base", "ModelCallError"), ("rag", "ModelCallError"),
+    ("rag.ingest.loaders", "BadFile"), ("rag.prompts", "PromptTemplateError"),
+    ("rag.prompts.versions", "PromptVersionError"), ("rag.prompts.versions", "UnknownPromptVersionError"),
+    ("rag.prompts.playground", "ForkNotReachedError"), ("rag.runs.history", "UnknownRunError"),
+    ("rag.runs.export", "RunImportError"), ("ui.session", "UserInputError"),
+]
+
+
+@pytest.mark.parametrize("module, name", OLD_HOMES)
+def test_old_import_paths_name_the_same_class(module, name):
+    import importlib
+
+    assert getattr(importlib.import_module(module), name) is getattr(errors, name)
+
+
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError")])
+def test_input_errors_are_user_fixable_value_errors(name):
+    cls = getattr(errors, name)
+    assert issubclass(cls, errors.UserFixableError)
+    assert issubclass(cls, ValueError)  # callers that caught ValueError before still do
+    assert issubclass(cls, errors.RagError)
+
+
+def test_model_errors_are_not_the_users_to_fix():
+    exc = errors.ModelCallError("timeout", "the grader did not answer in 30 s")
+    assert isinstance(exc, errors.RagError) and isinstance(exc, RuntimeError)
+    assert not isinstance(exc, errors.UserFixableError)
+    assert exc.kind == "timeout"
+
+
+def test_lookup_errors_read_as_sentences():
+    assert str(errors.UnknownRunError("no run abc in this history")) == "no run abc in this history"
+    assert issubclass(errors.UnknownPromptVersionError, LookupError)
+
+
+def _flashed(monkeypatch):
+    import ui.streamlit_state as state
+
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setattr(state, "flash", lambda kind, message: seen.append((kind, message)))
+    return state, seen
+
+
+def test_guard_shows_a_users_mistake_as_a_warning_without_logging_it(monkeypatch, caplog):
+    state, seen = _flashed(monkeypatch)
+
+    def bad_question():
+        raise errors.InvalidQuestionError("the question is empty")
+
+    with caplog.at_level(logging.ERROR, logger="rag_debugger.ui"):
+        assert state.guarded(bad_question) is None
+    assert seen == [("warning", "the question is empty")]
+    assert not caplog.records
+
+
+def test_guard_logs_an_unexpected_value_error_with_its_traceback(monkeypatch, caplog):
+    state, seen = _flashed(monkeypatch)
+
+    def library_bug():
+        raise ValueError("invalid literal for int() with base 10: 'x'")
+
+    with caplog.at_level(logging.ERROR, logger="rag_debugger.ui"):
+        assert state.guarded(library_bug) is None
+    assert seen and seen[0][0] == "error"  # an apology, not a "fix your input" warning
+    assert [r for r in caplog.records if r.exc_info and r.exc_info[0] is ValueError]
