@@ -27,7 +27,13 @@ _EXPORTS: dict[str, str] = {
     "RAG_TRACE_FIELDS": "rag.trace", "normalize_rag_trace": "rag.trace",
 }
 
-__all__ = list(_EXPORTS)
+__all__ = [
+    "run_rag_graph", "resume_rag_from_hitl", "build_rag_graph", "build_resume_graph", "normalize_rag_trace",
+    "RAG_TRACE_FIELDS", "make_context", "build_result", "RagContext", "RagSettings", "load_settings",
+    "InvalidQuestionError", "SnapshotError", "ModelRoles", "ModelCallError", "PlannerInput", "GraderInput",
+    "RewriterInput", "Chunk", "ComplexityResult", "EvidenceGrade", "EvidenceItem", "HitlResumeState",
+    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -6,11 +6,10 @@ a tampered snapshot is a clear `ValueError`, never a crash deep in the graph.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Mapping, Optional
 
 from rag.context import ProgressSink, RagContext
-from rag.graph.build import build_rag_graph, build_resume_graph
+from rag.graph.build import compiled_graph
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
 from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot
@@ -19,16 +18,9 @@ from rag.trace import normalize_rag_trace
 from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
 
 
-_graphs: dict[str, Any] = {}
-_graphs_lock = threading.Lock()
-
-
 def _compiled(kind: str):
-    """The checkpointer-less graphs for plain runs, compiled once per process."""
-    with _graphs_lock:
-        if kind not in _graphs:
-            _graphs[kind] = build_rag_graph() if kind == "main" else build_resume_graph()
-        return _graphs[kind]
+    """The checkpointer-less graphs for plain runs, from the one registry."""
+    return compiled_graph(kind)
 
 
 def validate_text(text: Any, *, what: str, limit: int) -> str:

@@ -213,7 +213,8 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
 
 
 def render_page() -> None:
-    st.title("🪜 Step debugger")
+    """The page body below its heading (pages/debugger.py draws the heading before this module's
+    imports, so the first paint does not wait for LangGraph)."""
     session = get_session()
     render_question(session)
     workbench()

@@ -26,7 +26,7 @@ from debugger import GraphStepper, StepRecord, graph_to_dot
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
-from rag.graph.build import FANOUT_EDGES, build_rag_graph, build_resume_graph, node_docs
+from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
@@ -37,31 +37,25 @@ log = logging.getLogger("rag_debugger.session")
 REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
 
 
-_graph_lock = threading.Lock()
-_graphs: dict[str, Any] = {}
-
-
 def shared_graph(kind: str, checkpointer: Any = None) -> Any:
     """Compiled graphs with a checkpointer, shared by every session of this process (threads keep
-    sessions apart). `kind` is "main" or "resume"."""
-    key = f"{kind}:{id(checkpointer)}"
-    with _graph_lock:
-        if key not in _graphs:
-            saver = checkpointer or _default_saver()
-            _graphs[key] = build_rag_graph(saver) if kind == "main" else build_resume_graph(saver)
-        return _graphs[key]
+    sessions apart), from the one registry (`rag.graph.build.compiled_graph`). `kind` is "main" or
+    "resume"; without a checkpointer, a process-wide in-memory one."""
+    return compiled_graph(kind, checkpointer or _default_saver())
 
 
 _saver = None
+_saver_lock = threading.Lock()
 
 
 def _default_saver():
     global _saver
-    if _saver is None:
-        from langgraph.checkpoint.memory import InMemorySaver
+    with _saver_lock:
+        if _saver is None:
+            from langgraph.checkpoint.memory import InMemorySaver
 
-        _saver = InMemorySaver()
-    return _saver
+            _saver = InMemorySaver()
+        return _saver
 
 
 _NODE_DOCS = node_docs()

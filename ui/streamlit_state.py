@@ -144,3 +144,15 @@ def run_page(render: Callable[[], Any]) -> None:
     page_frame()
     provider_banner()
     guarded_page(render)
+    warm_up_after_paint()
+
+
+def warm_up_after_paint() -> None:
+    """Load the tokenizer, the indexes, the embedder and the graphs in the background once the page
+    is drawn, so the first click does not pay for them (`rag.warmup`)."""
+    try:
+        from rag.warmup import start_warm_up
+
+        start_warm_up(current_settings(), shared_checkpointer())
+    except Exception:  # noqa: BLE001 - an optimisation only
+        log.warning("could not start the warm-up", exc_info=True)

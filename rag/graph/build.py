@@ -3,10 +3,18 @@
 
 The graphs are compiled WITHOUT breakpoints: the debugger pauses per call with
 `interrupt_before="*"`, so one compiled graph serves normal runs and stepping.
+
+`compiled_graph(kind, checkpointer)` is the one registry every caller uses (the API, the app's
+sessions, the run history, replay, the playground): a graph is compiled once per checkpointer and
+shared, because compiling costs milliseconds per call and the debugger draws a graph's topology once
+per compiled object. `build_rag_graph` / `build_resume_graph` stay public for people who embed the
+pipeline and want their own compiled object.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+import threading
+import weakref
+from typing import Any, Literal, Optional
 
 from langgraph.graph import END, START, StateGraph
 
@@ -69,3 +77,38 @@ def node_docs() -> dict[str, str]:
         fn = getattr(nodes, name)
         out[name] = (fn.__doc__ or "").strip()
     return out
+
+
+GraphKind = Literal["main", "resume"]
+_BUILDERS = {"main": build_rag_graph, "resume": build_resume_graph}
+_registry_lock = threading.Lock()
+_without_saver: dict[str, Any] = {}
+_by_saver_fallback: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+_SLOT = "_rag_compiled_graphs"
+
+
+def _slot(checkpointer: Any) -> dict[str, Any]:
+    """The per-checkpointer cache. It lives on the checkpointer itself, so the graphs go away with
+    it (a graph holds its checkpointer: a dict keyed by the checkpointer would keep both alive)."""
+    if checkpointer is None:
+        return _without_saver
+    slot = getattr(checkpointer, _SLOT, None)
+    if slot is None:
+        try:
+            slot = {}
+            setattr(checkpointer, _SLOT, slot)
+        except (AttributeError, TypeError):  # a saver with __slots__: a weak map, kept alive by its graphs
+            slot = _by_saver_fallback.setdefault(checkpointer, {})
+    return slot
+
+
+def compiled_graph(kind: GraphKind = "main", checkpointer: Optional[Any] = None) -> Any:
+    """The compiled main or resume graph for this checkpointer (None: no persistence), compiled once
+    and shared by every caller that passes the same checkpointer."""
+    if kind not in _BUILDERS:
+        raise ValueError(f"unknown graph kind {kind!r}; expected main or resume")
+    with _registry_lock:
+        slot = _slot(checkpointer)
+        if kind not in slot:
+            slot[kind] = _BUILDERS[kind](checkpointer)
+        return slot[kind]

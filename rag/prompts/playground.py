@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
-from rag.graph.build import build_rag_graph
+from rag.graph.build import compiled_graph
 from rag.models.base import ModelRoles
 from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, validate_template
 from rag.retrieval.base import Retriever
@@ -121,9 +121,9 @@ def _resolve_checkpointer(history_or_checkpointer: Any) -> tuple[Any, Any]:
     """(checkpointer, compiled main graph) for a RunHistory, a saver, or nothing (in memory)."""
     if history_or_checkpointer is None:
         saver = InMemorySaver()
-        return saver, build_rag_graph(checkpointer=saver)
+        return saver, compiled_graph("main", saver)
     if isinstance(history_or_checkpointer, BaseCheckpointSaver):
-        return history_or_checkpointer, build_rag_graph(checkpointer=history_or_checkpointer)
+        return history_or_checkpointer, compiled_graph("main", history_or_checkpointer)
     if hasattr(history_or_checkpointer, "checkpointer") and hasattr(history_or_checkpointer, "graph"):
         return history_or_checkpointer.checkpointer, history_or_checkpointer.graph("main")
     raise TypeError("history_or_checkpointer must be a RunHistory, a LangGraph checkpointer or None")

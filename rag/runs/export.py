@@ -282,9 +282,9 @@ def open_replay(history: RunHistory, run_id: str, *, with_graph: bool = True) ->
     info = history.get_run(run_id)
     graph = None
     if with_graph:
-        from rag.graph.build import build_rag_graph, build_resume_graph
+        from rag.graph.build import compiled_graph
 
-        graph = build_rag_graph() if info.kind == "main" else build_resume_graph()  # structure only
+        graph = compiled_graph(info.kind)  # structure only: nothing runs in a replay
     stored = history.get_document(run_id) if info.origin == "imported" else None
     doc = stored if stored is not None else export_run(history, run_id)
     return replay_from_document(doc, graph=graph)

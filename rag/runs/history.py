@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-import threading
 import time
 import uuid
 from datetime import datetime, timezone
@@ -126,8 +125,6 @@ class RunHistory:
             Path(self.db_path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.db_path, check_same_thread=False)
         self._saver = SqliteSaver(self._conn)
-        self._graphs: dict[str, Any] = {}
-        self._graphs_lock = threading.Lock()
         self._closed = False
         with self._saver.cursor() as cur:  # also runs the saver's own setup (WAL, its tables)
             cur.executescript(_SCHEMA)
@@ -139,16 +136,10 @@ class RunHistory:
         return self._saver
 
     def graph(self, kind: RunKind = "main"):
-        """The main or resume graph compiled with this history's checkpointer (once per history)."""
-        if kind not in ("main", "resume"):
-            raise ValueError(f"unknown graph kind {kind!r}; expected main or resume")
-        with self._graphs_lock:
-            if kind not in self._graphs:
-                from rag.graph.build import build_rag_graph, build_resume_graph
+        """The main or resume graph compiled with this history's checkpointer (once, in the registry)."""
+        from rag.graph.build import compiled_graph
 
-                build = build_rag_graph if kind == "main" else build_resume_graph
-                self._graphs[kind] = build(checkpointer=self._saver)
-            return self._graphs[kind]
+        return compiled_graph(kind, self._saver)
 
     def close(self) -> None:
         if not self._closed:
