@@ -21,6 +21,7 @@ from debugger.graph_view import (
     node_docs,
     orphan_nodes,
 )
+from debugger.protocol import Stepper
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 from debugger.stepper import GraphStepper, StepperError, describe_error
 from debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows
@@ -33,6 +34,7 @@ __all__ = [
     "GraphStepper",
     "LaneRecord",
     "StepRecord",
+    "Stepper",
     "StepperError",
     "TimelineEntry",
     "build_timeline",

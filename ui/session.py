@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from debugger import GraphStepper, StepRecord, graph_to_dot
+from debugger import GraphStepper, StepRecord, Stepper, graph_to_dot
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -86,7 +86,7 @@ class Segment:
     """One stepped run: the main graph, or the resume graph after a HITL answer."""
 
     kind: str  # "main" | "resume"
-    stepper: Any  # GraphStepper (live) or debugger.replay.ReplayStepper (replay)
+    stepper: Stepper  # GraphStepper (live), ReplayStepper (replay), or any other implementation
     ctx: Optional[RagContext]  # None in replay: nothing runs
     label: str
     answer: Optional[str] = None

@@ -27,3 +27,18 @@ def test_no_source_file_mentions_the_rag_package():
 def test_public_names_are_exported():
     for name in debugger.__all__:
         assert hasattr(debugger, name), name
+
+
+def test_both_steppers_fit_the_protocol_the_ui_depends_on():
+    from debugger import GraphStepper, Stepper
+    from debugger.replay import ReplayStepper
+    from tests.debugger.toy_graphs import linear_graph
+
+    live = GraphStepper(linear_graph())
+    assert isinstance(live, Stepper)
+    live.start({"n": 0})
+    live.run_to_end()
+    assert live.done and live.current_values()["n"] == 3 and live.state_at(0)["n"] == 1
+    recorded = ReplayStepper([{"checkpoint_id": "c1", "values": {"n": 1}, "next": []}])
+    assert isinstance(recorded, Stepper)
+    assert not isinstance(object(), Stepper)

@@ -1,0 +1,62 @@
+"""The seam between a debugger UI and whatever moves through a run: `Stepper`.
+
+Like LangGraph's `BaseCheckpointSaver`, the UI depends on this protocol, not on a class. Two
+implementations ship: `GraphStepper` (a live compiled graph, one superstep per `step()`) and
+`ReplayStepper` (a recording, nothing executes). Anything else that satisfies it, a stepper over
+your own graph runtime or a scripted one in a test, plugs into the same UI.
+
+The members are what a step debugger needs and nothing more: move (start, step, run to the end,
+restart), read (the steps so far, the state now, the state at any step, what runs next) and report
+(done, error). `runtime_checkable` so a test can assert an object fits.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, runtime_checkable
+
+from debugger.records import CheckpointInfo, StepRecord
+
+
+@runtime_checkable
+class Stepper(Protocol):
+    graph: Any
+    """The compiled graph being stepped, for drawing (None: a recording opened without one)."""
+    thread_id: str
+    steps: list[StepRecord]
+    """The steps taken so far, oldest first."""
+    error: Optional[str]
+    """A one-line message when the last step failed, else None."""
+
+    @property
+    def started(self) -> bool: ...
+
+    @property
+    def done(self) -> bool:
+        """True when nothing is left to run."""
+
+    @property
+    def next_nodes(self) -> tuple[str, ...]:
+        """The nodes the next step runs (empty when done)."""
+
+    @property
+    def nodes_run(self) -> tuple[str, ...]: ...
+
+    @property
+    def checkpoints(self) -> list[CheckpointInfo]: ...
+
+    def start(self, input: Any) -> None: ...
+
+    def step(self) -> StepRecord: ...
+
+    def run_to_end(self, max_steps: int = 200) -> list[StepRecord]: ...
+
+    def restart(self, input: Any = None) -> None: ...
+
+    def current_values(self) -> dict[str, Any]: ...
+
+    def state_at(self, ref: int | str) -> dict[str, Any]:
+        """The state at step `ref` (an index) or a checkpoint id; reads, never runs."""
+
+    def to_dot(self, **kwargs: Any) -> str: ...
+
+
+__all__ = ["Stepper"]
