@@ -1,7 +1,7 @@
 """The prompt playground: edit one role's prompt (variant B), run A and B from the same checkpoint,
 compare outcomes side by side; save, load, compare and activate prompt versions.
 
-Why the fork matters to the page: `rag.prompts.playground.run_ab` runs everything upstream of the role's
+Why the fork matters to the page: `rag.playground.run_ab` runs everything upstream of the role's
 node once and starts both variants from that one checkpoint, so any difference shown here comes
 from the prompt, not from retrieval or another model call.
 
@@ -24,7 +24,7 @@ from rag.prompts import (
     PromptTemplateError,
     validate_template,
 )
-from rag.prompts.playground import FORK_NODES, ABResult, VariantResult, run_ab
+from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
 

@@ -15,7 +15,7 @@ OLD_HOMES = [
     ("rag.rules.hitl", "SnapshotError"), ("rag.models.base", "ModelCallError"), ("rag", "ModelCallError"),
     ("rag.ingest.loaders", "BadFile"), ("rag.prompts", "PromptTemplateError"),
     ("rag.prompts.versions", "PromptVersionError"), ("rag.prompts.versions", "UnknownPromptVersionError"),
-    ("rag.prompts.playground", "ForkNotReachedError"), ("rag.runs.history", "UnknownRunError"),
+    ("rag.playground", "ForkNotReachedError"), ("rag.runs.history", "UnknownRunError"),
     ("rag.runs.export", "RunImportError"), ("ui.session", "UserInputError"),
 ]
 

@@ -35,7 +35,7 @@ def test_two_callers_with_the_same_checkpointer_share_one_compiled_graph(tmp_pat
 
     from rag.api import _compiled
     from rag.graph.build import compiled_graph
-    from rag.prompts.playground import _resolve_checkpointer
+    from rag.playground.ab_fork import _resolve_checkpointer
     from rag.runs.history import RunHistory
     from ui.session import shared_graph
 

@@ -1,0 +1,102 @@
+"""Imports run downward. Each module belongs to a layer; it may import its own layer and the layers
+below, never one above. Function-level imports count too: a lazy import is still a dependency.
+
+The layers, lowest first, and why they sit where they do:
+- foundations: the error tree, the data contracts, settings, the trace protocol (import nothing of ours);
+- rules: the workflow's pure rules (routing, fast path, HITL, synthesis), tested as tables;
+- prompts: the templates and their saved versions;
+- knowledge: ingestion and retrieval, one layer because ingestion writes the store retrieval reads
+  and both use the same paths, tokenizer and embedder;
+- models: the planner, grader and rewriter roles (offline rules or an OpenAI-compatible endpoint);
+- context: what one request carries to the nodes (settings, retriever, roles, progress sink);
+- graph: the nodes and the compiled graphs;
+- api: the public entry points, the warm-up, the demo questions;
+- runs: recording, history, export and replay of runs;
+- playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
+- app: the Streamlit pages and panels (`ui`, `pages`, `app.py`).
+`debugger` is beside all of this: it must not import any of ours (tests/debugger/test_package.py).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.support.browser import ROOT
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings")),
+    ("rules", ("rag.rules",)),
+    ("prompts", ("rag.prompts",)),
+    ("knowledge", ("rag.ingest", "rag.retrieval")),
+    ("models", ("rag.models",)),
+    ("context", ("rag.context",)),
+    ("graph", ("rag.graph",)),
+    ("api", ("rag.api", "rag.warmup", "rag.demo", "rag")),
+    ("runs", ("rag.runs",)),
+    ("playground", ("rag.playground",)),
+    ("app", ("ui", "pages", "app")),
+]
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a module name (longest matching prefix), or None for third-party modules."""
+    best: tuple[int, int] | None = None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if module == prefix or module.startswith(prefix + "."):
+                if best is None or len(prefix) > best[1]:
+                    best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.lineno, node.module))
+    return out
+
+
+def project_files() -> list[tuple[Path, str]]:
+    files = [*ROOT.joinpath("rag").rglob("*.py"), *ROOT.joinpath("ui").rglob("*.py"),
+             *ROOT.joinpath("pages").glob("*.py"), ROOT / "app.py"]
+    return [(path, module_name(path)) for path in files]
+
+
+def upward_imports(files: list[tuple[Path, str]] | None = None) -> list[str]:
+    found = []
+    for path, module in files if files is not None else project_files():
+        here = layer_of(module)
+        for line, target in imported_modules(path):
+            there = layer_of(target)
+            if here is not None and there is not None and there > here:
+                found.append(f"{path.name}:{line} ({LAYERS[here][0]}) imports {target} ({LAYERS[there][0]})")
+    return found
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    assert upward_imports() == []
+
+
+def test_the_layer_table_places_modules_as_documented():
+    assert layer_of("rag.rules.fast_path") < layer_of("rag.graph.nodes") < layer_of("rag.api")
+    assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("ui.session")
+    assert layer_of("rag.retrieval.dense") == layer_of("rag.ingest.store")
+    assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
+
+
+def test_the_checker_catches_upward_imports_even_inside_functions(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json\nfrom rag.schemas import Chunk\n\ndef late():\n    from rag.api import run_rag_graph\n",
+                     encoding="utf-8")
+    assert upward_imports([(probe, "rag.rules.probe")]) == ["probe.py:5 (rules) imports rag.api (api)"]
+    assert upward_imports([(probe, "rag.runs.probe")]) == []
