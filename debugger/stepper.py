@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Optional
 from langgraph.channels import UntrackedValue
 from langgraph.types import PregelTask, StateSnapshot
 
+from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
 from debugger.diff import reducer_fields
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 
@@ -30,10 +31,6 @@ _UNSET: Any = object()
 MAX_ERROR_CHARS = 2000
 
 StepHook = Callable[[StepRecord], Any]
-
-
-class StepperError(RuntimeError):
-    """A misuse of the stepper (step before start, step after the end, unknown step/checkpoint)."""
 
 
 def describe_error(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from rag.settings import RagSettings
+from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
         return fn(*args, **kwargs)
     except ScriptControlException:
         raise
-    except UserFixableError as exc:  # the project's "you can fix this" errors, and only those
+    except (UserFixableError, DebuggerUserError) as exc:  # "you can fix this" errors, and only those
         flash("warning", friendly(exc))
     except Exception as exc:  # noqa: BLE001 - a defect (even a ValueError deep in a library): log it
         log.exception("UI action failed")

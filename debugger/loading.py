@@ -1,0 +1,72 @@
+"""Find a graph by its import path (`package.module:attr`), the way ASGI servers find an app.
+
+`attr` may be a compiled graph, a `StateGraph` builder (compiled here, with an in-memory
+checkpointer when `checkpointer=True`, because stepping needs one), or a zero-argument factory that
+returns either. Every failure is a `GraphLoadError` whose message says what was found and what was
+expected, so a command line or a page can show it as is.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from debugger.errors import GraphLoadError
+
+
+def _is_compiled(obj: Any) -> bool:
+    return hasattr(obj, "get_graph") and hasattr(obj, "builder") and hasattr(obj, "invoke")
+
+
+def _is_builder(obj: Any) -> bool:
+    return hasattr(obj, "compile") and hasattr(obj, "add_node") and hasattr(obj, "branches")
+
+
+def resolve(spec: str) -> Any:
+    """The object named by `module:attr` (attr may be dotted), without calling or compiling it."""
+    module_name, sep, attr = (spec or "").strip().partition(":")
+    if not sep or not module_name or not attr:
+        raise GraphLoadError(f"expected 'package.module:attr', got {spec!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
+        raise GraphLoadError(f"could not import {module_name!r}: {type(exc).__name__}: {exc}") from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise GraphLoadError(f"{module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_graph(spec: str, *, checkpointer: bool = True) -> Any:
+    """A compiled graph from `module:attr`. A builder is compiled (with an `InMemorySaver` when
+    `checkpointer`); a factory is called once with no arguments."""
+    obj = resolve(spec)
+    if callable(obj) and not _is_compiled(obj) and not _is_builder(obj):
+        try:
+            params = [p for p in inspect.signature(obj).parameters.values()
+                      if p.default is inspect.Parameter.empty
+                      and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        if params:
+            raise GraphLoadError(f"{spec} is a function that needs arguments ({', '.join(p.name for p in params)}); "
+                                 "point at a compiled graph, a StateGraph, or a zero-argument factory")
+        try:
+            obj = obj()
+        except Exception as exc:  # noqa: BLE001
+            raise GraphLoadError(f"{spec}() raised {type(exc).__name__}: {exc}") from exc
+    if _is_builder(obj):
+        saver = None
+        if checkpointer:
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            saver = InMemorySaver()
+        try:
+            return obj.compile(checkpointer=saver)
+        except Exception as exc:  # noqa: BLE001 - LangGraph's own validation message is the useful part
+            raise GraphLoadError(f"{spec} did not compile: {exc}") from exc
+    if _is_compiled(obj):
+        return obj
+    raise GraphLoadError(f"{spec} is a {type(obj).__name__}; expected a compiled graph, a StateGraph "
+                         "or a zero-argument factory returning one")

@@ -1,0 +1,186 @@
+"""Graph lint: each finding on a small graph that has exactly that mistake, a clean graph that has
+none, the bundled RAG graphs lint clean, and the command line's exit codes."""
+from __future__ import annotations
+
+import operator
+import sys
+import types
+from typing import Annotated, Literal, TypedDict
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+from debugger.errors import GraphLoadError
+from debugger.lint import lint_graph, main
+from debugger.loading import load_graph
+
+
+class S(TypedDict, total=False):
+    x: int
+    y: int
+    items: Annotated[list, operator.add]
+
+
+def a(state: S) -> dict:
+    return {"x": 1}
+
+
+def b(state: S) -> dict:
+    return {"y": 2}
+
+
+def c(state: S) -> dict:
+    return {"x": 3, "y": 4}
+
+
+def codes(findings) -> list[tuple[str, str]]:
+    return [(f.code, f.node) for f in findings]
+
+
+def builder(*nodes):
+    g = StateGraph(S)
+    for fn in nodes:
+        g.add_node(fn.__name__, fn)
+    return g
+
+
+def test_a_clean_graph_has_no_findings():
+    g = builder(a, b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    assert lint_graph(g.compile()) == []
+
+
+def test_a_node_no_edge_reaches_is_unreachable():
+    g = builder(a, b, c)
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    g.add_edge("c", "b")
+    g.add_edge("b", END)
+    found = lint_graph(g.compile())
+    assert ("unreachable", "c") in codes(found) and ("unreachable", "b") in codes(found)
+    assert "never runs" in found[0].message and found[0].fix
+
+
+def test_a_loop_without_exit_has_no_way_to_end():
+    def back(state: S) -> Literal["b"]:
+        return "b"
+
+    g = builder(a, b)
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_conditional_edges("b", back)
+    assert codes(lint_graph(g.compile())) == [("no-way-to-end", "a"), ("no-way-to-end", "b")]
+
+
+def test_a_router_without_declared_targets_is_named_with_the_fix():
+    def route(state: S):
+        return "b" if state.get("x") else END
+
+    g = builder(a, b)
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", route)
+    g.add_edge("b", END)
+    found = lint_graph(g.compile())
+    assert codes(found) == [("undeclared-targets", "a")]
+    assert "Literal" in found[0].fix and "route" in found[0].fix
+
+
+def test_a_send_to_a_name_that_is_not_a_node():
+    def fan(state: S):
+        return [Send("workr", {"x": i}) for i in range(2)]
+
+    def worker(state: S) -> dict:
+        return {"items": [state.get("x")]}
+
+    g = builder(a, worker)
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", fan, ["worker"])
+    g.add_edge("worker", END)
+    found = lint_graph(g.compile())
+    assert codes(found) == [("send-target-unknown", "a")]
+    assert "'workr'" in found[0].message and "worker" in found[0].fix
+
+
+def test_a_state_key_that_is_neither_input_nor_written():
+    class In(TypedDict):
+        x: int
+
+    g = StateGraph(S, input_schema=In)
+    g.add_node("a", a)
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    assert codes(lint_graph(g.compile())) == [("unwritten-key", "items"), ("unwritten-key", "y")]
+
+
+def test_unreadable_writes_make_the_key_check_stay_silent():
+    def opaque(state: S) -> dict:
+        out = {"y": 1}
+        return out
+
+    class In(TypedDict):
+        x: int
+
+    g = StateGraph(S, input_schema=In)
+    g.add_node("opaque", opaque)
+    g.add_edge(START, "opaque")
+    g.add_edge("opaque", END)
+    assert lint_graph(g.compile()) == []  # it cannot tell, so it says nothing
+
+
+@pytest.mark.parametrize("spec", ["rag.graph.build:build_rag_graph", "rag.graph.build:build_resume_graph"])
+def test_the_bundled_rag_graphs_lint_clean(spec):
+    assert lint_graph(load_graph(spec, checkpointer=False)) == []
+
+
+def _module_with(**attrs) -> str:
+    mod = types.ModuleType("lint_probe_mod")
+    mod.__dict__.update(attrs)
+    sys.modules["lint_probe_mod"] = mod
+    return "lint_probe_mod"
+
+
+def test_load_graph_takes_a_compiled_graph_a_builder_or_a_factory():
+    g = builder(a)
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    name = _module_with(builder=g, compiled=g.compile(), factory=lambda: g)
+    for attr in ("builder", "compiled", "factory"):
+        assert list(load_graph(f"{name}:{attr}").get_graph().nodes) == ["__start__", "a", "__end__"]
+    assert load_graph(f"{name}:builder").checkpointer is not None  # stepping needs one
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("no_colon", "expected 'package.module:attr'"),
+    ("does_not_exist_pkg:g", "could not import"),
+    ("lint_probe_mod:missing", "has no attribute"),
+    ("lint_probe_mod:number", "expected a compiled graph"),
+    ("lint_probe_mod:needs_args", "needs arguments (x)"),
+    ("lint_probe_mod:explodes", "raised RuntimeError: boom"),
+])
+def test_load_graph_says_what_is_wrong(spec, message):
+    def explodes():
+        raise RuntimeError("boom")
+
+    _module_with(number=42, needs_args=lambda x: x, explodes=explodes)
+    with pytest.raises(GraphLoadError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_graph(spec)
+
+
+def test_command_line_exit_codes(capsys):
+    assert main(["rag.graph.build:build_rag_graph"]) == 0
+    assert "lints clean" in capsys.readouterr().out
+
+    def route(state: S):
+        return END
+
+    g = builder(a)
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", route)
+    _module_with(bad=g)
+    assert main(["lint_probe_mod:bad"]) == 1
+    assert "undeclared-targets [a]" in capsys.readouterr().out
+    assert main(["nowhere_pkg:graph"]) == 2
+    assert "could not import" in capsys.readouterr().err
