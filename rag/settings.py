@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -45,6 +45,11 @@ class RagSettings(BaseSettings):
     model_timeout_seconds: float = Field(30.0, gt=0, alias="RAG_MODEL_TIMEOUT_SECONDS")
     model_max_retries: int = Field(2, ge=0, le=10, alias="RAG_MODEL_MAX_RETRIES")
 
+    # --- complexity fast path -----------------------------------------------------------------
+    #: Comma-separated extra marker sets added to the reference's fast-path lists (opt-in; see
+    #: `rag.rules.fast_path.EXTRA_MARKER_SETS`). Unset: exactly the reference's lists.
+    fast_path_extra: Optional[str] = Field(None, alias="RAG_FAST_PATH_EXTRA")
+
     # --- prompts --------------------------------------------------------------------------------
     prompt_version: Optional[str] = Field(None, alias="RAG_PROMPT_VERSION")
 
@@ -72,6 +77,14 @@ class RagSettings(BaseSettings):
 
     # --- input limits ---------------------------------------------------------------------------
     max_question_chars: int = Field(4000, ge=1, alias="RAG_MAX_QUESTION_CHARS")
+
+    @field_validator("fast_path_extra")
+    @classmethod
+    def _known_marker_sets(cls, value: Optional[str]) -> Optional[str]:
+        from rag.rules.fast_path import fast_path_config
+
+        fast_path_config(value)  # an unknown set name fails here, naming the known ones
+        return value
 
     def models_configured(self) -> bool:
         """True when an OpenAI-compatible endpoint should be used instead of the offline rules."""

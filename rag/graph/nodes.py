@@ -16,7 +16,7 @@ from langgraph.types import Send
 from rag.context import RagContext
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
-from rag.rules.fast_path import fast_path_reason
+from rag.rules.fast_path import fast_path_config, fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for_hitl
 from rag.rules.routing import grade_for_no_docs, grade_unavailable, is_hitl_route, resolve_route, retrieval_status_for_route
 from rag.rules.synthesis import synthesize, unique_texts
@@ -51,7 +51,7 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     A planner failure falls back to the simple chain (one retrieval still helps the user)."""
     ctx = runtime.context
     question = state["question"]
-    reason = fast_path_reason(question)
+    reason = fast_path_reason(question, fast_path_config(ctx.settings.fast_path_extra))
     if reason:
         ctx.emit("🧭", "Complexity: simple (fast path)", reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.rules.fast_path import FastPathConfig, fast_path_reason
+from rag.rules.fast_path import DEFAULT_FAST_PATH, FastPathConfig, fast_path_config, fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, refined_question_for_hitl
 from rag.rules.routing import resolve_route, retrieval_status_for_route
 from rag.rules.synthesis import dedupe_chunks, synthesize
@@ -12,37 +12,76 @@ from rag.schemas import EvidenceGrade
 FAST = "obvious_simple_fast_path:"
 
 
+# The reference's rule, row by row (SPEC 5, "Fast path"): exact lists, substring matching, its order.
+FAST_PATH_TABLE = [
+    # single_fact_marker
+    ("丹瑾是什么属性？", FAST + "single_fact_marker"),
+    ("  丹瑾   是谁  ", FAST + "single_fact_marker"),  # whitespace collapsed to one space
+    ("What is the Nova X1?", FAST + "single_fact_marker"),
+    ("Who is Danjin", FAST + "single_fact_marker"),
+    ("丹瑾属性里的属性", FAST + "single_fact_marker"),  # one dimension marker twice: distinct markers count
+    ("What is the price and performance of Nova X1?", FAST + "single_fact_marker"),  # English is no dimension
+    # short_single_intent
+    ("丹瑾的武器", FAST + "short_single_intent"),
+    ("Nova X1 battery", FAST + "short_single_intent"),
+    ("丹瑾怎么样", FAST + "short_single_intent"),  # 怎么 is not a reference marker
+    ("X1 vs Pad", FAST + "short_single_intent"),  # nor is "vs"
+    ("tell me why", FAST + "short_single_intent"),  # "why " keeps its space; no padding
+    ("abcdefghijklmnopqr?", FAST + "short_single_intent"),  # 18 after stripping ?
+    ("㐀 㐀 㐀", FAST + "short_single_intent"),  # CJK means U+4E00-U+9FFF only
+    # give-ups: the planner decides
+    ("", None),
+    ("   ", None),
+    ("a" * 49, None),  # over 48 characters
+    ("abcdefghijklmnopqr,", None),  # only ?？。.!！ are stripped before counting
+    ("丹瑾的成因是什么", None),  # 成因
+    ("丹瑾的劣势", None),  # 劣势
+    ("综合评价丹瑾", None),  # 综合
+    ("丹瑾的属性和武器分别是什么？", None),  # 和
+    ("丹瑾与秧秧", None),  # 与
+    ("Compare Nova X1 and Nova Pad", None),
+    ("Nova X1 versus Nova Pad", None),
+    ("Are they different", None),
+    ("why is the sky blue", None),
+    ("how do I reset it", None),
+    ("how many ports does it have", None),  # "how " is a complex marker in the reference
+    ("丹瑾为什么强", None),
+    ("丹瑾、秧秧是什么属性", None),  # 、
+    ("丹瑾 是 什么", None),  # CJK with two or more spaces
+    ("丹瑾的定位属性是什么", None),  # two distinct dimension markers
+    ("丹瑾的武器技能", None),
+    ("丹瑾是什么属性？秧秧呢？", None),  # two question marks
+    ("是什么;是谁;", None),  # ; counts as a separator
+    ("Tell me everything about the Nova X1", None),  # no marker, over 18 characters
+]
+
+
+@pytest.mark.parametrize("question, reason", FAST_PATH_TABLE)
+def test_fast_path(question, reason):
+    assert fast_path_reason(question) == reason
+
+
+# The opt-in extra markers (RAG_FAST_PATH_EXTRA=bilingual) only ever send more questions to the planner.
 @pytest.mark.parametrize(
     "question, reason",
     [
+        ("丹瑾怎么样", None),
+        ("X1 vs Pad", None),
+        ("What is the price and performance of Nova X1?", None),  # two English dimension words
+        ("What's the capital of the Nova land", FAST + "single_fact_marker"),
         ("丹瑾是什么属性？", FAST + "single_fact_marker"),
-        ("  丹瑾   是谁  ", FAST + "single_fact_marker"),
-        ("What is the Nova X1?", FAST + "single_fact_marker"),
-        ("Who is Danjin", FAST + "single_fact_marker"),
-        ("丹瑾的武器", FAST + "short_single_intent"),
-        ("Nova X1 battery", FAST + "short_single_intent"),
-        # give-ups: the model decides
-        ("", None),
-        ("   ", None),
-        ("丹瑾的属性和武器分别是什么？", None),  # conjunction 和 and two dimension words
-        ("丹瑾的属性武器", None),  # two dimension words
-        ("What is the price and performance of Nova X1?", None),  # two dimension words (and "and" is fine)
-        ("What is the Nova weapon skill?", None),  # two dimension words
-        ("Compare Nova X1 and Nova Pad", None),
-        ("Nova X1 versus Nova Pad", None),
-        ("why is the sky blue", None),
-        ("how do I reset it", None),
-        ("how many ports does it have", None),  # "how " is a complex marker in the reference
-        ("丹瑾为什么强", None),
-        ("丹瑾、秧秧是什么属性", None),  # 、
-        ("丹瑾 是 什么 属性", None),  # CJK with two or more spaces
-        ("丹瑾是什么属性？秧秧呢？", None),  # two question marks
-        ("a" * 49, None),  # over 48 characters
-        ("Tell me everything about the Nova X1", None),  # no marker, over 18 characters
     ],
 )
-def test_fast_path(question, reason):
-    assert fast_path_reason(question) == reason
+def test_fast_path_with_the_opt_in_bilingual_markers(question, reason):
+    assert fast_path_reason(question, fast_path_config("bilingual")) == reason
+
+
+def test_extra_marker_sets_extend_the_reference_lists_and_unknown_names_fail():
+    extended = fast_path_config("bilingual")
+    assert extended.complex_markers[: len(DEFAULT_FAST_PATH.complex_markers)] == DEFAULT_FAST_PATH.complex_markers
+    assert fast_path_config("") is DEFAULT_FAST_PATH and fast_path_config(None) is DEFAULT_FAST_PATH
+    with pytest.raises(ValueError, match="bilingual"):
+        fast_path_config("klingon")
 
 
 def test_fast_path_markers_are_configuration():
