@@ -35,7 +35,10 @@ class EvidenceGrade(BaseModel):
     relevance: Relevance
     answerability: Answerability
     ambiguity: Ambiguity = "none"
-    confidence: float = Field(ge=0.0, le=1.0)
+    # Optional with default 0.0, as in the reference: no rule reads it, and models on function_calling /
+    # json_mode often leave it out, so a grade without it must not fail closed. (A comment, not the
+    # docstring: the docstring is sent to the model as the schema's description.)
+    confidence: float = Field(0.0, ge=0.0, le=1.0)
     route: Route
     reason: str = ""
     missing_slots: list[str] = Field(default_factory=list)
