@@ -190,7 +190,7 @@ def grade_update(state: RAGState, ctx: RagContext, *, node: str = "grade_documen
         evidence_reason=grade.reason,
         missing_slots=list(grade.missing_slots),
         hitl_prompt=prompt,
-        hitl_options=list(grade.hitl_options) if hitl else [],
+        hitl_options=list(grade.hitl_options),  # on every route, as the reference keeps them
     )
     if "retrieved_chunks" in trace:
         trace["retrieved_chunks"] = trace_chunks_after_grading(route, trace["retrieved_chunks"])
@@ -240,8 +240,10 @@ def combined_query(question: str, plan: RewritePlan) -> str:
 
 
 def _no_knowledge_update(state: RAGState, trace: dict, extra: dict) -> dict:
+    """End the run in no_knowledge from the rewrite node. The grade's fields stay as graded
+    (`hitl_options` too); `extra` says why, in protocol fields and raw-only keys."""
     trace = dict(trace)
-    trace.update(route="no_knowledge", retrieval_status="no_knowledge", hitl_prompt="", hitl_options=[], **extra)
+    trace.update(route="no_knowledge", retrieval_status="no_knowledge", hitl_prompt="", **extra)
     return {"route": "no_knowledge", "retrieval_status": "no_knowledge", "docs": [], "context": "", "rag_trace": trace}
 
 
@@ -268,7 +270,11 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         log.warning("rewriter failed: %s", _error_kind(exc))
         error = _error_text(exc)
         ctx.emit("⚠️", "Rewriter unavailable → no_knowledge", error, node="rewrite_question")
-        update = _no_knowledge_update(state, trace, {"rewrite_error": error, "rewrite_count": count})
+        # The reason goes to `evidence_reason` too: a client that sees only the 59 protocol fields must
+        # tell "the rewriter failed" from "the evidence was graded no_knowledge".
+        update = _no_knowledge_update(state, trace, {
+            "evidence_reason": f"rewrite_unavailable:{error}", "rewrite_error": error, "rewrite_count": count,
+        })
         update["rewrite_count"] = count
         return update
     query = combined_query(state["question"], plan)
