@@ -190,6 +190,43 @@ def test_dedupe_keeps_order_and_better_score():
     assert [(c.get("chunk_id"), c["score"], c["rrf_rank"]) for c in out] == [("a", 0.9, 1), ("b", 0.5, 2), (None, 0.1, 3)]
 
 
+# (first copy's scores, duplicate's scores) -> first copy's scores after de-duplication (SPEC 5):
+# when either copy has a rerank_score, rerank_score becomes the max of the two EFFECTIVE scores
+# (rerank first, else score) and score is left alone; otherwise score takes the max.
+DEDUPE_SCORE_TABLE = [
+    ((0.2, None), (0.9, None), (0.9, None)),
+    ((0.9, None), (0.2, None), (0.9, None)),
+    ((None, None), (0.4, None), (0.4, None)),
+    ((0.4, None), (None, None), (0.4, None)),
+    ((0.1, 0.3), (0.1, 0.8), (0.1, 0.8)),  # the duplicate's rerank score wins
+    ((0.9, 0.8), (0.1, 0.3), (0.9, 0.8)),  # the first's rerank score is better: kept
+    ((0.9, None), (0.1, 0.3), (0.9, 0.9)),  # effective scores 0.9 vs 0.3
+    ((0.1, None), (0.2, 0.7), (0.1, 0.7)),  # effective scores 0.1 vs 0.7
+    ((0.2, 0.5), (0.6, None), (0.2, 0.6)),  # the duplicate's effective score is its score
+    ((0.2, 0.5), (None, None), (0.2, 0.5)),  # a duplicate without scores changes nothing
+    ((None, None), (None, 0.6), (None, 0.6)),
+]
+
+
+@pytest.mark.parametrize("first, duplicate, expected", DEDUPE_SCORE_TABLE)
+def test_dedupe_keeps_the_better_effective_score(first, duplicate, expected):
+    def c(scores, **kw):
+        return {"filename": "f", "text": "t", "score": scores[0], "rerank_score": scores[1], **kw}
+
+    out = dedupe_chunks([c(first, rrf_rank=5), c((0.0, None), text="other", rrf_rank=1), c(duplicate, rrf_rank=2)])
+    assert [(d["score"], d["rerank_score"]) for d in out] == [expected, (0.0, None)]
+    assert [d["rrf_rank"] for d in out] == [1, 2]  # renumbered in merged order
+
+
+def test_dedupe_key_is_the_chunk_id_else_filename_page_text():
+    out = dedupe_chunks([
+        {"chunk_id": "x", "filename": "a", "text": "one"}, {"chunk_id": "x", "filename": "b", "text": "two"},
+        {"chunk_id": " ", "filename": "a", "page_number": 1, "text": "t"},
+        {"filename": "a", "page_number": 1, "text": "t"}, {"filename": "a", "page_number": 2, "text": "t"},
+    ])
+    assert [(d.get("chunk_id"), d.get("page_number")) for d in out] == [("x", None), (" ", 1), (None, 2)]
+
+
 def sub(status, route="answer", docs=(), **trace):
     return {"question": "q", "docs": list(docs), "route": route, "retrieval_status": status, "rag_trace": trace}
 
@@ -212,10 +249,35 @@ def test_synthesis_outcomes(subs, route, status, relevance, answerability):
     assert (out["route"], out["retrieval_status"], out["relevance"], out["answerability"]) == (route, status, relevance, answerability)
 
 
-def test_synthesis_merges_hitl_prompts_and_options():
-    subs = [
-        sub("needs_clarification", "clarify", hitl_prompt="哪个平台？"),
-        sub("needs_clarification", "clarify", hitl_prompt="哪个平台？"),
-        sub("needs_clarification", "clarify", hitl_prompt="哪个版本？"),
-    ]
-    assert synthesize(subs)["hitl_prompt"] == "哪个平台？\n哪个版本？"
+# Synthesis with no usable evidence and HITL sub-results (SPEC 5, "Synthesis HITL"): scope_select if ANY
+# needs it; the prompts of ALL HITL sub-results (non-empty, de-duplicated, in order) joined with "；"; the
+# options of ALL of them merged in order without duplicates, whichever kind each one was.
+CLARIFY, SELECT = ("needs_clarification", "clarify"), ("needs_scope_selection", "scope_select")
+SYNTHESIS_HITL_TABLE = [
+    ([sub(*CLARIFY, hitl_prompt="哪个平台？"), sub(*CLARIFY, hitl_prompt="哪个平台？"), sub(*CLARIFY, hitl_prompt="哪个版本？")],
+     "clarify", "哪个平台？；哪个版本？", []),
+    ([sub(*CLARIFY, hitl_prompt="哪个版本？", hitl_options=["v1", "v2"]),
+      sub(*SELECT, hitl_prompt="哪个丹瑾？", hitl_options=["v2", "角色", "武器"])],
+     "scope_select", "哪个版本？；哪个丹瑾？", ["v1", "v2", "角色", "武器"]),
+    ([sub(*SELECT, hitl_prompt="Which Nova?", hitl_options=["X1"]), sub(*CLARIFY, hitl_prompt="Which platform?")],
+     "scope_select", "Which Nova?；Which platform?", ["X1"]),
+    ([sub(*CLARIFY, hitl_prompt=""), sub(*CLARIFY, hitl_prompt="  "), sub(*CLARIFY, hitl_prompt="Which one?")],
+     "clarify", "Which one?", []),
+    # a non-HITL sub-result lends nothing, even when its grade carried options
+    ([sub("no_knowledge", "no_knowledge", hitl_prompt="", hitl_options=["stray"]), sub(*CLARIFY, hitl_prompt="p")],
+     "clarify", "p", []),
+    # the status alone marks a HITL sub-result
+    ([sub("needs_scope_selection", None, hitl_prompt="pick", hitl_options=["a"])], "scope_select", "pick", ["a"]),
+]
+
+
+@pytest.mark.parametrize("subs, route, prompt, options", SYNTHESIS_HITL_TABLE)
+def test_synthesis_hitl_merges_every_hitl_sub_result(subs, route, prompt, options):
+    out = synthesize(subs)
+    assert (out["route"], out["hitl_prompt"], out["hitl_options"]) == (route, prompt, options)
+    assert out["retrieval_status"] == {"clarify": "needs_clarification", "scope_select": "needs_scope_selection"}[route]
+
+
+def test_usable_evidence_outranks_hitl_sub_results():
+    out = synthesize([sub("answerable", docs=[{"chunk_id": "1"}]), sub(*SELECT, hitl_prompt="p", hitl_options=["a"])])
+    assert (out["route"], out["hitl_prompt"], out["hitl_options"]) == ("answer", "", [])
