@@ -8,7 +8,7 @@ because LangGraph checkpoints it and the debugger diffs it field by field.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -115,10 +115,13 @@ class RetrievalResult(BaseModel):
 
 
 class EvidenceItem(BaseModel):
-    """An evidence item of a normalized trace: the 6 protocol fields."""
+    """An evidence item of a normalized trace: the 6 protocol fields (`rag.trace` validates with it).
+    A page may be a number or a label, as in the reference."""
+
+    model_config = ConfigDict(extra="forbid")
 
     filename: str
-    page_number: Optional[int] = None
+    page_number: Optional[Union[int, str]] = None
     text: Optional[str] = None
     score: Optional[float] = None
     rrf_rank: Optional[int] = None

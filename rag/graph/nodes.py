@@ -21,7 +21,7 @@ from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for
 from rag.rules.routing import grade_for_no_docs, grade_unavailable, is_hitl_route, resolve_route, retrieval_status_for_route
 from rag.rules.synthesis import synthesize, unique_texts
 from rag.schemas import MAX_SUB_QUESTIONS, ComplexityResult, EvidenceGrade, RAGState, RewritePlan
-from rag.trace import normalize_rag_trace
+from rag.trace import normalize_rag_sub_trace
 
 log = logging.getLogger(__name__)
 
@@ -356,6 +356,10 @@ def synthesis(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     ctx = runtime.context
     results = state.get("sub_results") or []
     outcome = synthesize(results)
+    if is_hitl_route(outcome["route"]) and not outcome["hitl_prompt"]:
+        outcome["hitl_prompt"] = default_hitl_prompt(
+            outcome["route"], question=state["question"], options=outcome["hitl_options"],
+        )
     docs = outcome["docs"]
     trace = {
         "tool_used": True,
@@ -368,7 +372,7 @@ def synthesis(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         "retrieved_chunks": docs,
         "sub_agent_count": len(results),
         "synthesis_merged_count": outcome["merged_count"],
-        "sub_traces": [normalize_rag_trace(r.get("rag_trace")) or {} for r in results],
+        "sub_traces": [t for t in (normalize_rag_sub_trace(r.get("rag_trace")) for r in results) if t is not None],
         "evidence_confidence": None,
         "route": outcome["route"],
         "retrieval_status": outcome["retrieval_status"],
