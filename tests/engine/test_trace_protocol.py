@@ -101,3 +101,11 @@ def test_a_wrong_type_is_an_error_naming_the_field(raw, field):
 def test_every_protocol_field_has_a_type():
     assert set(RagTrace.model_fields) == set(RAG_TRACE_FIELDS)
     assert set(RagSubTrace.model_fields) == set(RAG_TRACE_FIELDS) - {"sub_traces"}
+
+
+def test_a_result_without_a_trace_carries_none():
+    from rag import build_result
+
+    for state in ({"question": "q"}, {"question": "q", "rag_trace": {}}, {"question": "q", "rag_trace": None}):
+        result = build_result(state)
+        assert result["rag_trace"] is None and "hitl_resume_state" not in result
