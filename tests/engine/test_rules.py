@@ -61,6 +61,35 @@ def test_fast_path(question, reason):
     assert fast_path_reason(question) == reason
 
 
+# The reference's lists, as SPEC 5 quotes them from the reference source.
+REFERENCE_COMPLEX = (
+    "比较 对比 区别 差异 优缺点 优势 劣势 分析 总结 综合 原因 成因 影响 方案 步骤 如何 为什么 以及 同时 并且 和 与 谁更 "
+    "compare versus difference different analyze summarize trade-off"
+).split() + ["pros and cons", "why ", "how ", "complex"]
+REFERENCE_DIMENSIONS = "属性 武器 定位 技能 机制 参数 规格 性能 价格 优点 缺点 作用".split()
+REFERENCE_SIMPLE = "是什么 是谁 哪里 何时 多少 是否 哪个 哪种 属性 参数 规格 定义 含义".split() + [
+    "what is", "who is", "where is", "when is", "how many", "which"]
+
+
+def test_the_default_lists_are_the_references():
+    assert DEFAULT_FAST_PATH.complex_markers == tuple(REFERENCE_COMPLEX)
+    assert DEFAULT_FAST_PATH.dimension_markers == tuple(REFERENCE_DIMENSIONS)
+    assert DEFAULT_FAST_PATH.simple_markers == tuple(REFERENCE_SIMPLE)
+    assert (DEFAULT_FAST_PATH.max_chars, DEFAULT_FAST_PATH.short_question_chars) == (48, 18)
+
+
+@pytest.mark.parametrize("marker", REFERENCE_COMPLEX)
+def test_every_complex_marker_sends_a_short_question_to_the_planner(marker):
+    assert fast_path_reason(f"x{marker}y") is None
+    assert fast_path_reason("xy") == FAST + "short_single_intent"
+
+
+@pytest.mark.parametrize("first, second", list(zip(REFERENCE_DIMENSIONS, REFERENCE_DIMENSIONS[1:])))
+def test_any_two_dimension_markers_send_it_to_the_planner(first, second):
+    assert fast_path_reason(f"丹瑾{first}{second}") is None
+    assert fast_path_reason(f"丹瑾{first}{first}") is not None  # one marker, twice: still one
+
+
 # The opt-in extra markers (RAG_FAST_PATH_EXTRA=bilingual) only ever send more questions to the planner.
 @pytest.mark.parametrize(
     "question, reason",
