@@ -12,12 +12,12 @@ from rag.schemas import (
     RewritePlan,
 )
 from rag.settings import RagSettings, load_settings
-from rag.trace import RAG_TRACE_FIELDS, normalize_rag_trace
+from rag.trace import RAG_TRACE_FIELDS, InvalidTraceError, normalize_rag_trace
 
 __all__ = [
     "run_rag_graph", "resume_rag_from_hitl", "build_rag_graph", "build_resume_graph", "normalize_rag_trace",
     "RAG_TRACE_FIELDS", "make_context", "build_result", "RagContext", "RagSettings", "load_settings",
     "InvalidQuestionError", "SnapshotError", "ModelRoles", "ModelCallError", "PlannerInput", "GraderInput",
     "RewriterInput", "Chunk", "ComplexityResult", "EvidenceGrade", "EvidenceItem", "HitlResumeState",
-    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan",
+    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan", "InvalidTraceError",
 ]
