@@ -24,7 +24,7 @@ _EXPORTS: dict[str, str] = {
     "EvidenceItem": "rag.schemas", "HitlResumeState": "rag.schemas", "ProgressStep": "rag.schemas",
     "RAGState": "rag.schemas", "RetrievalResult": "rag.schemas", "RewritePlan": "rag.schemas",
     "RagSettings": "rag.settings", "load_settings": "rag.settings",
-    "RAG_TRACE_FIELDS": "rag.trace", "normalize_rag_trace": "rag.trace",
+    "RAG_TRACE_FIELDS": "rag.trace", "normalize_rag_trace": "rag.trace", "InvalidTraceError": "rag.errors",
 }
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
     "RAG_TRACE_FIELDS", "make_context", "build_result", "RagContext", "RagSettings", "load_settings",
     "InvalidQuestionError", "SnapshotError", "ModelRoles", "ModelCallError", "PlannerInput", "GraderInput",
     "RewriterInput", "Chunk", "ComplexityResult", "EvidenceGrade", "EvidenceItem", "HitlResumeState",
-    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan",
+    "ProgressStep", "RAGState", "RetrievalResult", "RewritePlan", "InvalidTraceError",
 ]
 
 
@@ -61,4 +61,5 @@ if TYPE_CHECKING:  # static checkers and IDEs see the real names
         RetrievalResult, RewritePlan,
     )
     from rag.settings import RagSettings, load_settings
+    from rag.errors import InvalidTraceError
     from rag.trace import RAG_TRACE_FIELDS, normalize_rag_trace

@@ -4,6 +4,7 @@
     ├── UserFixableError (also a ValueError): the message tells a person what to change
     │   ├── InvalidQuestionError      empty, oversized or malformed question / HITL answer
     │   ├── SnapshotError             a resume snapshot that is tampered, foreign or incomplete
+    │   ├── InvalidTraceError         a trace field whose value does not fit the protocol's type
     │   ├── PromptTemplateError       a template that would fail or silently lose input
     │   ├── PromptVersionError        a bad version name or a broken version file
     │   │   └── UnknownPromptVersionError (also a LookupError)
@@ -39,6 +40,10 @@ class InvalidQuestionError(UserFixableError):
 
 class SnapshotError(UserFixableError):
     """A resume snapshot that is tampered, foreign or incomplete. The message names the bad field."""
+
+
+class InvalidTraceError(UserFixableError):
+    """A kept trace field whose value does not fit the protocol's type. The message names the fields."""
 
 
 class PromptTemplateError(UserFixableError):
@@ -86,7 +91,7 @@ class ModelCallError(RagError, RuntimeError):
 
 
 __all__ = [
-    "RagError", "UserFixableError", "InvalidQuestionError", "SnapshotError", "PromptTemplateError",
+    "RagError", "UserFixableError", "InvalidQuestionError", "SnapshotError", "InvalidTraceError", "PromptTemplateError",
     "PromptVersionError", "UnknownPromptVersionError", "ForkNotReachedError", "RunImportError",
     "UnknownRunError", "UserInputError", "BadFile", "ModelCallError",
 ]

@@ -8,7 +8,7 @@ because LangGraph checkpoints it and the debugger diffs it field by field.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -35,7 +35,10 @@ class EvidenceGrade(BaseModel):
     relevance: Relevance
     answerability: Answerability
     ambiguity: Ambiguity = "none"
-    confidence: float = Field(ge=0.0, le=1.0)
+    # Optional with default 0.0, as in the reference: no rule reads it, and models on function_calling /
+    # json_mode often leave it out, so a grade without it must not fail closed. (A comment, not the
+    # docstring: the docstring is sent to the model as the schema's description.)
+    confidence: float = Field(0.0, ge=0.0, le=1.0)
     route: Route
     reason: str = ""
     missing_slots: list[str] = Field(default_factory=list)
@@ -112,10 +115,13 @@ class RetrievalResult(BaseModel):
 
 
 class EvidenceItem(BaseModel):
-    """An evidence item of a normalized trace: the 6 protocol fields."""
+    """An evidence item of a normalized trace: the 6 protocol fields (`rag.trace` validates with it).
+    A page may be a number or a label, as in the reference."""
+
+    model_config = ConfigDict(extra="forbid")
 
     filename: str
-    page_number: Optional[int] = None
+    page_number: Optional[Union[int, str]] = None
     text: Optional[str] = None
     score: Optional[float] = None
     rrf_rank: Optional[int] = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -29,6 +29,11 @@ def is_really_set(value: object) -> bool:
     return bool(text) and text.lower() not in PLACEHOLDER_VALUES and not text.startswith("<")
 
 
+FAST_PATH_EXTRA_SETS = ("bilingual",)
+"""Names `RAG_FAST_PATH_EXTRA` accepts; the markers themselves live with the rule
+(`rag.rules.fast_path.EXTRA_MARKER_SETS`; a test keeps the two lists equal)."""
+
+
 class RagSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
@@ -44,6 +49,11 @@ class RagSettings(BaseSettings):
     )
     model_timeout_seconds: float = Field(30.0, gt=0, alias="RAG_MODEL_TIMEOUT_SECONDS")
     model_max_retries: int = Field(2, ge=0, le=10, alias="RAG_MODEL_MAX_RETRIES")
+
+    # --- complexity fast path -----------------------------------------------------------------
+    #: Comma-separated extra marker sets added to the reference's fast-path lists (opt-in; see
+    #: `rag.rules.fast_path.EXTRA_MARKER_SETS`). Unset: exactly the reference's lists.
+    fast_path_extra: Optional[str] = Field(None, alias="RAG_FAST_PATH_EXTRA")
 
     # --- prompts --------------------------------------------------------------------------------
     prompt_version: Optional[str] = Field(None, alias="RAG_PROMPT_VERSION")
@@ -72,6 +82,14 @@ class RagSettings(BaseSettings):
 
     # --- input limits ---------------------------------------------------------------------------
     max_question_chars: int = Field(4000, ge=1, alias="RAG_MAX_QUESTION_CHARS")
+
+    @field_validator("fast_path_extra")
+    @classmethod
+    def _known_marker_sets(cls, value: Optional[str]) -> Optional[str]:
+        unknown = [n.strip() for n in (value or "").split(",") if n.strip() and n.strip() not in FAST_PATH_EXTRA_SETS]
+        if unknown:
+            raise ValueError(f"unknown fast-path marker set {unknown[0]!r}; known: {', '.join(FAST_PATH_EXTRA_SETS)}")
+        return value
 
     def models_configured(self) -> bool:
         """True when an OpenAI-compatible endpoint should be used instead of the offline rules."""

@@ -42,7 +42,7 @@ FIELD_MEANINGS: dict[str, str] = {
     "retrieval_pipeline": "the stages run (recall_merge_rerank)",
     "candidate_k": "how many candidates recall asked for",
     "candidate_k_source": "where candidate_k came from: env (explicit setting) or multiplier",
-    "candidate_k_config_error": "why an explicit candidate_k setting was ignored",
+    "candidate_k_config_error": "why an explicit candidate_k setting was ignored or clamped to top_k",
     "retrieval_candidate_multiplier": "top_k × this = candidate_k when not set explicitly",
     "retrieval_top_k": "chunks kept after rerank",
     "recall_count": "chunks returned by hybrid recall",

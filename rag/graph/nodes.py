@@ -16,12 +16,12 @@ from langgraph.types import Send
 from rag.context import RagContext
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
-from rag.rules.fast_path import fast_path_reason
+from rag.rules.fast_path import fast_path_config, fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for_hitl
 from rag.rules.routing import grade_for_no_docs, grade_unavailable, is_hitl_route, resolve_route, retrieval_status_for_route
 from rag.rules.synthesis import synthesize, unique_texts
 from rag.schemas import MAX_SUB_QUESTIONS, ComplexityResult, EvidenceGrade, RAGState, RewritePlan
-from rag.trace import normalize_rag_trace
+from rag.trace import normalize_rag_sub_trace
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     A planner failure falls back to the simple chain (one retrieval still helps the user)."""
     ctx = runtime.context
     question = state["question"]
-    reason = fast_path_reason(question)
+    reason = fast_path_reason(question, fast_path_config(ctx.settings.fast_path_extra))
     if reason:
         ctx.emit("🧭", "Complexity: simple (fast path)", reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}
@@ -190,7 +190,7 @@ def grade_update(state: RAGState, ctx: RagContext, *, node: str = "grade_documen
         evidence_reason=grade.reason,
         missing_slots=list(grade.missing_slots),
         hitl_prompt=prompt,
-        hitl_options=list(grade.hitl_options) if hitl else [],
+        hitl_options=list(grade.hitl_options),  # on every route, as the reference keeps them
     )
     if "retrieved_chunks" in trace:
         trace["retrieved_chunks"] = trace_chunks_after_grading(route, trace["retrieved_chunks"])
@@ -240,8 +240,10 @@ def combined_query(question: str, plan: RewritePlan) -> str:
 
 
 def _no_knowledge_update(state: RAGState, trace: dict, extra: dict) -> dict:
+    """End the run in no_knowledge from the rewrite node. The grade's fields stay as graded
+    (`hitl_options` too); `extra` says why, in protocol fields and raw-only keys."""
     trace = dict(trace)
-    trace.update(route="no_knowledge", retrieval_status="no_knowledge", hitl_prompt="", hitl_options=[], **extra)
+    trace.update(route="no_knowledge", retrieval_status="no_knowledge", hitl_prompt="", **extra)
     return {"route": "no_knowledge", "retrieval_status": "no_knowledge", "docs": [], "context": "", "rag_trace": trace}
 
 
@@ -268,7 +270,11 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         log.warning("rewriter failed: %s", _error_kind(exc))
         error = _error_text(exc)
         ctx.emit("⚠️", "Rewriter unavailable → no_knowledge", error, node="rewrite_question")
-        update = _no_knowledge_update(state, trace, {"rewrite_error": error, "rewrite_count": count})
+        # The reason goes to `evidence_reason` too: a client that sees only the 59 protocol fields must
+        # tell "the rewriter failed" from "the evidence was graded no_knowledge".
+        update = _no_knowledge_update(state, trace, {
+            "evidence_reason": f"rewrite_unavailable:{error}", "rewrite_error": error, "rewrite_count": count,
+        })
         update["rewrite_count"] = count
         return update
     query = combined_query(state["question"], plan)
@@ -350,6 +356,10 @@ def synthesis(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     ctx = runtime.context
     results = state.get("sub_results") or []
     outcome = synthesize(results)
+    if is_hitl_route(outcome["route"]) and not outcome["hitl_prompt"]:
+        outcome["hitl_prompt"] = default_hitl_prompt(
+            outcome["route"], question=state["question"], options=outcome["hitl_options"],
+        )
     docs = outcome["docs"]
     trace = {
         "tool_used": True,
@@ -362,7 +372,7 @@ def synthesis(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         "retrieved_chunks": docs,
         "sub_agent_count": len(results),
         "synthesis_merged_count": outcome["merged_count"],
-        "sub_traces": [normalize_rag_trace(r.get("rag_trace")) or {} for r in results],
+        "sub_traces": [t for t in (normalize_rag_sub_trace(r.get("rag_trace")) for r in results) if t is not None],
         "evidence_confidence": None,
         "route": outcome["route"],
         "retrieval_status": outcome["retrieval_status"],

@@ -9,9 +9,14 @@ from typing import Callable, Iterable, Optional
 
 
 def resolve_candidate_k(top_k: int, explicit: Optional[str], multiplier: int) -> tuple[int, str, Optional[str]]:
-    """(candidate_k, source, config_error). An explicit value must be an int >= top_k; anything else
-    is recorded as a configuration error and the multiplier is used, so a typo degrades visibly
-    instead of silently shrinking recall."""
+    """(candidate_k, source, config_error), as the reference resolves it: an explicit integer wins
+    but never goes below top_k (source `env`); no value, or one that is not an integer, gives
+    top_k x multiplier (source `multiplier`). Recall must never ask for fewer candidates than the
+    answer keeps.
+
+    Deviation, on purpose: the reference clamps a value below top_k silently; here the clamp is
+    also written to `candidate_k_config_error`, so the trace says why candidate_k is not the
+    configured number."""
     raw = (explicit or "").strip() if explicit is not None else ""
     fallback = max(top_k * multiplier, top_k)
     if not raw:
@@ -21,7 +26,7 @@ def resolve_candidate_k(top_k: int, explicit: Optional[str], multiplier: int) ->
     except ValueError:
         return fallback, "multiplier", f"RAG_CANDIDATE_K={raw!r} is not an integer; using top_k x multiplier"
     if value < top_k:
-        return fallback, "multiplier", f"RAG_CANDIDATE_K={value} is below top_k={top_k}; using top_k x multiplier"
+        return top_k, "env", f"RAG_CANDIDATE_K={value} is below top_k={top_k}; clamped to top_k"
     return value, "env", None
 
 

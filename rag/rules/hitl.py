@@ -57,11 +57,10 @@ def refined_question_for_hitl(question: str, answer: str) -> str:
 
 
 def is_hitl_result(result: Mapping[str, Any]) -> bool:
-    route = result.get("route")
-    status = result.get("retrieval_status")
-    if route is None and isinstance(result.get("rag_trace"), Mapping):
-        route = result["rag_trace"].get("route")
-        status = result["rag_trace"].get("retrieval_status")
+    """A result (or sub-result) that asks the user; its route or status may live in its trace."""
+    trace = result.get("rag_trace") if isinstance(result.get("rag_trace"), Mapping) else {}
+    route = result.get("route") or trace.get("route")
+    status = result.get("retrieval_status") or trace.get("retrieval_status")
     return route in ("clarify", "scope_select") or status in ("needs_clarification", "needs_scope_selection")
 
 

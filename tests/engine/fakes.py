@@ -27,7 +27,7 @@ def retrieval_fields(n: int) -> dict:
         retrieval_mode="hybrid", retrieval_pipeline="recall_merge_rerank", candidate_k=24,
         candidate_k_source="multiplier", retrieval_candidate_multiplier=3, retrieval_top_k=8, recall_count=n,
         post_merge_candidate_count=n, candidate_count=n, leaf_retrieve_level=3, auto_merge_enabled=False,
-        auto_merge_applied=False, auto_merge_threshold=2, auto_merge_replaced_chunks=0, auto_merge_steps=[],
+        auto_merge_applied=False, auto_merge_threshold=2, auto_merge_replaced_chunks=0, auto_merge_steps=0,
         rerank_enabled=False, rerank_applied=False, post_rerank_count=n, post_threshold_count=n,
     )
     return fields

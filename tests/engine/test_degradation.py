@@ -43,14 +43,27 @@ def test_planner_failure_falls_back_to_simple(settings, failure):
     assert result["rag_trace"]["complexity_reason"].startswith("planner_unavailable:")
 
 
-@pytest.mark.parametrize("failure", [timeout_error(), ValueError("bad"), {"method": "hyde"}])
-def test_rewriter_failure_ends_the_rewrite_as_no_knowledge(settings, failure):
+@pytest.mark.parametrize(
+    "failure, kind",
+    [(timeout_error(), "timeout"), (ValueError("bad"), "ValueError"), ({"method": "hyde"}, "ValidationError")],
+)
+def test_rewriter_failure_ends_the_rewrite_as_no_knowledge(settings, failure, kind):
     retriever = FakeRetriever(default=[chunk(1)])
-    roles = FakeRoles(grader=grade(answerability="partial", route="rewrite"), rewriter=failure)
+    roles = FakeRoles(grader=grade(answerability="partial", route="rewrite", hitl_options=["A", "B"]), rewriter=failure)
     result = run_rag_graph(Q, settings=settings, retriever=retriever, roles=roles.roles())
     assert result["route"] == "no_knowledge" and result["retrieval_status"] == "no_knowledge"
     assert len(retriever.queries) == 1  # no second retrieval
-    assert "rewrite_method" not in result["rag_trace"]
+    t = result["rag_trace"]
+    assert "rewrite_method" not in t
+    # visible in the 59 protocol fields, not only in the raw `rewrite_error` key
+    assert t["evidence_reason"].startswith(f"rewrite_unavailable:{kind}")
+    assert t["hitl_options"] == ["A", "B"] and t["hitl_prompt"] == ""
+
+
+def test_a_graded_no_knowledge_keeps_the_graders_reason(settings):
+    roles = FakeRoles(grader=grade(relevance="weak", answerability="none", route="no_knowledge", reason="off topic"))
+    result = run_rag_graph(Q, settings=settings, retriever=FakeRetriever(default=[chunk(1)]), roles=roles.roles())
+    assert result["route"] == "no_knowledge" and result["rag_trace"]["evidence_reason"] == "off topic"
 
 
 def test_failing_retriever_is_no_knowledge_with_mode_failed(settings):

@@ -232,3 +232,40 @@ def test_every_retrieval_field_reaches_the_trace(settings):
     result = run(Q, FakeRetriever(default=[chunk(1)]), FakeRoles(), settings)
     fields = {k for k, v in FakeRetriever(default=[chunk(1)]).search("x").trace_fields.items() if v is not None}
     assert fields <= set(result["rag_trace"]) and fields <= set(RETRIEVAL_FIELDS)
+
+
+@pytest.mark.parametrize(
+    "graded, route",
+    [
+        (grade(), "answer"),
+        (grade(relevance="weak", answerability="none", route="no_knowledge"), "no_knowledge"),
+        (grade(relevance="none", answerability="none", route="no_knowledge"), "no_knowledge"),
+        (grade(answerability="partial", ambiguity="missing_slot", route="clarify"), "clarify"),
+        (grade(ambiguity="multiple_candidates", route="scope_select"), "scope_select"),
+        (grade(answerability="partial", route="rewrite"), "clarify"),  # rewritten, graded again, still partial
+    ],
+)
+def test_the_graders_options_are_kept_in_the_trace_on_every_route(settings, graded, route):
+    roles = FakeRoles(grader=graded.model_copy(update={"hitl_options": ["Nova X1", "Nova Pad"]}))
+    result = run(Q, FakeRetriever(default=[chunk(1)]), roles, settings)
+    assert result["route"] == route
+    assert result["rag_trace"]["hitl_options"] == ["Nova X1", "Nova Pad"]
+    assert (result["rag_trace"]["hitl_prompt"] == "") is (route not in ("clarify", "scope_select"))
+
+
+def test_sub_traces_keep_the_graders_options_too(settings):
+    roles = complex_roles(grade(hitl_options=["X"]))
+    result = run(COMPLEX_Q, FakeRetriever(default=[chunk(1)]), roles, settings)
+    assert result["route"] == "answer"
+    assert [s["hitl_options"] for s in result["rag_trace"]["sub_traces"]] == [["X"], ["X"]]
+    assert result["rag_trace"]["hitl_options"] == []  # a non-HITL synthesis carries none
+
+
+def test_the_opt_in_extra_markers_reach_the_fast_path(settings):
+    question = "丹瑾怎么样"  # 怎么 is only in the opt-in bilingual set
+    roles = FakeRoles()
+    assert run(question, FakeRetriever(default=[chunk(1)]), roles, settings)["complexity"] == "simple"
+    assert roles.planner_calls == []  # the reference lists: fast path
+    roles = FakeRoles()
+    run(question, FakeRetriever(default=[chunk(1)]), roles, settings.model_copy(update={"fast_path_extra": "bilingual"}))
+    assert len(roles.planner_calls) == 1

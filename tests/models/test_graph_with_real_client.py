@@ -47,3 +47,18 @@ def test_a_grader_timeout_degrades_instead_of_crashing(fake_openai, make_setting
                            retriever=StaticRetriever())
 
     assert result["route"] == "no_knowledge", "the grader fails closed"
+
+
+@pytest.mark.parametrize("method", ["function_calling", "json_mode"])
+def test_a_grade_without_confidence_answers_instead_of_failing_closed(fake_openai, make_settings, method):
+    fake_openai.reply({"complexity": "simple", "complexity_reason": "one intent", "sub_questions": []},
+                      schema="ComplexityResult")
+    fake_openai.reply({k: v for k, v in GRADE.items() if k != "confidence"}, schema="EvidenceGrade")
+    settings = make_settings(structured_output_method=method)
+
+    result = run_rag_graph(COMPLEX_QUESTION, settings=settings, roles=build_openai_roles(settings),
+                           retriever=StaticRetriever())
+
+    assert result["route"] == "answer" and result["retrieval_status"] == "answerable"
+    trace = result["rag_trace"]
+    assert trace["evidence_confidence"] == 0.0 and trace["evidence_reason"] == GRADE["reason"]

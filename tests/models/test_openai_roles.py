@@ -56,6 +56,17 @@ def test_each_role_returns_its_schema_with_each_method(scripted, make_settings, 
     assert payload.question in req.text, "the role's prompt template is rendered with the input"
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_grade_without_confidence_is_valid_with_each_method(fake_openai, make_settings, method):
+    # Backends on function_calling / json_mode often leave optional-looking fields out; the reference's
+    # schema makes confidence optional (default 0.0), so such a grade must parse, not fail closed.
+    fake_openai.reply({k: v for k, v in GRADE.items() if k != "confidence"}, schema="EvidenceGrade")
+    out = build_openai_roles(make_settings(structured_output_method=method)).grader.invoke(
+        {"question": "What is A?", "context": "A is a letter."})
+    assert out == EvidenceGrade(**{**GRADE, "confidence": 0.0})
+    assert fake_openai.requests[0].method == method
+
+
 def test_json_schema_sends_strict_response_format(scripted, make_settings):
     build_openai_roles(make_settings(structured_output_method="json_schema")).planner.invoke({"question": "q"})
     [req] = scripted.requests

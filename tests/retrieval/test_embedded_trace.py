@@ -54,7 +54,7 @@ def test_explicit_candidate_k_and_config_error(backend):
     assert (f["candidate_k"], f["candidate_k_source"], f["candidate_k_config_error"]) == (5, "env", None)
     assert f["recall_count"] == 5
     f = run(backend, top_k=2, candidate_k="1").trace_fields
-    assert (f["candidate_k"], f["candidate_k_source"]) == (6, "multiplier")
+    assert (f["candidate_k"], f["candidate_k_source"]) == (2, "env")  # clamped to top_k
     assert "below top_k" in f["candidate_k_config_error"]
 
 

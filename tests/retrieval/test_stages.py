@@ -1,22 +1,28 @@
 """The pure rules: candidate_k, RRF, auto-merge, score order, min-score threshold."""
+import pytest
+
 from rag.retrieval.stages import apply_min_score, auto_merge, merge_one_level, resolve_candidate_k, rrf_fuse, score_order
 
 
-def test_candidate_k_from_multiplier_by_default():
-    assert resolve_candidate_k(8, None, 3) == (24, "multiplier", None)
-    assert resolve_candidate_k(8, "  ", 3) == (24, "multiplier", None)
-
-
-def test_candidate_k_explicit_value_wins():
-    assert resolve_candidate_k(8, "40", 3) == (40, "env", None)
-    assert resolve_candidate_k(8, "8", 3) == (8, "env", None)
-
-
-def test_candidate_k_bad_values_are_recorded_and_fall_back():
-    k, source, err = resolve_candidate_k(8, "lots", 3)
-    assert (k, source) == (24, "multiplier") and "not an integer" in err
-    k, source, err = resolve_candidate_k(8, "5", 3)
-    assert (k, source) == (24, "multiplier") and "below top_k" in err
+@pytest.mark.parametrize(
+    "top_k, explicit, multiplier, expected",
+    [
+        (8, None, 3, (24, "multiplier", None)),
+        (8, "  ", 3, (24, "multiplier", None)),
+        (8, "40", 3, (40, "env", None)),
+        (8, "8", 3, (8, "env", None)),
+        (8, " 12 ", 3, (12, "env", None)),
+        # below top_k: clamped to top_k as the reference does, source env, and the clamp is stated
+        (8, "5", 3, (8, "env", "RAG_CANDIDATE_K=5 is below top_k=8; clamped to top_k")),
+        (8, "0", 3, (8, "env", "RAG_CANDIDATE_K=0 is below top_k=8; clamped to top_k")),
+        (8, "-3", 3, (8, "env", "RAG_CANDIDATE_K=-3 is below top_k=8; clamped to top_k")),
+        # not an integer: top_k x multiplier, with the error
+        (8, "lots", 3, (24, "multiplier", "RAG_CANDIDATE_K='lots' is not an integer; using top_k x multiplier")),
+        (8, "2.5", 1, (8, "multiplier", "RAG_CANDIDATE_K='2.5' is not an integer; using top_k x multiplier")),
+    ],
+)
+def test_candidate_k(top_k, explicit, multiplier, expected):
+    assert resolve_candidate_k(top_k, explicit, multiplier) == expected
 
 
 def test_rrf_rewards_agreement_and_uses_k():

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import ABSENT, format_value
-from rag.trace import FIELD_GROUPS, normalize_rag_trace
+from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS
 
 
@@ -22,8 +22,7 @@ def field_state(raw: Optional[dict], normalized: Optional[dict], field: str) -> 
     return "absent"
 
 
-def trace_frame(raw: Optional[dict], group: tuple[str, ...]) -> pd.DataFrame:
-    normalized = normalize_rag_trace(raw) if raw is not None else None
+def trace_frame(raw: Optional[dict], normalized: Optional[dict], group: tuple[str, ...]) -> pd.DataFrame:
     rows = []
     for f in group:
         state = field_state(raw, normalized, f)
@@ -41,7 +40,13 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
         st.info("`rag_trace` is absent: no retrieval has run yet in this run (the spec starts the trace at the "
                 "first retrieval, or at synthesis for a complex question).")
         return
-    normalized = normalize_rag_trace(raw) or {}
+    try:
+        normalized = normalize_rag_trace(raw) or {}
+    except InvalidTraceError as exc:  # a collaborator wrote a field of the wrong type
+        st.error(f"The trace does not fit the protocol, so a client would get an error instead of it: {exc}")
+        with st.expander("Raw trace (as the run left it)"):
+            st.json(raw)
+        return
     counts = {"present": 0, "null": 0, "absent": 0}
     for group in FIELD_GROUPS.values():
         for f in group:
@@ -50,10 +55,11 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
                f"{counts['absent']} absent — of the 59 protocol fields")
     only_present = st.toggle("Only fields that are present", key=f"{key}_present", value=False)
     for name, group in FIELD_GROUPS.items():
-        frame = trace_frame(raw, group)
+        frame = trace_frame(raw, normalized, group)
+        present = int((frame["state"] == "present").sum())
         if only_present:
             frame = frame[frame["state"] == "present"]
-        with st.expander(f"{name} ({int((trace_frame(raw, group)['state'] == 'present').sum())}/{len(group)})",
+        with st.expander(f"{name} ({present}/{len(group)})",
                          expanded=name in ("tool and retrieval", "grade and route")):
             st.table(frame) if not frame.empty else st.caption("none present")
     subs = normalized.get("sub_traces") or []
