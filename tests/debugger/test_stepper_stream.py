@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 import sqlite3
-import time
+import threading
 from typing import Annotated, TypedDict
 
 import pytest
@@ -146,16 +146,21 @@ class FlakyState(TypedDict, total=False):
 
 
 FLAKY = {"failures": 0}
+LANE_A_DONE = threading.Event()
 
 
 def _flaky_graph():
-    """plan -(Send x2)-> work; work on "b" fails once, then succeeds. It fails late, so that
-    lane "a" has finished and LangGraph keeps its writes for the retry."""
+    """plan -(Send x2)-> work; work on "b" fails once, then succeeds. It fails only after lane "a"
+    has finished (it waits for it), so LangGraph keeps a's writes for the retry."""
+    LANE_A_DONE.clear()
+
     def work(state: dict) -> dict:
         if state["sub"] == "b" and FLAKY["failures"] == 0:
             FLAKY["failures"] += 1
-            time.sleep(0.05)
+            LANE_A_DONE.wait(timeout=30)
             raise RuntimeError("flaky")
+        if state["sub"] == "a":
+            LANE_A_DONE.set()
         return {"results": [state["sub"]]}
 
     from langgraph.types import Send

@@ -70,7 +70,7 @@ def test_stop_does_not_wait_for_a_delayed_reply():
     fake.script(Delay(30, Respond({})))
     client = threading.Thread(target=lambda: _swallow(post, fake, {"model": "m", "messages": []}), daemon=True)
     client.start()
-    time.sleep(0.2)
+    assert fake.wait_for_requests(1)
     started = time.monotonic()
     fake.stop()
     assert time.monotonic() - started < 2

@@ -287,6 +287,7 @@ class FakeOpenAI:
         self._rules: list[_Rule] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._received = threading.Condition(self._lock)
         self.requests: list[RecordedRequest] = []
         self._server: Optional[_Server] = None
         self._thread: Optional[threading.Thread] = None
@@ -325,6 +326,12 @@ class FakeOpenAI:
             self.requests.clear()
 
     # ---- inspection ------------------------------------------------------------------------------
+    def wait_for_requests(self, count: int = 1, timeout: float = 30.0) -> bool:
+        """Block until the server has received `count` requests (a test waits on the server's state,
+        not on a guess of how long a request takes to arrive)."""
+        with self._received:
+            return self._received.wait_for(lambda: len(self.requests) >= count, timeout=timeout)
+
     def requests_for(self, schema: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.schema_name == schema]
 
@@ -410,6 +417,7 @@ class FakeOpenAI:
     def _answer(self, req: RecordedRequest) -> tuple[int, Any]:
         with self._lock:
             self.requests.append(req)
+            self._received.notify_all()
             rule = next((r for r in self._rules if r.matches(req)), None)
             if rule is not None and rule.times is not None:
                 rule.times -= 1
