@@ -11,6 +11,7 @@ from typing import Optional
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
+from rag.retrieval.base import CorpusStats
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 
 
@@ -29,6 +30,9 @@ class GraderInput(BaseModel):
     docs: list[dict] = Field(default_factory=list)
     is_sub_agent: bool = False
     rewrite_count: int = 0
+    #: How common the question's words are in the knowledge base, when the retriever can tell
+    #: (corpus-level evidence for a rule-based judge; not a prompt variable).
+    corpus: Optional[CorpusStats] = None
 
 
 class RewriterInput(BaseModel):

@@ -17,6 +17,7 @@ Every reason starts with "[offline rules]" so a user never mistakes it for a mod
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from typing import Optional
@@ -24,6 +25,7 @@ from typing import Optional
 from langchain_core.runnables import RunnableLambda
 
 from rag.models.base import GraderInput, ModelRoles, PlannerInput, RewriterInput
+from rag.retrieval.base import CorpusStats
 from rag.models.offline_rules import (
     EvidenceText, OfflineRules, content_terms, coverage, default_offline_rules, is_chinese, is_numeric,
     _jieba_cut, term_covered,
@@ -237,8 +239,8 @@ def _missing_slot(
     """The best-matching evidence lists variants of one condition (platform, server region ...)
     and the question fixes none of them: the answer depends on a slot the user has to fill."""
     scores = [coverage(terms, [ev], r) for ev in evs]
-    if not scores or max(scores) <= 0:
-        return None, []
+    if not scores or max(scores) < max(r.grader.slot_min_coverage, 1e-9):
+        return None, []  # only chunks that answer the question can show that the answer varies
     best = [ev for ev, s in zip(evs, scores) if s >= max(scores) - 1e-9]
     text = " ".join(ev.raw for ev in best)
     zh = is_chinese(question)
@@ -257,9 +259,53 @@ def _missing_slot(
     return None, []
 
 
+def _term_weights(terms: list[str], corpus: Optional[CorpusStats], r: OfflineRules) -> tuple[dict[str, float], list[str]]:
+    """(weight of each term the knowledge base knows, the terms it never uses).
+
+    The weight is the term's BM25 IDF in the knowledge base, so a word every chunk holds (object,
+    method) counts less than the word that names the topic; without statistics every term weighs
+    1. A term with a synonym in the rules file is known (the KB says it in other words), and a
+    term the statistics do not list is unknown, not absent: it takes the mean weight."""
+    if corpus is None or corpus.documents <= 0 or not r.grader.idf_weighting:
+        return {t: 1.0 for t in terms}, []
+    n = corpus.documents
+    weights: dict[str, float] = {}
+    absent: list[str] = []
+    for t in terms:
+        df = corpus.df.get(t.lower())
+        if df is None or (df == 0 and r.synonyms.get(t)):
+            continue
+        if df == 0:
+            absent.append(t)
+        else:
+            weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    mean = sum(weights.values()) / len(weights) if weights else 1.0
+    for t in terms:
+        if t not in weights and t not in absent:
+            weights[t] = mean
+    return weights, absent
+
+
+def _weighted(weights: dict[str, float], evs: list[EvidenceText], r: OfflineRules) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in weights.items() if term_covered(t, evs, r)) / total
+
+
+def _unnamed_referent(question: str, r: OfflineRules) -> Optional[str]:
+    """What the question points at without naming it ("this method", "does it"), or None."""
+    for pattern in (r.grader.zh_referent_patterns if is_chinese(question) else r.grader.en_referent_patterns):
+        m = re.search(pattern, question, flags=re.IGNORECASE)
+        if m:
+            return m.group(m.lastindex or 0)
+    return None
+
+
 def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> EvidenceGrade:
-    """Relevance and answerability from lexical coverage; ambiguity from competing candidates and
-    condition variants. The route is a proposal; the graph's route correction has the last word."""
+    """Relevance and answerability from IDF-weighted lexical coverage, out-of-vocabulary words from
+    the knowledge base's statistics; ambiguity from competing candidates, condition variants and
+    an unnamed referent. The route is a proposal; the graph's route correction has the last word."""
     r = rules or default_offline_rules()
     g = r.grader
     question = inp.question
@@ -274,15 +320,32 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         why = "no evidence" if not evs else "the question has no content words to look for"
         return EvidenceGrade(relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
                              reason=r.tag(why))
-    covered = [t for t in key_terms if term_covered(t, evs, r)]
-    rel_cov = len(covered) / len(key_terms)
-    if rel_cov < g.min_partial_coverage:
+    weights, absent = _term_weights(key_terms, inp.corpus, r)
+    if absent and len(absent) / len(key_terms) >= g.max_absent_share:
         return EvidenceGrade(
             relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
-            reason=r.tag(f"none of the question's terms ({', '.join(key_terms)}) occur in the evidence"),
+            reason=r.tag(f"{len(absent)} of the question's {len(key_terms)} words never occur in the knowledge "
+                         f"base ({', '.join(absent)}): it is about something else"),
+        )
+    rel_cov = _weighted(weights, evs, r)
+    if rel_cov < g.min_relevant_coverage:
+        found = [t for t in weights if term_covered(t, evs, r)]
+        return EvidenceGrade(
+            relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
+            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight"
+                         + (f" (only {', '.join(found)})" if found else "") + ": not about the question"),
         )
     relevance = "strong" if rel_cov >= g.strong_relevance else "weak"
+    key_terms = list(weights)
 
+    referent = _unnamed_referent(question, r)
+    if referent:
+        prompt = (g.zh_referent_prompt if zh else g.en_referent_prompt).format(referent=referent)
+        return EvidenceGrade(
+            relevance=relevance, answerability="partial", ambiguity="missing_slot", confidence=0.7,
+            route="clarify", missing_slots=[referent], hitl_prompt=prompt,
+            reason=r.tag(f"the question points at “{referent}” without naming it"),
+        )
     term, options = _scope_candidates(question, key_terms, docs, evs, r)
     if term:
         prompt = (g.zh_scope_prompt if zh else g.en_scope_prompt).format(term=term)
@@ -302,17 +365,24 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         )
 
     top = evs[: g.answer_top_n]
-    ans_cov = coverage(key_terms, top, r)
+    ans_cov = _weighted(weights, top, r)
     missing = [t for t in key_terms if not term_covered(t, top, r)]
-    if ans_cov >= g.sufficient_coverage:
+    settled = inp.rewrite_count >= 1 and not inp.is_sub_agent
+    need = g.sufficient_after_rewrite if settled else g.sufficient_coverage
+    if ans_cov >= need:
         answerability, route = "sufficient", ("answer" if relevance == "strong" else "rewrite")
-    elif ans_cov > 0 or rel_cov > 0:
-        answerability, route = ("partial" if ans_cov > 0 else "none"), "rewrite"
-    else:  # pragma: no cover - rel_cov > 0 above
+        if settled:
+            relevance, route = "strong", "answer"
+    elif settled:
+        # the rewrite was the chance to find better wording; partial now would only ask the user
         answerability, route = "none", "no_knowledge"
+    else:
+        answerability, route = ("partial" if ans_cov > 0 else "none"), "rewrite"
     detail = (
-        f"top {len(top)} chunk(s) cover {ans_cov:.0%} of the question's terms, all chunks {rel_cov:.0%}"
+        f"top {len(top)} chunk(s) cover {ans_cov:.0%} of the question's weight, all chunks {rel_cov:.0%}"
         + (f"; not found near the top: {', '.join(missing)}" if missing else "")
+        + (f"; never in the knowledge base: {', '.join(absent)}" if absent else "")
+        + (" (after a rewrite)" if settled else "")
     )
     confidence = round(0.4 + 0.5 * ans_cov, 2)
     return EvidenceGrade(relevance=relevance, answerability=answerability, confidence=confidence, route=route,

@@ -26,6 +26,8 @@ from rag.retrieval.profile import load_profile
 from rag.retrieval.pipeline import PIPELINE  # noqa: F401 - re-exported for older imports
 from rag.retrieval.pipeline import base_fields, failed_result, finish, record_mode
 from rag.retrieval.stages import rrf_fuse
+from rag.retrieval.tokenize import tokenize_query
+from rag.retrieval.base import CorpusStats
 from rag.schemas import RetrievalResult
 from rag.settings import RagSettings
 
@@ -174,6 +176,15 @@ class EmbeddedRetriever:
             return []
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
         return [{**_chunk_dict(self.kb.by_id[cid]), "score": score} for cid, score in fused]
+
+    def corpus_stats(self, text: str) -> Optional[CorpusStats]:
+        """How common each word of `text` is in this knowledge base (leaf document frequencies):
+        corpus-level evidence a judge can use to tell an off-topic question (its words never
+        occur here) from a paraphrase. None without a sparse index."""
+        if self.kb.sparse is None:
+            return None
+        tokens = list(dict.fromkeys(tokenize_query(text)))
+        return CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
 
     # --- the pipeline -----------------------------------------------------------------------
     def search(self, query: str) -> RetrievalResult:
