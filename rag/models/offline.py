@@ -95,7 +95,7 @@ def _zh_sub_questions(q: str, r: OfflineRules) -> list[str]:
         for marker in p.zh_comparison_markers:
             tail = tail.replace(marker, "")
         if not [t for t in content_terms(f"{head}{tail}", r) if t not in items]:
-            return [p.zh_compare_template.format(item=i) for i in items]
+            return [p.zh_compare_template.format(item=i, others="、".join(o for o in items if o != i)) for i in items]
     return [_as_question(f"{head}{i}{tail}", True) for i in items]
 
 
@@ -104,9 +104,59 @@ def _en_starts_question(seg: str, r: OfflineRules) -> bool:
     return first in r.planner.en_question_starts
 
 
+def _en_comparison(q: str, r: OfflineRules) -> list[str]:
+    """One sub-question per compared item that names the other items and keeps the asked
+    dimension: "Compare lists and tuples in terms of mutability" -> "What distinguishes lists from
+    tuples in terms of mutability?"; "Compare the battery life of A and B" -> "What is the battery
+    life of A?". A shared head noun goes to every item ("global and nonlocal statements")."""
+    p = r.planner
+    body = _clean(q)
+    for lead in p.en_comparison_leads:
+        body = re.sub(rf"^\s*{lead}\s+", "", body, flags=re.IGNORECASE)
+    body = re.sub(rf"\s+\b(?:{'|'.join(p.en_comparison_verbs)})\b", "", body, flags=re.IGNORECASE)
+    seps = tuple(s for s in p.en_conjunctions if s.strip() != "," or re.search(r"\s(and|vs\.?|versus)\s", f" {body} "))
+    segs = [_clean(re.sub(r"^(?:and|or)\s+", "", s, flags=re.IGNORECASE)) for s in _split_on(body, seps)]
+    segs = [s for s in segs if s]
+    if len(segs) < 2:
+        return []
+    preps = "|".join(re.escape(x) for x in p.en_prepositions)
+    # the dimension before the items: "the battery life of | A"
+    head, first = "", segs[0]
+    m = None
+    for m in re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE):
+        pass
+    if m is not None and m.start() > 0:
+        head, first = first[: m.end()], first[m.end():]
+    # the dimension or context after the items: "B | in terms of mutability" (not the item's own first word)
+    last, tail = segs[-1], ""
+    words = last.split(" ")
+    for i in range(1, len(words)):
+        if words[i].lower() in p.en_prepositions:
+            last, tail = " ".join(words[:i]), " " + " ".join(words[i:])
+            break
+    items = [first, *segs[1:-1], last]
+    # "global and nonlocal statements": single-word modifiers share the last item's head noun
+    last_words = [w for w in last.split(" ") if w.lower() not in ("the", "a", "an")]
+    if len(last_words) == 2:
+        items = [f"{i} {last_words[-1]}" if len([w for w in i.split(" ") if w.lower() not in ("the", "a", "an")]) == 1
+                 and i != last else i for i in items]
+    items = [i.strip() for i in items if i.strip()]
+    if len(items) < 2:
+        return []
+    if head:
+        lead = "" if _en_starts_question(head, r) else "What is "
+        return [_as_question(f"{lead}{head}{i}{tail}", False) for i in items]
+    return [p.en_compare_template.format(item=i, others=" and ".join(o for o in items if o != i), tail=tail)
+            for i in items]
+
+
 def _en_sub_questions(q: str, r: OfflineRules) -> list[str]:
     p = r.planner
     comparison = any(m in f" {q.lower()} " for m in p.en_comparison_markers)
+    if comparison and len(_Q_SPLIT.split(q.rstrip("?？ "))) == 1:
+        subs = _en_comparison(q, r)
+        if subs:
+            return subs
     body = _strip_lead(_clean(q), p.en_lead_words)
     low = f" {body.lower()} "
     # ", " separates list items only when the list ends in a real conjunction ("a, b and c").

@@ -43,6 +43,8 @@ class PlannerRules(_Frozen):
     en_filler_words: tuple[str, ...]
     zh_compare_template: str
     en_compare_template: str
+    en_comparison_leads: tuple[str, ...] = ()
+    en_comparison_verbs: tuple[str, ...] = ()
     max_sub_questions: int = Field(4, ge=2, le=4)
 
 
