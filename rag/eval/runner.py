@@ -18,7 +18,7 @@ from rag.settings import RagSettings, load_settings
 def settings_for_kb(kb: str, **overrides) -> RagSettings:
     """Settings whose knowledge base is `kb` ("bundled", "pydoc" or a folder path)."""
     if kb == "bundled":
-        return load_settings(kb_dir=None, **overrides) if overrides else load_settings(kb_dir=None)
+        return load_settings(kb_dir=None, **overrides)
     if kb == "pydoc":
         from rag.ingest.pydoc_corpus import pydoc_corpus_dir
 
