@@ -386,7 +386,7 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
                          + (f" (only {', '.join(found)})" if found else "") + ": not about the question"),
         )
     relevance = "strong" if rel_cov >= g.strong_relevance else "weak"
-    key_terms = list(weights)
+    key_terms = [t for t in key_terms if t in weights]  # question order: the first key term names the topic
 
     referent = _unnamed_referent(question, r)
     if referent:
