@@ -202,7 +202,12 @@ def _en_sub_questions(q: str, r: OfflineRules) -> list[str]:
         for marker in p.en_comparison_markers:
             rest = re.sub(re.escape(marker.strip()), " ", rest, flags=re.IGNORECASE)
         if not [t for t in content_terms(rest, r) if t not in p.en_prepositions]:
-            return [p.en_compare_template.format(item=i) for i in items]
+            return [p.en_compare_template.format(item=i, others=" and ".join(o for o in items if o != i), tail="")
+                    for i in items]
+    elif not tail.strip() and not any(re.match(r"^(?:(?:the|a|an)\s+)?[A-Z0-9]", i) for i in items):
+        # "find and load a module", "leading and trailing whitespace": without names or a shared
+        # tail ("... of the Lumen X2") a conjunction of common words is one phrase, one intent
+        return []
     return [_as_question(f"{head}{i}{tail}", False) for i in items]
 
 

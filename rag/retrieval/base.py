@@ -5,7 +5,7 @@ A retriever returns chunks plus the retrieval parameter / count fields of the tr
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, runtime_checkable
+from typing import Any, Optional, Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -19,17 +19,24 @@ class CorpusStats(BaseModel):
 
     documents: int = Field(0, ge=0)
     df: dict[str, int] = Field(default_factory=dict)
+    #: chunk id -> how far the chunk's dense similarity to the text stands above the text's
+    #: similarity to the whole corpus, in standard deviations (empty without a dense leg). Relative,
+    #: so it means the same for any corpus and does not depend on one model's cosine range.
+    similarity_z: dict[str, float] = Field(default_factory=dict)
+    #: chunk id -> whether BOTH recall legs rank the chunk (or one of its leaves) among their first
+    #: `candidate_k` for the text: two independent kinds of evidence agreeing (empty without a dense leg).
+    both_legs: dict[str, bool] = Field(default_factory=dict)
 
 
-def corpus_stats_of(retriever: Any, text: str) -> Optional[CorpusStats]:
-    """The optional `corpus_stats(text)` capability of a retriever (the embedded one has it; a
-    LangChain or Milvus backend need not). Never raises: statistics are a hint for the judge,
-    and a run must not fail for want of them."""
+def corpus_stats_of(retriever: Any, text: str, chunk_ids: Sequence[str] = ()) -> Optional[CorpusStats]:
+    """The optional `corpus_stats(text, chunk_ids)` capability of a retriever (the embedded one has
+    it; a LangChain or Milvus backend need not). Never raises: statistics are a hint for the
+    judge, and a run must not fail for want of them."""
     fn = getattr(retriever, "corpus_stats", None)
     if not callable(fn):
         return None
     try:
-        stats = fn(text)
+        stats = fn(text, [c for c in chunk_ids if c])
         return stats if stats is None or isinstance(stats, CorpusStats) else CorpusStats.model_validate(stats)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return None

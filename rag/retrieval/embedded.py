@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -177,14 +177,29 @@ class EmbeddedRetriever:
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
         return [{**_chunk_dict(self.kb.by_id[cid]), "score": score} for cid, score in fused]
 
-    def corpus_stats(self, text: str) -> Optional[CorpusStats]:
-        """How common each word of `text` is in this knowledge base (leaf document frequencies):
-        corpus-level evidence a judge can use to tell an off-topic question (its words never
-        occur here) from a paraphrase. None without a sparse index."""
+    def corpus_stats(self, text: str, chunk_ids: Sequence[str] = ()) -> Optional[CorpusStats]:
+        """Corpus-level evidence for a judge: how common each word of `text` is here (leaf document
+        frequencies: an off-topic question's words never occur), and, with a dense leg, how far
+        each given chunk's similarity to `text` stands out from the whole corpus (a merged parent
+        takes its best leaf). None without a sparse index."""
         if self.kb.sparse is None:
             return None
         tokens = list(dict.fromkeys(tokenize_query(text)))
-        return CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
+        stats = CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
+        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None and len(self.kb.leaves) > 1:
+            sims = self.kb.dense.scores(self.kb.embedder.embed_query(text))
+            mean, sd = float(sims.mean()), float(sims.std())
+            k = base_fields(self.settings)["candidate_k"]
+            sparse_top = {i for i, _ in self.kb.sparse.search(text, k)}
+            dense_top = set(np.argsort(-sims, kind="stable")[:k].tolist())
+            row, by_ancestor = self.kb._leaf_rows()
+            for cid in chunk_ids:
+                rows = [row[cid]] if cid in row else by_ancestor.get(cid, [])
+                if rows and sd > 0:
+                    stats.similarity_z[cid] = round((float(max(sims[r] for r in rows)) - mean) / sd, 3)
+                if rows:
+                    stats.both_legs[cid] = any(r in sparse_top and r in dense_top for r in rows)
+        return stats
 
     # --- the pipeline -----------------------------------------------------------------------
     def search(self, query: str) -> RetrievalResult:

@@ -110,3 +110,12 @@ def test_no_comparison_sub_question_loses_an_entity(question):
     # both items appear in both sub-questions
     items = [s.split("distinguishes ", 1)[1].split(" from ")[0] for s in subs]
     assert all(item in sub for item in items for sub in subs)
+
+
+@pytest.mark.parametrize("question", [
+    "How does the import statement find and load a module?",
+    "Which string method removes leading and trailing whitespace?",
+])
+def test_a_conjunction_of_common_words_is_one_phrase(question):
+    """No names and no shared tail: "find and load", "leading and trailing" are one intent."""
+    assert plan_question(question).complexity == "simple"

@@ -43,7 +43,7 @@ class _NoStats:
 class _BrokenStats:
     name = "broken"
 
-    def corpus_stats(self, text):
+    def corpus_stats(self, text, chunk_ids=()):
         raise RuntimeError("index gone")
 
 
@@ -61,8 +61,9 @@ def test_the_grader_receives_the_statistics_of_the_original_question():
     seen = []
 
     class Retriever(FakeRetriever):
-        def corpus_stats(self, text):
-            return CorpusStats(documents=10, df={w: 0 for w in text.lower().rstrip("?").split()})
+        def corpus_stats(self, text, chunk_ids=()):
+            return CorpusStats(documents=10, df={w: 0 for w in text.lower().rstrip("?").split()},
+                               similarity_z={c: 4.0 for c in chunk_ids})
 
     def grade(inp):
         seen.append(inp)
@@ -77,3 +78,4 @@ def test_the_grader_receives_the_statistics_of_the_original_question():
                            settings=make_settings())
     assert result["route"] == "answer"
     assert seen and seen[0].corpus.documents == 10 and set(seen[0].corpus.df) == {"kettle", "boils", "where"}
+    assert seen[0].corpus.similarity_z == {"c1": 4.0}  # the graded chunks, by id
