@@ -79,3 +79,18 @@ def test_the_grader_receives_the_statistics_of_the_original_question():
     assert result["route"] == "answer"
     assert seen and seen[0].corpus.documents == 10 and set(seen[0].corpus.df) == {"kettle", "boils", "where"}
     assert seen[0].corpus.similarity_z == {"c1": 4.0}  # the graded chunks, by id
+
+
+def test_with_a_dense_leg_each_chunk_says_how_it_stands_out_and_whether_both_legs_found_it(fixture_kb):
+    from rag.retrieval.embedded import EmbeddedRetriever
+
+    retriever = EmbeddedRetriever(fixture_kb, make_settings(top_k=3, auto_merge_enabled=False))
+    question = "How do I reset the Gadget Z9?"
+    ids = [c.chunk_id for c in retriever.search(question).chunks]
+    stats = retriever.corpus_stats(question, ids)
+    assert set(stats.similarity_z) == set(ids) == set(stats.both_legs)
+    reset = next(c.chunk_id for c in retriever.search(question).chunks if "twelve seconds" in c.text)
+    assert stats.both_legs[reset] and stats.similarity_z[reset] == max(stats.similarity_z.values())
+    # without the dense leg there is nothing to say about similarity, only word statistics
+    sparse = EmbeddedRetriever(fixture_kb, make_settings(dense_enabled=False)).corpus_stats(question, ids)
+    assert sparse.similarity_z == {} and sparse.both_legs == {} and sparse.df["reset"] >= 1
