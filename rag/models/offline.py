@@ -391,6 +391,15 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
                          + (f" (only {', '.join(found)})" if found else "") + ": not about the question"),
         )
     relevance = "strong" if rel_cov >= g.strong_relevance else "weak"
+    # with a dense leg: did the two independent recall legs (words, meaning) find the same chunks?
+    both = inp.corpus.both_legs if inp.corpus is not None and g.leg_agreement else {}
+    agree = [bool(both.get(str(d.get("chunk_id")))) for d in docs] if both else []
+    if agree and not any(agree) and relevance != "strong":
+        return EvidenceGrade(
+            relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
+            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight and no chunk is found by "
+                         "both the word and the meaning search: not about the question"),
+        )
     key_terms = [t for t in key_terms if t in weights]  # question order: the first key term names the topic
 
     referent = _unnamed_referent(question, r)

@@ -69,6 +69,7 @@ class GraderRules(_Frozen):
     min_relevant_coverage: float = Field(0.5, ge=0, le=1)
     max_absent_share: float = Field(0.5, gt=0, le=1)
     idf_weighting: bool = True
+    leg_agreement: bool = True
     slot_min_coverage: float = Field(0.99, ge=0, le=1)
     candidate_min_coverage: float = Field(0.5, ge=0, le=1)
     zh_qualifier_pattern: str

@@ -19,10 +19,6 @@ class CorpusStats(BaseModel):
 
     documents: int = Field(0, ge=0)
     df: dict[str, int] = Field(default_factory=dict)
-    #: chunk id -> how far the chunk's dense similarity to the text stands above the text's
-    #: similarity to the whole corpus, in standard deviations (empty without a dense leg). Relative,
-    #: so it means the same for any corpus and does not depend on one model's cosine range.
-    similarity_z: dict[str, float] = Field(default_factory=dict)
     #: chunk id -> whether BOTH recall legs rank the chunk (or one of its leaves) among their first
     #: `candidate_k` for the text: two independent kinds of evidence agreeing (empty without a dense leg).
     both_legs: dict[str, bool] = Field(default_factory=dict)

@@ -179,24 +179,24 @@ class EmbeddedRetriever:
 
     def corpus_stats(self, text: str, chunk_ids: Sequence[str] = ()) -> Optional[CorpusStats]:
         """Corpus-level evidence for a judge: how common each word of `text` is here (leaf document
-        frequencies: an off-topic question's words never occur), and, with a dense leg, how far
-        each given chunk's similarity to `text` stands out from the whole corpus (a merged parent
-        takes its best leaf). None without a sparse index."""
+        frequencies: an off-topic question's words never occur), and, with a dense leg, whether
+        both recall legs rank each given chunk (a merged parent: one of its leaves) among their
+        first candidate_k for `text`. None without a sparse index.
+
+        Why agreement and not the cosine itself: on the pydoc set the dense similarity of the best
+        chunk (even as a z-score against the whole corpus) overlapped between on- and off-topic
+        questions, while "no chunk found by both legs" separated them."""
         if self.kb.sparse is None:
             return None
         tokens = list(dict.fromkeys(tokenize_query(text)))
         stats = CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
-        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None and len(self.kb.leaves) > 1:
-            sims = self.kb.dense.scores(self.kb.embedder.embed_query(text))
-            mean, sd = float(sims.mean()), float(sims.std())
+        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None:
             k = base_fields(self.settings)["candidate_k"]
             sparse_top = {i for i, _ in self.kb.sparse.search(text, k)}
-            dense_top = set(np.argsort(-sims, kind="stable")[:k].tolist())
+            dense_top = {i for i, _ in self.kb.dense.search(self.kb.embedder.embed_query(text), k)}
             row, by_ancestor = self.kb._leaf_rows()
             for cid in chunk_ids:
                 rows = [row[cid]] if cid in row else by_ancestor.get(cid, [])
-                if rows and sd > 0:
-                    stats.similarity_z[cid] = round((float(max(sims[r] for r in rows)) - mean) / sd, 3)
                 if rows:
                     stats.both_legs[cid] = any(r in sparse_top and r in dense_top for r in rows)
         return stats

@@ -272,3 +272,26 @@ def test_an_unnamed_referent_asks_which_one(question, referent):
 def test_a_named_subject_is_not_an_unnamed_referent():
     g = grade_evidence(grader_input("What does the with statement return?", WITH))
     assert g.ambiguity == "none"
+
+
+def _with_ids(*docs):
+    return [{**d, "chunk_id": f"c{i}"} for i, d in enumerate(docs)]
+
+
+@pytest.mark.parametrize("both_legs, route", [
+    ({}, "rewrite"),  # sparse-only: no agreement to look at
+    ({"c0": False, "c1": False}, "no_knowledge"),  # weak words, and the meaning search agrees on nothing
+    ({"c0": False, "c1": True}, "rewrite"),  # a chunk both legs found: worth a rewrite
+])
+def test_agreement_of_the_recall_legs_backs_weak_lexical_evidence(both_legs, route):
+    # "length" (rare, so heavy) is missing: 53% of the weight covered, weak relevance
+    docs = _with_ids(doc("The Lumen X2 has three modes."), doc("A Lumen X2 warranty card is in the box."))
+    stats = CorpusStats(documents=100, df={"warranty": 20, "lumen": 20, "x2": 20, "length": 1}, both_legs=both_legs)
+    g = grade_evidence(grader_input("Lumen X2 warranty length?", *docs, corpus=stats))
+    assert _route(g) == route
+
+
+def test_strong_lexical_evidence_stands_without_agreement():
+    docs = _with_ids(doc("To define a class, use the class statement."))
+    stats = CorpusStats(documents=100, df={"define": 5, "class": 30}, both_legs={"c0": False})
+    assert _route(grade_evidence(grader_input("How do I define a class?", *docs, corpus=stats))) == "answer"
