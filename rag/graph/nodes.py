@@ -158,7 +158,8 @@ def _call_grader(state: RAGState, ctx: RagContext) -> tuple[EvidenceGrade, Optio
             GraderInput(
                 question=state["question"], context=state.get("context") or format_docs(docs), docs=docs,
                 is_sub_agent=bool(state.get("is_sub_agent")), rewrite_count=int(state.get("rewrite_count") or 0),
-                corpus=corpus_stats_of(ctx.retriever, state["question"], [d.get("chunk_id") for d in docs]),
+                corpus=corpus_stats_of(ctx.retriever, state["question"], [d.get("chunk_id") for d in docs])
+                if ctx.roles.grader_uses_corpus_stats else None,
             )
         )
         return EvidenceGrade.model_validate(raw if isinstance(raw, dict) else raw.model_dump()), None

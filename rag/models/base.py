@@ -61,6 +61,9 @@ class ModelRoles:
     rewriter: Runnable  # RewriterInput -> RewritePlan
     provider: str = "custom"
     prompt_version: Optional[str] = None
+    #: The grader reads `GraderInput.corpus`: only then does the graph ask the retriever for corpus
+    #: statistics (a model grader reads the evidence text; the extra search would be wasted).
+    grader_uses_corpus_stats: bool = False
 
 
 class ModelCallError(RuntimeError):

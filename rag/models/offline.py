@@ -522,6 +522,7 @@ def build_offline_roles(rules: Optional[OfflineRules] = None) -> ModelRoles:
         rewriter=RunnableLambda(lambda x: rewrite_question(_as(RewriterInput, x), r), name="offline_rewriter"),
         provider=r.provider,
         prompt_version=None,
+        grader_uses_corpus_stats=True,
     )
 
 

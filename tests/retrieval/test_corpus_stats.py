@@ -73,12 +73,20 @@ def test_the_grader_receives_the_statistics_of_the_original_question():
         planner=RunnableLambda(lambda x: ComplexityResult(complexity="simple", complexity_reason="", sub_questions=[])),
         grader=RunnableLambda(grade),
         rewriter=RunnableLambda(lambda x: RewritePlan(method="hyde", hyde_document="d")),
+        grader_uses_corpus_stats=True,
     )
     result = run_rag_graph("Kettle boils where?", retriever=Retriever(default=[chunk(1, "kettle")]), roles=roles,
                            settings=make_settings())
     assert result["route"] == "answer"
     assert seen and seen[0].corpus.documents == 10 and set(seen[0].corpus.df) == {"kettle", "boils", "where"}
     assert seen[0].corpus.both_legs == {"c1": True}  # the graded chunks, by id
+    # a grader that does not read statistics (a model) costs the retriever no extra search
+    seen.clear()
+    from dataclasses import replace
+
+    run_rag_graph("Kettle boils where?", retriever=Retriever(default=[chunk(1, "kettle")]),
+                  roles=replace(roles, grader_uses_corpus_stats=False), settings=make_settings())
+    assert seen and seen[0].corpus is None
 
 
 def test_with_a_dense_leg_each_chunk_says_whether_both_legs_found_it(fixture_kb):
