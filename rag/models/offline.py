@@ -3,15 +3,24 @@
 Why it exists: the app, the demos and the tests must run with no key and no network, and still
 take every route of the spec. Each role is a pure function of (input, rules) wrapped in a
 `RunnableLambda`, so it satisfies the same contracts as a real model. Judgements come from the
-question and the evidence alone:
+question, the evidence and the knowledge base's own statistics, never from knowing the corpus:
 
-- planner: a conjunction or comparison splits into 2-4 self-contained sub-questions;
-- grader: LEXICAL COVERAGE of the question's content terms in the evidence texts. Absolute
-  retrieval scores are deliberately ignored (BM25, RRF ~0.016 and rerank scores are not comparable);
-  only the ORDER of the evidence matters: answerability looks at the top `answer_top_n` chunks,
-  because that is what a reader sees first, while relevance looks at all of them;
+- planner: a conjunction or comparison splits into 2-4 self-contained sub-questions; a comparison's
+  sub-questions name the other items and keep the asked dimension;
+- grader: IDF-WEIGHTED LEXICAL COVERAGE of the question's content terms in the evidence texts, the
+  weights and the words the knowledge base never uses taken from the retriever's corpus statistics
+  (`GraderInput.corpus`; every word weighs 1 without them), plus, with a dense leg, whether both
+  recall legs found the graded chunks. Absolute retrieval scores are deliberately ignored (BM25,
+  RRF ~0.016 and rerank scores are not comparable); only the ORDER of the evidence matters:
+  answerability looks at the top `answer_top_n` chunks, because that is what a reader sees first,
+  while relevance looks at all of them. `clarify` / `scope_select` are proposed only on evidence
+  (a condition the answering chunks vary by, competing qualified names, an unnamed referent),
+  never because nothing matched; after one rewrite the judge settles on answer or no_knowledge;
 - rewriter: step-back for a question full of specifics (numbers, versions, dates), HyDE for a
   question in words the knowledge base does not use (the synonym table of the rules file).
+
+The rules are measured on a corpus they were not written for: `python -m rag.eval
+rag/data/eval/pydoc.jsonl --kb pydoc` (README, "How good is the offline judge?").
 
 Every reason starts with "[offline rules]" so a user never mistakes it for a model's judgement.
 """
