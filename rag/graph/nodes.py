@@ -15,6 +15,7 @@ from langgraph.types import Send
 
 from rag.context import RagContext
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
+from rag.retrieval.base import corpus_stats_of
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
 from rag.rules.fast_path import fast_path_config, fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for_hitl
@@ -157,6 +158,8 @@ def _call_grader(state: RAGState, ctx: RagContext) -> tuple[EvidenceGrade, Optio
             GraderInput(
                 question=state["question"], context=state.get("context") or format_docs(docs), docs=docs,
                 is_sub_agent=bool(state.get("is_sub_agent")), rewrite_count=int(state.get("rewrite_count") or 0),
+                corpus=corpus_stats_of(ctx.retriever, state["question"], [d.get("chunk_id") for d in docs])
+                if ctx.roles.grader_uses_corpus_stats else None,
             )
         )
         return EvidenceGrade.model_validate(raw if isinstance(raw, dict) else raw.model_dump()), None

@@ -11,6 +11,7 @@ from typing import Optional
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
+from rag.retrieval.base import CorpusStats
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.errors import ModelCallError  # noqa: F401 - re-exported from its old home
 
@@ -30,6 +31,9 @@ class GraderInput(BaseModel):
     docs: list[dict] = Field(default_factory=list)
     is_sub_agent: bool = False
     rewrite_count: int = 0
+    #: How common the question's words are in the knowledge base, when the retriever can tell
+    #: (corpus-level evidence for a rule-based judge; not a prompt variable).
+    corpus: Optional[CorpusStats] = None
 
 
 class RewriterInput(BaseModel):
@@ -58,6 +62,9 @@ class ModelRoles:
     rewriter: Runnable  # RewriterInput -> RewritePlan
     provider: str = "custom"
     prompt_version: Optional[str] = None
+    #: The grader reads `GraderInput.corpus`: only then does the graph ask the retriever for corpus
+    #: statistics (a model grader reads the evidence text; the extra search would be wasted).
+    grader_uses_corpus_stats: bool = False
 
 
 __all__ = [

@@ -3,20 +3,30 @@
 Why it exists: the app, the demos and the tests must run with no key and no network, and still
 take every route of the spec. Each role is a pure function of (input, rules) wrapped in a
 `RunnableLambda`, so it satisfies the same contracts as a real model. Judgements come from the
-question and the evidence alone:
+question, the evidence and the knowledge base's own statistics, never from knowing the corpus:
 
-- planner: a conjunction or comparison splits into 2-4 self-contained sub-questions;
-- grader: LEXICAL COVERAGE of the question's content terms in the evidence texts. Absolute
-  retrieval scores are deliberately ignored (BM25, RRF ~0.016 and rerank scores are not comparable);
-  only the ORDER of the evidence matters: answerability looks at the top `answer_top_n` chunks,
-  because that is what a reader sees first, while relevance looks at all of them;
+- planner: a conjunction or comparison splits into 2-4 self-contained sub-questions; a comparison's
+  sub-questions name the other items and keep the asked dimension;
+- grader: IDF-WEIGHTED LEXICAL COVERAGE of the question's content terms in the evidence texts, the
+  weights and the words the knowledge base never uses taken from the retriever's corpus statistics
+  (`GraderInput.corpus`; every word weighs 1 without them), plus, with a dense leg, whether both
+  recall legs found the graded chunks. Absolute retrieval scores are deliberately ignored (BM25,
+  RRF ~0.016 and rerank scores are not comparable); only the ORDER of the evidence matters:
+  answerability looks at the top `answer_top_n` chunks, because that is what a reader sees first,
+  while relevance looks at all of them. `clarify` / `scope_select` are proposed only on evidence
+  (a condition the answering chunks vary by, competing qualified names, an unnamed referent),
+  never because nothing matched; after one rewrite the judge settles on answer or no_knowledge;
 - rewriter: step-back for a question full of specifics (numbers, versions, dates), HyDE for a
   question in words the knowledge base does not use (the synonym table of the rules file).
+
+The rules are measured on a corpus they were not written for: `python -m rag.eval
+rag/data/eval/pydoc.jsonl --kb pydoc` (README, "How good is the offline judge?").
 
 Every reason starts with "[offline rules]" so a user never mistakes it for a model's judgement.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from typing import Optional
@@ -24,6 +34,7 @@ from typing import Optional
 from langchain_core.runnables import RunnableLambda
 
 from rag.models.base import GraderInput, ModelRoles, PlannerInput, RewriterInput
+from rag.retrieval.base import CorpusStats
 from rag.models.offline_rules import (
     EvidenceText, OfflineRules, content_terms, coverage, default_offline_rules, is_chinese, is_numeric,
     _jieba_cut, term_covered,
@@ -93,7 +104,7 @@ def _zh_sub_questions(q: str, r: OfflineRules) -> list[str]:
         for marker in p.zh_comparison_markers:
             tail = tail.replace(marker, "")
         if not [t for t in content_terms(f"{head}{tail}", r) if t not in items]:
-            return [p.zh_compare_template.format(item=i) for i in items]
+            return [p.zh_compare_template.format(item=i, others="、".join(o for o in items if o != i)) for i in items]
     return [_as_question(f"{head}{i}{tail}", True) for i in items]
 
 
@@ -102,9 +113,59 @@ def _en_starts_question(seg: str, r: OfflineRules) -> bool:
     return first in r.planner.en_question_starts
 
 
+def _en_comparison(q: str, r: OfflineRules) -> list[str]:
+    """One sub-question per compared item that names the other items and keeps the asked
+    dimension: "Compare lists and tuples in terms of mutability" -> "What distinguishes lists from
+    tuples in terms of mutability?"; "Compare the battery life of A and B" -> "What is the battery
+    life of A?". A shared head noun goes to every item ("global and nonlocal statements")."""
+    p = r.planner
+    body = _clean(q)
+    for lead in p.en_comparison_leads:
+        body = re.sub(rf"^\s*{lead}\s+", "", body, flags=re.IGNORECASE)
+    body = re.sub(rf"\s+\b(?:{'|'.join(p.en_comparison_verbs)})\b", "", body, flags=re.IGNORECASE)
+    seps = tuple(s for s in p.en_conjunctions if s.strip() != "," or re.search(r"\s(and|vs\.?|versus)\s", f" {body} "))
+    segs = [_clean(re.sub(r"^(?:and|or)\s+", "", s, flags=re.IGNORECASE)) for s in _split_on(body, seps)]
+    segs = [s for s in segs if s]
+    if len(segs) < 2:
+        return []
+    preps = "|".join(re.escape(x) for x in p.en_prepositions)
+    # the dimension before the items: "the battery life of | A"
+    head, first = "", segs[0]
+    m = None
+    for m in re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE):
+        pass
+    if m is not None and m.start() > 0:
+        head, first = first[: m.end()], first[m.end():]
+    # the dimension or context after the items: "B | in terms of mutability" (not the item's own first word)
+    last, tail = segs[-1], ""
+    words = last.split(" ")
+    for i in range(1, len(words)):
+        if words[i].lower() in p.en_prepositions:
+            last, tail = " ".join(words[:i]), " " + " ".join(words[i:])
+            break
+    items = [first, *segs[1:-1], last]
+    # "global and nonlocal statements": single-word modifiers share the last item's head noun
+    last_words = [w for w in last.split(" ") if w.lower() not in ("the", "a", "an")]
+    if len(last_words) == 2:
+        items = [f"{i} {last_words[-1]}" if len([w for w in i.split(" ") if w.lower() not in ("the", "a", "an")]) == 1
+                 and i != last else i for i in items]
+    items = [i.strip() for i in items if i.strip()]
+    if len(items) < 2:
+        return []
+    if head:
+        lead = "" if _en_starts_question(head, r) else "What is "
+        return [_as_question(f"{lead}{head}{i}{tail}", False) for i in items]
+    return [p.en_compare_template.format(item=i, others=" and ".join(o for o in items if o != i), tail=tail)
+            for i in items]
+
+
 def _en_sub_questions(q: str, r: OfflineRules) -> list[str]:
     p = r.planner
     comparison = any(m in f" {q.lower()} " for m in p.en_comparison_markers)
+    if comparison and len(_Q_SPLIT.split(q.rstrip("?？ "))) == 1:
+        subs = _en_comparison(q, r)
+        if subs:
+            return subs
     body = _strip_lead(_clean(q), p.en_lead_words)
     low = f" {body.lower()} "
     # ", " separates list items only when the list ends in a real conjunction ("a, b and c").
@@ -150,7 +211,12 @@ def _en_sub_questions(q: str, r: OfflineRules) -> list[str]:
         for marker in p.en_comparison_markers:
             rest = re.sub(re.escape(marker.strip()), " ", rest, flags=re.IGNORECASE)
         if not [t for t in content_terms(rest, r) if t not in p.en_prepositions]:
-            return [p.en_compare_template.format(item=i) for i in items]
+            return [p.en_compare_template.format(item=i, others=" and ".join(o for o in items if o != i), tail="")
+                    for i in items]
+    elif not tail.strip() and not any(re.match(r"^(?:(?:the|a|an)\s+)?[A-Z0-9]", i) for i in items):
+        # "find and load a module", "leading and trailing whitespace": without names or a shared
+        # tail ("... of the Lumen X2") a conjunction of common words is one phrase, one intent
+        return []
     return [_as_question(f"{head}{i}{tail}", False) for i in items]
 
 
@@ -237,8 +303,8 @@ def _missing_slot(
     """The best-matching evidence lists variants of one condition (platform, server region ...)
     and the question fixes none of them: the answer depends on a slot the user has to fill."""
     scores = [coverage(terms, [ev], r) for ev in evs]
-    if not scores or max(scores) <= 0:
-        return None, []
+    if not scores or max(scores) < max(r.grader.slot_min_coverage, 1e-9):
+        return None, []  # only chunks that answer the question can show that the answer varies
     best = [ev for ev, s in zip(evs, scores) if s >= max(scores) - 1e-9]
     text = " ".join(ev.raw for ev in best)
     zh = is_chinese(question)
@@ -257,9 +323,53 @@ def _missing_slot(
     return None, []
 
 
+def _term_weights(terms: list[str], corpus: Optional[CorpusStats], r: OfflineRules) -> tuple[dict[str, float], list[str]]:
+    """(weight of each term the knowledge base knows, the terms it never uses).
+
+    The weight is the term's BM25 IDF in the knowledge base, so a word every chunk holds (object,
+    method) counts less than the word that names the topic; without statistics every term weighs
+    1. A term with a synonym in the rules file is known (the KB says it in other words), and a
+    term the statistics do not list is unknown, not absent: it takes the mean weight."""
+    if corpus is None or corpus.documents <= 0 or not r.grader.idf_weighting:
+        return {t: 1.0 for t in terms}, []
+    n = corpus.documents
+    weights: dict[str, float] = {}
+    absent: list[str] = []
+    for t in terms:
+        df = corpus.df.get(t.lower())
+        if df is None or (df == 0 and r.synonyms.get(t)):
+            continue
+        if df == 0:
+            absent.append(t)
+        else:
+            weights[t] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    mean = sum(weights.values()) / len(weights) if weights else 1.0
+    for t in terms:
+        if t not in weights and t not in absent:
+            weights[t] = mean
+    return weights, absent
+
+
+def _weighted(weights: dict[str, float], evs: list[EvidenceText], r: OfflineRules) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in weights.items() if term_covered(t, evs, r)) / total
+
+
+def _unnamed_referent(question: str, r: OfflineRules) -> Optional[str]:
+    """What the question points at without naming it ("this method", "does it"), or None."""
+    for pattern in (r.grader.zh_referent_patterns if is_chinese(question) else r.grader.en_referent_patterns):
+        m = re.search(pattern, question, flags=re.IGNORECASE)
+        if m:
+            return m.group(m.lastindex or 0)
+    return None
+
+
 def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> EvidenceGrade:
-    """Relevance and answerability from lexical coverage; ambiguity from competing candidates and
-    condition variants. The route is a proposal; the graph's route correction has the last word."""
+    """Relevance and answerability from IDF-weighted lexical coverage, out-of-vocabulary words from
+    the knowledge base's statistics; ambiguity from competing candidates, condition variants and
+    an unnamed referent. The route is a proposal; the graph's route correction has the last word."""
     r = rules or default_offline_rules()
     g = r.grader
     question = inp.question
@@ -274,15 +384,41 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         why = "no evidence" if not evs else "the question has no content words to look for"
         return EvidenceGrade(relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
                              reason=r.tag(why))
-    covered = [t for t in key_terms if term_covered(t, evs, r)]
-    rel_cov = len(covered) / len(key_terms)
-    if rel_cov < g.min_partial_coverage:
+    weights, absent = _term_weights(key_terms, inp.corpus, r)
+    if absent and len(absent) / len(key_terms) >= g.max_absent_share:
         return EvidenceGrade(
             relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
-            reason=r.tag(f"none of the question's terms ({', '.join(key_terms)}) occur in the evidence"),
+            reason=r.tag(f"{len(absent)} of the question's {len(key_terms)} words never occur in the knowledge "
+                         f"base ({', '.join(absent)}): it is about something else"),
+        )
+    rel_cov = _weighted(weights, evs, r)
+    if rel_cov < g.min_relevant_coverage:
+        found = [t for t in weights if term_covered(t, evs, r)]
+        return EvidenceGrade(
+            relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
+            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight"
+                         + (f" (only {', '.join(found)})" if found else "") + ": not about the question"),
         )
     relevance = "strong" if rel_cov >= g.strong_relevance else "weak"
+    # with a dense leg: did the two independent recall legs (words, meaning) find the same chunks?
+    both = inp.corpus.both_legs if inp.corpus is not None and g.leg_agreement else {}
+    agree = [bool(both.get(str(d.get("chunk_id")))) for d in docs] if both else []
+    if agree and not any(agree) and relevance != "strong":
+        return EvidenceGrade(
+            relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
+            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight and no chunk is found by "
+                         "both the word and the meaning search: not about the question"),
+        )
+    key_terms = [t for t in key_terms if t in weights]  # question order: the first key term names the topic
 
+    referent = _unnamed_referent(question, r)
+    if referent:
+        prompt = (g.zh_referent_prompt if zh else g.en_referent_prompt).format(referent=referent)
+        return EvidenceGrade(
+            relevance=relevance, answerability="partial", ambiguity="missing_slot", confidence=0.7,
+            route="clarify", missing_slots=[referent], hitl_prompt=prompt,
+            reason=r.tag(f"the question points at “{referent}” without naming it"),
+        )
     term, options = _scope_candidates(question, key_terms, docs, evs, r)
     if term:
         prompt = (g.zh_scope_prompt if zh else g.en_scope_prompt).format(term=term)
@@ -302,17 +438,24 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         )
 
     top = evs[: g.answer_top_n]
-    ans_cov = coverage(key_terms, top, r)
+    ans_cov = _weighted(weights, top, r)
     missing = [t for t in key_terms if not term_covered(t, top, r)]
-    if ans_cov >= g.sufficient_coverage:
+    settled = inp.rewrite_count >= 1 and not inp.is_sub_agent
+    need = g.sufficient_after_rewrite if settled else g.sufficient_coverage
+    if ans_cov >= need:
         answerability, route = "sufficient", ("answer" if relevance == "strong" else "rewrite")
-    elif ans_cov > 0 or rel_cov > 0:
-        answerability, route = ("partial" if ans_cov > 0 else "none"), "rewrite"
-    else:  # pragma: no cover - rel_cov > 0 above
+        if settled:
+            relevance, route = "strong", "answer"
+    elif settled:
+        # the rewrite was the chance to find better wording; partial now would only ask the user
         answerability, route = "none", "no_knowledge"
+    else:
+        answerability, route = ("partial" if ans_cov > 0 else "none"), "rewrite"
     detail = (
-        f"top {len(top)} chunk(s) cover {ans_cov:.0%} of the question's terms, all chunks {rel_cov:.0%}"
+        f"top {len(top)} chunk(s) cover {ans_cov:.0%} of the question's weight, all chunks {rel_cov:.0%}"
         + (f"; not found near the top: {', '.join(missing)}" if missing else "")
+        + (f"; never in the knowledge base: {', '.join(absent)}" if absent else "")
+        + (" (after a rewrite)" if settled else "")
     )
     confidence = round(0.4 + 0.5 * ans_cov, 2)
     return EvidenceGrade(relevance=relevance, answerability=answerability, confidence=confidence, route=route,
@@ -388,6 +531,7 @@ def build_offline_roles(rules: Optional[OfflineRules] = None) -> ModelRoles:
         rewriter=RunnableLambda(lambda x: rewrite_question(_as(RewriterInput, x), r), name="offline_rewriter"),
         provider=r.provider,
         prompt_version=None,
+        grader_uses_corpus_stats=True,
     )
 
 

@@ -43,6 +43,8 @@ class PlannerRules(_Frozen):
     en_filler_words: tuple[str, ...]
     zh_compare_template: str
     en_compare_template: str
+    en_comparison_leads: tuple[str, ...] = ()
+    en_comparison_verbs: tuple[str, ...] = ()
     max_sub_questions: int = Field(4, ge=2, le=4)
 
 
@@ -63,7 +65,12 @@ class GraderRules(_Frozen):
     answer_top_n: int = Field(3, ge=1)
     strong_relevance: float = Field(0.6, ge=0, le=1)
     sufficient_coverage: float = Field(0.99, ge=0, le=1)
-    min_partial_coverage: float = Field(0.01, ge=0, le=1)
+    sufficient_after_rewrite: float = Field(0.5, ge=0, le=1)
+    min_relevant_coverage: float = Field(0.5, ge=0, le=1)
+    max_absent_share: float = Field(0.5, gt=0, le=1)
+    idf_weighting: bool = True
+    leg_agreement: bool = True
+    slot_min_coverage: float = Field(0.99, ge=0, le=1)
     candidate_min_coverage: float = Field(0.5, ge=0, le=1)
     zh_qualifier_pattern: str
     en_qualifier_pattern: str
@@ -71,6 +78,10 @@ class GraderRules(_Frozen):
     en_scope_prompt: str
     zh_slot_prompt: str
     en_slot_prompt: str
+    zh_referent_patterns: tuple[str, ...] = ()
+    en_referent_patterns: tuple[str, ...] = ()
+    zh_referent_prompt: str = "你说的“{referent}”指的是什么？"
+    en_referent_prompt: str = "Which one do you mean by “{referent}”?"
     slots: tuple[SlotRule, ...]
     min_slot_values: int = Field(2, ge=2)
 

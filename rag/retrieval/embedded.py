@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -26,6 +26,8 @@ from rag.retrieval.profile import load_profile
 from rag.retrieval.pipeline import PIPELINE  # noqa: F401 - re-exported for older imports
 from rag.retrieval.pipeline import base_fields, failed_result, finish, record_mode
 from rag.retrieval.stages import rrf_fuse
+from rag.retrieval.tokenize import tokenize_query
+from rag.retrieval.base import CorpusStats
 from rag.schemas import RetrievalResult
 from rag.settings import RagSettings
 
@@ -174,6 +176,30 @@ class EmbeddedRetriever:
             return []
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
         return [{**_chunk_dict(self.kb.by_id[cid]), "score": score} for cid, score in fused]
+
+    def corpus_stats(self, text: str, chunk_ids: Sequence[str] = ()) -> Optional[CorpusStats]:
+        """Corpus-level evidence for a judge: how common each word of `text` is here (leaf document
+        frequencies: an off-topic question's words never occur), and, with a dense leg, whether
+        both recall legs rank each given chunk (a merged parent: one of its leaves) among their
+        first candidate_k for `text`. None without a sparse index.
+
+        Why agreement and not the cosine itself: on the pydoc set the dense similarity of the best
+        chunk (even as a z-score against the whole corpus) overlapped between on- and off-topic
+        questions, while "no chunk found by both legs" separated them."""
+        if self.kb.sparse is None:
+            return None
+        tokens = list(dict.fromkeys(tokenize_query(text)))
+        stats = CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
+        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None:
+            k = base_fields(self.settings)["candidate_k"]
+            sparse_top = {i for i, _ in self.kb.sparse.search(text, k)}
+            dense_top = {i for i, _ in self.kb.dense.search(self.kb.embedder.embed_query(text), k)}
+            row, by_ancestor = self.kb._leaf_rows()
+            for cid in chunk_ids:
+                rows = [row[cid]] if cid in row else by_ancestor.get(cid, [])
+                if rows:
+                    stats.both_legs[cid] = any(r in sparse_top and r in dense_top for r in rows)
+        return stats
 
     # --- the pipeline -----------------------------------------------------------------------
     def search(self, query: str) -> RetrievalResult:

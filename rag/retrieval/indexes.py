@@ -33,6 +33,20 @@ class SparseIndex:
         else:
             self._vocab = {}
 
+    def document_frequency(self, tokens) -> dict[str, int]:
+        """How many leaves hold each token (0 when the corpus never uses it). Read from the BM25
+        score matrix, one column per vocabulary token, so it costs no pass over the corpus."""
+        if not self.size:
+            return {t: 0 for t in tokens}
+        if getattr(self, "_indptr", None) is None:
+            scores = self._bm25.scores
+            self._indptr = np.append(np.asarray(scores["indptr"]), len(scores["data"]))
+        out = {}
+        for t in tokens:
+            tid = self._vocab.get(t)
+            out[t] = 0 if tid is None or tid + 1 >= len(self._indptr) else int(self._indptr[tid + 1] - self._indptr[tid])
+        return out
+
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
         """(leaf position, BM25 score) best first; only leaves sharing a token with the query."""
         terms = [t for t in tokenize_query(query) if t in self._vocab]

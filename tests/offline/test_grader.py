@@ -198,3 +198,100 @@ def test_every_reason_says_it_comes_from_rules(question, docs):
     g = grade_evidence(grader_input(question, *docs))
     assert g.reason.startswith("[offline rules]")
     assert 0.0 <= g.confidence <= 1.0
+
+
+# --- corpus statistics: judging text the rules were not written for ------------------------------
+
+from rag.retrieval.base import CorpusStats  # noqa: E402
+
+WITH = doc("The with statement is used to wrap the execution of a block with methods defined by a "
+           "context manager. The context manager's __enter__() method is invoked.", "with.md")
+TRY = doc("The try statement specifies exception handlers. An except clause may name several exceptions "
+          "in a parenthesized tuple.", "try.md")
+OPS = doc("Operator precedence: capital letters are not operators.", "operator-summary.md")
+PLATFORM = doc("On Windows the path separator differs from Linux and macOS.", "os.md")
+
+
+def _stats(n=4000, **df):
+    return CorpusStats(documents=n, df=df)
+
+
+@pytest.mark.parametrize("question, docs, stats, route, why", [
+    # most of the question's words never occur in the KB: off-topic, whatever the evidence says
+    ("What is the capital of Australia?", [OPS, PLATFORM], _stats(capital=4, australia=0), "no_knowledge",
+     "never occur"),
+    ("How do I bake sourdough bread at home?", [PLATFORM], _stats(bake=0, sourdough=0, bread=0, home=2),
+     "no_knowledge", "never occur"),
+    # one paraphrase word absent from the KB does not make a question off-topic
+    ("How do I catch several exceptions in one except clause?", [TRY],
+     _stats(catch=0, several=5, exceptions=63, one=159, clause=160, **{"except": 154}), "answer", "never in the"),
+    # a word every chunk holds weighs little: missing it near the top still answers
+    ("What does the with statement do with an object?", [WITH],
+     _stats(statement=900, object=3000), "answer", "object"),
+])
+def test_corpus_statistics_drive_relevance(question, docs, stats, route, why):
+    g = grade_evidence(grader_input(question, *docs, corpus=stats))
+    assert _route(g) == route
+    assert why in g.reason
+
+
+def test_a_condition_listed_by_chunks_that_do_not_answer_is_not_a_missing_slot():
+    # the platform names are in the evidence, but not in a chunk that answers the question
+    g = grade_evidence(grader_input("How do I format a float?", PLATFORM, doc("Use a format spec for a float.")))
+    assert g.ambiguity == "none" and _route(g) == "answer"
+
+
+@pytest.mark.parametrize("rewrites, sub, route", [(0, False, "rewrite"), (1, False, "no_knowledge"),
+                                                  (0, True, "no_knowledge")])
+def test_after_a_rewrite_the_judge_settles_instead_of_asking(rewrites, sub, route):
+    # the evidence is about the question, but not near the top: worth one rewrite, then no_knowledge
+    # (a sub-question never rewrites: partial evidence is its answer)
+    warranty = doc("The Lumen X2 comes with a warranty.", "lumen.md")
+    g = grade_evidence(grader_input("What is the warranty period of the Lumen X2?", STORY, THERMO, warranty,
+                                    rewrite_count=rewrites, is_sub_agent=sub))
+    assert _route(g, rewrites=rewrites, sub=sub) == route
+
+
+def test_after_a_rewrite_most_of_the_question_near_the_top_answers():
+    g = grade_evidence(grader_input("How do I catch several exceptions in one except clause?", TRY, rewrite_count=1))
+    assert (g.answerability, _route(g, rewrites=1)) == ("sufficient", "answer")
+
+
+@pytest.mark.parametrize("question, referent", [
+    ("What does this method return?", "this method"),
+    ("Which exception does it raise?", "it"),
+    ("这个技能的冷却时间是多少？", "这个"),
+])
+def test_an_unnamed_referent_asks_which_one(question, referent):
+    evidence = doc("A method may return a value; raise names an exception. 技能的冷却时间为十秒。")
+    g = grade_evidence(grader_input(question, evidence))
+    assert g.ambiguity == "missing_slot" and g.missing_slots == [referent]
+    assert referent in g.hitl_prompt and _route(g) == "clarify"
+
+
+def test_a_named_subject_is_not_an_unnamed_referent():
+    g = grade_evidence(grader_input("What does the with statement return?", WITH))
+    assert g.ambiguity == "none"
+
+
+def _with_ids(*docs):
+    return [{**d, "chunk_id": f"c{i}"} for i, d in enumerate(docs)]
+
+
+@pytest.mark.parametrize("both_legs, route", [
+    ({}, "rewrite"),  # sparse-only: no agreement to look at
+    ({"c0": False, "c1": False}, "no_knowledge"),  # weak words, and the meaning search agrees on nothing
+    ({"c0": False, "c1": True}, "rewrite"),  # a chunk both legs found: worth a rewrite
+])
+def test_agreement_of_the_recall_legs_backs_weak_lexical_evidence(both_legs, route):
+    # "length" (rare, so heavy) is missing: 53% of the weight covered, weak relevance
+    docs = _with_ids(doc("The Lumen X2 has three modes."), doc("A Lumen X2 warranty card is in the box."))
+    stats = CorpusStats(documents=100, df={"warranty": 20, "lumen": 20, "x2": 20, "length": 1}, both_legs=both_legs)
+    g = grade_evidence(grader_input("Lumen X2 warranty length?", *docs, corpus=stats))
+    assert _route(g) == route
+
+
+def test_strong_lexical_evidence_stands_without_agreement():
+    docs = _with_ids(doc("To define a class, use the class statement."))
+    stats = CorpusStats(documents=100, df={"define": 5, "class": 30}, both_legs={"c0": False})
+    assert _route(grade_evidence(grader_input("How do I define a class?", *docs, corpus=stats))) == "answer"
