@@ -13,6 +13,7 @@ The layers, lowest first, and why they sit where they do:
 - api: the public entry points, the warm-up, the demo questions;
 - runs: recording, history, export and replay of runs;
 - playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
+- evaluation: question sets run through the public API, scored per route;
 - app: the Streamlit pages and panels (`ui`, `pages`, `app.py`).
 `debugger` is beside all of this: it must not import any of ours (tests/debugger/test_package.py).
 """
@@ -34,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("api", ("rag.api", "rag.warmup", "rag.demo", "rag")),
     ("runs", ("rag.runs",)),
     ("playground", ("rag.playground",)),
+    ("evaluation", ("rag.eval",)),
     ("app", ("ui", "pages", "app")),
 ]
 
