@@ -95,6 +95,9 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
         press(at, "step")
     timeline = timeline_frame(at)
     assert list(timeline["nodes"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
+    # each decision shows on the step that made it only: retrieval decides nothing
+    decisions = list(timeline["decision"])
+    assert decisions[0] == "complexity=simple" and decisions[1] == "" and decisions[2].startswith("route=answer")
 
 
 def test_time_travel_views_an_old_step_without_rerunning(app_test):
