@@ -139,8 +139,8 @@ def model_badge(settings: RagSettings) -> None:
     elif health.ok:
         st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon="🤖")
     else:
-        st.sidebar.error(f"{label} · last call FAILED: {health.role}, `{health.kind}` ({_clock(health.at)}). "
-                         "Runs degrade until it answers: check the Settings page.", icon="🤖")
+        st.sidebar.error(f"{label} · last call FAILED ({health.role}: {health.kind}, {_clock(health.at)}); "
+                         "runs degrade until it answers", icon="🤖")
 
 
 def redraw_if_badge_stale(settings: RagSettings) -> None:

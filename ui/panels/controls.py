@@ -48,7 +48,7 @@ CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step<
                  "the question again on a fresh thread")
 REPLAY_HELP = ("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
                "so <b>Run</b> is off (leave replay to run live)")
-TARGET_CHARS = 90
+TARGET_CHARS = 60
 """How much of the question the target line quotes (the box shows all of it)."""
 
 

@@ -59,7 +59,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
 // to the server only when it loses focus, so while the user types a new question this turns Step,
 // Continue and Restart on and names the question, as the server will once it has the box (a click
 // sends the box first: the click blurs it).
-const QUOTE_CHARS = 90;
+const QUOTE_CHARS = 60;
 function quote(text) {
   const t = text.split(/\s+/).filter(Boolean).join(" ");
   return "\u201c" + (t.length <= QUOTE_CHARS ? t : t.slice(0, QUOTE_CHARS - 1) + "\u2026") + "\u201d";
