@@ -135,12 +135,19 @@ def timeline_column(page, name: str) -> list[str]:
 
 
 def test_box_pages_refusals_labels_and_the_timeline_read_true():
+    """Five small things a presenter trips over; each is checked and reported on its own."""
     fast = next(d for d in load_demo_questions() if "fast path" in d.label)
+    broken: list[str] = []
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
-        # /debugger opens the debugger (it said "Page not found")
-        open_app(page, url, "/debugger")
-        assert page.locator("h1", has_text="Step debugger").count() == 1
-        assert not page.get_by_text("Page not found").count()
+        # /debugger opens the debugger: it said "Page not found" once the tab had opened the app
+        open_app(page, url)
+        page.goto(url + "/debugger", wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator("h1").first.wait_for(timeout=60_000)
+        if page.get_by_text("Page not found").count() or not page.locator("h1", has_text="Step debugger").count():
+            broken.append("/debugger does not open the debugger")
+            open_app(page, url)
+        page.locator(".rdi-controls").first.wait_for(timeout=60_000)
 
         # a demo label says only what its run does
         label = page.locator(f".st-key-demo_{fast.id} button").first.inner_text()
@@ -152,13 +159,15 @@ def test_box_pages_refusals_labels_and_the_timeline_read_true():
         wait_idle(page)
         chunks = int(re.search(r"(\d+) chunks handed", result.inner_text()).group(1))
         claimed = re.search(r"(\d+|one|two|three) chunks?", label)
-        assert claimed is None or claimed.group(1) in (str(chunks), {1: "one", 2: "two", 3: "three"}.get(chunks)), label
+        if claimed and claimed.group(1) not in (str(chunks), {1: "one", 2: "two", 3: "three"}.get(chunks)):
+            broken.append(f"the demo label {label!r} contradicts the {chunks} chunks shown")
         page.locator("#timeline tbody tr").first.wait_for()
 
         # the timeline shows each decision on the step that made it, once
         nodes, decisions = timeline_column(page, "nodes"), timeline_column(page, "decision")
         assert nodes == ["classify_complexity", "retrieve_initial", "grade_documents"]
-        assert decisions[0] == "complexity=simple" and decisions[1] == "" and decisions[2].startswith("route=answer")
+        if not (decisions[0] == "complexity=simple" and decisions[1] == "" and decisions[2].startswith("route=answer")):
+            broken.append(f"timeline decisions {decisions}")
         shot(page, "timeline_decisions", focus="#timeline")
 
         # the question box survives a visit to another page
@@ -168,17 +177,19 @@ def test_box_pages_refusals_labels_and_the_timeline_read_true():
         page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]', has_text="Step debugger").click()
         page.locator(".rdi-controls").first.wait_for(timeout=30_000)
         wait_idle(page)
-        assert box(page).input_value() == fast.question
+        if box(page).input_value() != fast.question:
+            broken.append(f"the question box came back as {box(page).input_value()!r}")
 
         # a refused question shows the reason, not the previous question's result under it
         type_question(page, "问" * 4_001)
         control(page, "▶ Run").click()
         page.get_by_text("4,001 characters").first.wait_for(timeout=30_000)
         wait_idle(page)
-        assert page.locator(".rdi-result").count() == 0
-        assert page.get_by_text("No run yet").count()
+        if page.locator(".rdi-result").count() or not page.get_by_text("No run yet").count():
+            broken.append("a refused question leaves the previous result on screen")
         shot(page, "refused_question")
         assert not page.get_by_text("Traceback").count()
+    assert broken == []
 
 
 def test_a_dead_model_endpoint_is_a_degraded_run_and_a_red_badge():
