@@ -1,7 +1,10 @@
 """The timeline of a stepping session: one entry per superstep, ready for a table.
 
 What counts as a "decision" (a route, a branch taken) is domain knowledge, so the caller passes a
-function of the state after the step; this module stays generic.
+function of the state; this module stays generic. A step shows a decision only when it made it:
+when the function gives a different answer for the state after the step than for the state before.
+A route decided at step 3 would otherwise be repeated on every later step that decides nothing,
+and a reader could not tell which step chose it.
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ class TimelineEntry(BaseModel):
     after_checkpoint_id: Optional[str] = None
 
 
+_FAILED = "‹decision failed: "
+
+
 def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Optional[str]:
     """A broken decision function must not break the timeline: show why instead."""
     if decision is None:
@@ -38,10 +44,20 @@ def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Option
     try:
         value = decision(values)
     except Exception as exc:
-        return f"‹decision failed: {type(exc).__name__}›"
+        return f"{_FAILED}{type(exc).__name__}›"
     if value is None:
         return None
     return value if isinstance(value, str) else format_value(value)
+
+
+def _made(decision: Optional[DecisionFn], step: StepRecord) -> Optional[str]:
+    """The decision this step made: None when the state after it decides the same as before it."""
+    after = _decide(decision, step.values_after)
+    if after is None:
+        return None
+    if not after.startswith(_FAILED) and after == _decide(decision, step.values_before):
+        return None
+    return after
 
 
 def build_timeline(steps: Iterable[StepRecord], decision: Optional[DecisionFn] = None) -> list[TimelineEntry]:
@@ -51,7 +67,7 @@ def build_timeline(steps: Iterable[StepRecord], decision: Optional[DecisionFn] =
             nodes=tuple(s.nodes),
             lane_count=len(s.lanes),
             duration_ms=s.duration_ms,
-            decision=_decide(decision, s.values_after),
+            decision=_made(decision, s),
             error=s.error,
             annotations=dict(s.annotations),
             after_checkpoint_id=s.after_checkpoint_id,

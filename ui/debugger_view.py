@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.panels.controls import enabled_actions, take_action
+from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
-from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
+from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 
 QUESTION_KEY = "question"
+KEPT_QUESTION_KEY = "question_kept"
+"""A copy of the box that outlives the page: Streamlit forgets a widget's value when a page
+without it runs, so the box came back empty after a visit to another page."""
 
 
 def _demo_questions() -> list:
@@ -35,12 +38,16 @@ def _question() -> str:
     return st.session_state.get(QUESTION_KEY, "")
 
 
+def _box_is_new(session: DebugSession) -> bool:
+    return is_new_question(_question(), session.question, replay=session.replay_mode)
+
+
 def _ensure_started(session: DebugSession) -> None:
     """Start a new run when none exists or the question box changed since the last start (a
     replay moves through its recording instead)."""
     if session.replay_mode:
         return
-    if not session.segments or (_question().strip() and _question().strip() != session.question):
+    if not session.segments or _box_is_new(session):
         session.start(_question())
         reset_time_travel()
 
@@ -52,7 +59,7 @@ def on_run() -> None:
     """Start the question; the steps run in the page body so their progress streams into a
     status box (a callback cannot draw while it works)."""
     session = get_session()
-    if guarded(session.start, _question()) is not None:
+    if guarded(session.start, _question() if _question().strip() else session.question) is not None:
         st.session_state[PENDING_KEY] = True
     reset_time_travel()
 
@@ -104,8 +111,9 @@ def run_pending(session: DebugSession) -> None:
 
 
 def on_restart() -> None:
+    """Restart what the box shows: the loaded question again, or the box's new question."""
     session = get_session()
-    guarded(session.restart)
+    guarded(lambda: session.start(_question()) if _box_is_new(session) else session.restart())
     reset_time_travel()
 
 
@@ -152,8 +160,11 @@ def render_question(session: DebugSession) -> None:
     if replay:
         render_replay_banner(session)
         st.session_state[QUESTION_KEY] = session.question  # the box shows the recorded question
+    elif QUESTION_KEY not in st.session_state:  # back from another page
+        st.session_state[QUESTION_KEY] = st.session_state.get(KEPT_QUESTION_KEY, session.question)
     st.text_area("Question", key=QUESTION_KEY, height=80, disabled=replay,
                  placeholder="Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below")
+    st.session_state[KEPT_QUESTION_KEY] = st.session_state.get(QUESTION_KEY, "")
     demos = _demo_questions()
     if not demos:
         return
@@ -235,11 +246,12 @@ ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "res
 def _workbench() -> None:
     session = get_session()
     take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
-                                                 replay=session.replay_mode))
+                                                 replay=session.replay_mode, new_question=_box_is_new(session)))
     run_pending(session)
+    redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
     show_flash()
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
-    values = render_inspector(session, travel)
+    values = render_inspector(session, travel, box=_question())
     if session.current and full_state_wanted():
         render_full_state(values)

@@ -8,6 +8,7 @@ therefore sets up the same layout and draws the same links itself (`page_frame`)
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 import streamlit as st
@@ -29,8 +30,18 @@ PAGES: tuple[PageInfo, ...] = (
 
 
 def st_pages() -> list:
-    """`st.Page` objects for app.py's router (the first page is the default)."""
-    return [st.Page(p.path, title=p.title, icon=p.icon, default=(i == 0)) for i, p in enumerate(PAGES)]
+    """`st.Page` objects for app.py's router (the first page is the default).
+
+    The default page is served at `/` only, so `/debugger`, the name every other page's URL
+    suggests, would say "Page not found": the debugger's script is routed a second time under
+    its own name (hidden, like every page here)."""
+    first = PAGES[0]
+    alias = Path(first.path).stem
+    # A page's URL name must be unique even for the default page (served at `/`), hence its own name.
+    pages = [st.Page(first.path, title=first.title, icon=first.icon, default=True, url_path=f"{alias}-home")]
+    pages += [st.Page(p.path, title=p.title, icon=p.icon) for p in PAGES[1:]]
+    pages.append(st.Page(first.path, title=first.title, icon=first.icon, url_path=alias))
+    return pages
 
 
 def page_frame() -> None:

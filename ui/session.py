@@ -211,14 +211,17 @@ class DebugSession:
 
     # ----- commands -----------------------------------------------------------------------
     def start(self, question: str) -> Segment:
-        """Start a new main run paused before its first node (nothing runs yet)."""
+        """Start a new main run paused before its first node (nothing runs yet). The loaded run
+        is let go first, also when the question is refused: the page must then show only why, not
+        the previous question's result under it as if it answered this one (it stays in the history)."""
+        self.question = ""
+        self.segments = []
+        self.replay_mode = False
         try:
             text = validate_text(question, what="question", limit=self.settings.max_question_chars)
         except InvalidQuestionError as exc:
             raise UserInputError(str(exc)) from None
         self.question = text
-        self.segments = []
-        self.replay_mode = False
         return self._new_segment("main", initial_state(text), "main run")
 
     def restart(self) -> Segment:

@@ -123,7 +123,49 @@ def provider_banner() -> None:
             icon="🧪",
         )
     else:
-        st.sidebar.success(f"Model: {settings.provider_label()}", icon="🤖")
+        model_badge(settings)
+
+
+BADGE_STATE_KEY = "model_badge_state"
+"""The model health the sidebar badge was last drawn with (see `badge_is_stale`)."""
+
+
+def model_badge(settings: RagSettings) -> None:
+    """The model badge shows the last call's health, not just the settings: green only after a
+    call that worked, red with the failing role and error kind after one that failed."""
+    from rag.models.health import last_call
+
+    label = f"Model: {settings.provider_label()}"
+    health = last_call(settings.openai_base_url)
+    st.session_state[BADGE_STATE_KEY] = health.state if health else None
+    if health is None:
+        st.sidebar.info(f"{label} · not called yet", icon="🤖")
+    elif health.ok:
+        st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon="🤖")
+    else:
+        st.sidebar.error(f"{label} · last call FAILED ({health.role}: {health.kind}, {_clock(health.at)}); "
+                         "runs degrade until it answers", icon="🤖")
+
+
+def redraw_if_badge_stale(settings: RagSettings) -> None:
+    """Rerun the whole page when a call since the sidebar was drawn changed the model's health. The
+    sidebar is outside the debugger's fragment, so a Step cannot redraw the badge itself. Only a
+    change of health (ok / error kind) reruns, and only once per change."""
+    if not settings.models_configured():
+        return
+    from rag.models.health import last_call
+
+    health = last_call(settings.openai_base_url)
+    state = health.state if health else None
+    if state != st.session_state.get(BADGE_STATE_KEY):
+        st.session_state[BADGE_STATE_KEY] = state
+        st.rerun(scope="app")
+
+
+def _clock(at: float) -> str:
+    import time
+
+    return time.strftime("%H:%M:%S", time.localtime(at))
 
 
 def guarded_page(render: Callable[[], Any]) -> None:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from rag.models.base import (
     ROLE_INPUTS, GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput,
 )
+from rag.models.health import record_call
 from rag.prompts import PromptSet, load_prompts, render, validate_template
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.settings import RagSettings, is_really_set
@@ -290,6 +291,18 @@ class ClientPool:
             prompt = prompt + json_mode_instructions(schema)
         ctx = dict(role=role, model=model, base_url=s.openai_base_url, method=method,
                    timeout=s.model_timeout_seconds, schema=schema, secrets=_secrets(s))
+        try:
+            parsed = self._call(role=role, model=model, schema=schema, method=method, prompt=prompt,
+                                config=config, ctx=ctx)
+        except ModelCallError as error:
+            record_call(s.openai_base_url, role, error_kind=error.kind)  # the sidebar's model badge
+            raise
+        record_call(s.openai_base_url, role)
+        return parsed
+
+    def _call(self, *, role: str, model: str, schema: type[BaseModel], method: str, prompt: str,
+              config: Optional[RunnableConfig], ctx: dict) -> BaseModel:
+        s = self._settings
         try:
             result = self.structured(model, schema, method).invoke([("user", prompt)], config=config)
         except Exception as exc:  # noqa: BLE001 - every failure becomes ModelCallError

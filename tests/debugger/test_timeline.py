@@ -26,8 +26,9 @@ def test_entries_follow_the_steps():
 
 def test_decision_values_are_rendered_and_a_broken_decision_is_shown_not_raised():
     s = _run()
+    # shown on the step that made it, not repeated on later steps that decide nothing
     assert [e.decision for e in build_timeline(s.steps, decision=lambda v: len(v.get("results", [])))] == [
-        "0", "3", "3"]
+        None, "3", None]
     broken = build_timeline(s.steps, decision=lambda v: v["missing"])
     assert broken[0].decision == "‹decision failed: KeyError›"
     assert [e.decision for e in build_timeline(s.steps)] == [None, None, None]
@@ -41,7 +42,7 @@ def test_timeline_frame_columns_and_errors():
     assert list(df.columns) == ["step", "nodes", "lanes", "duration_ms", "decision", "error", "notes"]
     assert df["step"].tolist() == [1, 2]
     assert df["nodes"].tolist() == ["ok", "crash"]
-    assert df["decision"].tolist() == ["1", "1"]
+    assert df["decision"].tolist() == ["1", ""]
     assert df["error"].tolist() == ["", "RuntimeError: disk on fire"]
     assert df["notes"].tolist() == ["n: 1", "n: 1"]
     custom = timeline_frame(build_timeline(s.steps), notes=lambda a: f"{a['n']} lane")

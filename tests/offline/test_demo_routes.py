@@ -3,6 +3,8 @@ graph and retriever, takes every demo question to its documented route, and ever
 answer resumes into its documented route."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag import resume_rag_from_hitl, run_rag_graph
@@ -41,3 +43,26 @@ def test_demo_takes_its_documented_route(demo, roles):
         assert resumed["rag_trace"]["hitl_resumed"] is True
     else:
         assert "hitl_resume_state" not in result or not result["hitl_resume_state"]
+
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+@pytest.mark.parametrize("demo", DEMOS, ids=[d.id for d in DEMOS])
+def test_demo_label_claims_only_what_the_run_does(demo, roles):
+    """A presenter reads the label aloud before clicking: a count or a path it names must be what
+    the result then shows (a label once said "one chunk" for a run that handed over 8)."""
+    result = run_rag_graph(demo.question, roles=roles)
+    trace = result["rag_trace"]
+    label = demo.label.lower()
+    assert label.startswith(demo.expected_route.split("_then_")[0]), "the label names the route first"
+    if "fast path" in label:
+        assert str(trace.get("complexity_reason")).startswith("obvious_simple_fast_path"), trace.get("complexity_reason")
+    for count, _ in re.findall(r"\b(\d+|one|two|three|four|five) (chunks?)\b", label):
+        assert NUMBERS.get(count, count) in (len(result["docs"]), str(len(result["docs"]))), (label, len(result["docs"]))
+    for count in re.findall(r"(\d+) sub-questions", label):
+        assert int(count) == len(trace.get("sub_questions") or [])
+    if "hyde" in label:
+        assert trace.get("rewrite_method") == "hyde"
+    if "step-back" in label:
+        assert trace.get("rewrite_method") == "step_back"

@@ -95,6 +95,9 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
         press(at, "step")
     timeline = timeline_frame(at)
     assert list(timeline["nodes"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
+    # each decision shows on the step that made it only: retrieval decides nothing
+    decisions = list(timeline["decision"])
+    assert decisions[0] == "complexity=simple" and decisions[1] == "" and decisions[2].startswith("route=answer")
 
 
 def test_time_travel_views_an_old_step_without_rerunning(app_test):
@@ -229,3 +232,67 @@ def test_a_fan_out_step_shows_one_lane_per_sub_question(app_test):
         lane = inspector_table(at, f"lane{i}")
         assert list(lane["field"]) == ["sub_results"] and list(lane["kind"]) == ["added"]
     assert "paused before synthesis" in text
+
+
+def test_clarify_offers_one_button_per_option_and_a_button_resumes(app_test):
+    demo = _hitl_demo("clarify")
+    at = app_test.run()
+    at.button(key=f"demo_{demo.id}").click().run()
+    _finish(at)
+    options = [b for b in at.button if b.key and b.key.startswith("hitl_opt_")]
+    assert demo.hitl_answer in [b.label for b in options] and len(options) >= 2
+    assert at.text_input(key="hitl_text")  # free text stays available
+    next(b for b in options if b.label == demo.hitl_answer).click().run()
+    assert not problems(at)
+    assert "HITL resume #1" in texts(at)
+    _finish(at)
+    assert f"Result: {demo.expected_resume_route} /" in result_line(at)
+
+
+def target_line(at) -> str:
+    m = re.search(r'<p class="rdi-target"[^>]*>(.*?)</p>', inspector_html(at))
+    return re.sub(r"<[^>]+>", "", m.group(1)) if m else ""
+
+
+def test_a_new_question_after_a_finished_run_is_what_the_controls_run(app_test):
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    press(at, "run")
+    assert "The controls act on the loaded run: “丹瑾是什么属性？”" in target_line(at)
+    assert not control_enabled(at, "step")
+    new = "What is the capital of Australia?"
+    at.text_area(key="question").set_value(new).run()
+    # the controls say they will start the box's question, and Step / Continue are on again
+    assert f"start the question in the box: “{new}”" in target_line(at)
+    assert control_enabled(at, "step") and control_enabled(at, "continue")
+    press(at, "step")
+    assert not problems(at)
+    assert "1 steps · paused before" in texts(at)
+    assert "The controls act on the loaded run: “What is the capital of Australia?”" in target_line(at)
+    # Restart restarts what the box shows, never an older question
+    other = "今天北京的天气怎么样？"
+    at.text_area(key="question").set_value(other).run()
+    press(at, "restart")
+    assert "0 steps · paused before" in texts(at)
+    assert f"loaded run: “{other}”" in target_line(at)
+    press(at, "continue")
+    assert "Result: no_knowledge /" in result_line(at)
+
+
+def test_the_question_box_survives_a_visit_to_another_page(app_test):
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾的大招叫什么？").run()
+    at.switch_page("pages/settings.py").run()
+    at.switch_page("pages/debugger.py").run()
+    assert at.text_area(key="question").value == "丹瑾的大招叫什么？"
+
+
+def test_a_refused_question_shows_only_the_error_not_the_old_result(app_test):
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    press(at, "run")
+    assert "Result: answer /" in result_line(at)
+    at.text_area(key="question").set_value("问" * 5_000).run()
+    press(at, "run")
+    assert any("5,000 characters" in w.body for w in at.warning)
+    assert result_line(at) == "" and "No run yet" in texts(at)

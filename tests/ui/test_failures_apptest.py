@@ -3,7 +3,7 @@ a model that answers garbage, a knowledge base that cannot be opened."""
 from __future__ import annotations
 
 from tests.support.apptest import inspector_text, press
-from tests.support.fake_openai import Delay, Malformed, Respond, running_fake_openai
+from tests.support.fake_openai import Delay, Malformed, Respond, closed_port_url, running_fake_openai
 
 from .test_settings_trace_apptest import KEY, all_text, configure
 
@@ -29,7 +29,36 @@ def test_grader_timeout_fails_closed_with_a_visible_reason(app_test):
     shown = inspector_text(at)
     assert "Grader unavailable, failed closed" in shown and "timeout" in shown
     assert "evidence_grading_unavailable" in shown
+    assert "the grader failed" in degraded_banner(at) and "timeout" in degraded_banner(at)
     assert KEY not in all_text(at) and KEY not in shown
+
+
+def degraded_banner(at) -> str:
+    text = inspector_text(at)
+    start = text.find("Degraded run")
+    return text[start:text.find("Result:", start)] if start >= 0 else ""
+
+
+def test_an_unreachable_model_is_a_degraded_run_not_no_knowledge(app_test):
+    """A dead endpoint (a closed loopback port) used to end as a plain no_knowledge under a green
+    model badge: the result now says first that the grader failed and why, and the badge turns red."""
+    at = app_test.run()
+    configure(at, closed_port_url())  # nothing listens there
+    run_question(at)
+    assert "Result: no_knowledge /" in result_text(at)
+    banner = degraded_banner(at)
+    assert "the grader failed" in banner and "connection" in banner, banner
+    assert inspector_text(at).index("Degraded run") < inspector_text(at).index("Result:")  # said first
+    assert any("last call FAILED" in e.body and "grader" in e.body and "connection" in e.body for e in at.sidebar.error)
+    assert not at.sidebar.success
+    assert KEY not in all_text(at)
+
+
+def test_a_healthy_offline_run_has_no_degraded_banner(app_test):
+    at = app_test.run()
+    run_question(at)
+    assert "Result: answer /" in result_text(at)
+    assert degraded_banner(at) == ""
 
 
 def test_malformed_model_output_degrades_and_the_session_goes_on(app_test):
@@ -49,6 +78,7 @@ def test_a_knowledge_base_that_cannot_be_opened_is_explained(app_test, tmp_path,
     run_question(at)
     assert "Result: no_knowledge /" in result_text(at)
     assert "Retrieval failed" in inspector_text(at)
+    assert "the retriever failed" in degraded_banner(at) and "FileNotFoundError" in degraded_banner(at)
 
 
 def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch):

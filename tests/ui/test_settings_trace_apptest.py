@@ -52,13 +52,18 @@ def test_key_is_never_shown_back_and_a_real_endpoint_runs_the_graph(app_test, fa
     assert any("saved" in s.body for s in at.success)
     assert at.text_input(key="set_api_key").value == ""
     assert KEY not in all_text(at)
-    assert any("openai-compatible:fast-model/grade-model" in s.body for s in at.sidebar.success)
+    # the badge names the model and says its health only once a call has told it
+    assert any("openai-compatible:fast-model/grade-model" in i.body and "not called yet" in i.body
+               for i in at.sidebar.info)
+    assert not at.sidebar.success
 
     at.switch_page("pages/debugger.py").run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "run")
     assert not at.exception
     assert "Result: answer /" in inspector_text(at)
+    assert "Degraded run" not in inspector_text(at)
+    assert any("last call OK" in s.body for s in at.sidebar.success)
     assert "stated by a real-client test model" in inspector_text(at)
     assert fake.requests and fake.requests[-1].method == "json_schema"
     assert KEY not in all_text(at)

@@ -33,36 +33,76 @@ class Control(NamedTuple):
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("run", "▶ Run", "Start the question and run it to the end, with live progress", primary=True),
-    Control("step", "⏭ Step", "Run exactly one superstep (parallel sub-questions run together)"),
-    Control("continue", "⏩ Continue to end", "Run the remaining steps to the end"),
-    Control("restart", "↺ Restart", "Start the same question again on a fresh thread"),
+    Control("run", "▶ Run", "Start the question named below and run it to the end, with live progress", primary=True),
+    Control("step", "⏭ Step", "Run exactly one superstep (parallel sub-questions run together); a new question "
+            "in the box is started first"),
+    Control("continue", "⏩ Continue to end", "Run the remaining steps to the end; a new question in the box is "
+            "started first"),
+    Control("restart", "↺ Restart", "Start the question named below again on a fresh thread, paused before its "
+            "first node"),
 )
 ACTIONS = tuple(c.action for c in CONTROLS)
 
 CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
-                 "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts the "
-                 "same question again on a fresh thread")
+                 "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts "
+                 "the question again on a fresh thread")
 REPLAY_HELP = ("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
                "so <b>Run</b> is off (leave replay to run live)")
+TARGET_CHARS = 60
+"""How much of the question the target line quotes (the box shows all of it)."""
 
 
-def enabled_actions(*, done: bool, has_run: bool, replay: bool) -> dict[str, bool]:
-    """Which controls can be used. Step and Continue also work before any run: they start the
-    question first. A replay cannot Run (nothing may execute)."""
-    return {"run": not replay, "step": not done, "continue": not done, "restart": has_run}
+def is_new_question(box: str, loaded: str, *, replay: bool) -> bool:
+    """Whether the question box holds a question other than the loaded run's. Then every control
+    acts on the box: Run, Step, Continue and Restart start it (a finished run no longer blocks Step).
+    A replay's box is locked to its recording."""
+    text = (box or "").strip()
+    return not replay and bool(text) and text != (loaded or "").strip()
 
 
-def controls_html(*, done: bool, has_run: bool, replay: bool) -> str:
-    enabled = enabled_actions(done=done, has_run=has_run, replay=replay)
+def enabled_actions(*, done: bool, has_run: bool, replay: bool, new_question: bool = False) -> dict[str, bool]:
+    """Which controls can be used. Step and Continue also work before any run, and after one ended
+    when the box holds a new question: they start the question first. A replay cannot Run (nothing
+    may execute)."""
+    fresh = new_question and not replay
+    return {"run": not replay, "step": not done or fresh, "continue": not done or fresh,
+            "restart": has_run or fresh}
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return "“" + esc(text if len(text) <= TARGET_CHARS else text[:TARGET_CHARS - 1] + "…") + "”"
+
+
+def target_text(*, box: str, loaded: str, has_run: bool, replay: bool) -> str:
+    """The line under the controls that names the question they act on (HTML). inspector.js says
+    the same while the user types, before the box is sent to the server."""
+    if replay:
+        return f"Replaying the recorded run of {_quote(loaded)}"
+    if is_new_question(box, loaded, replay=replay):
+        out = f"<b>Run, Step, Continue and Restart start the question in the box:</b> {_quote(box)}"
+        return out + (f" · the loaded run was {_quote(loaded)}" if has_run and loaded else "")
+    if has_run:
+        return f"The controls act on the loaded run: {_quote(loaded)}"
+    return "Type a question above or pick a demo, then Run or Step."
+
+
+def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "") -> str:
+    """The four buttons, the line naming the question they act on, and a one-line help. The data
+    attributes let inspector.js turn Step / Continue on and rename the target while the user types."""
+    new_question = is_new_question(box, loaded, replay=replay)
+    enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question)
     buttons = "".join(
         f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
         f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{esc(c.label)}</button>'
         for c in CONTROLS
     )
     help_line = REPLAY_HELP if replay else CONTROLS_HELP
-    return f'<div class="rdi-controls" role="toolbar" aria-label="Debugger controls">{buttons}</div>' \
-           f'<p class="rdi-caption">{help_line}</p>'
+    flags = f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
+    return (f'<div class="rdi-controls" role="toolbar" aria-label="Debugger controls" {flags} '
+            f'data-loaded="{esc(loaded)}">{buttons}</div>'
+            f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>'
+            f'<p class="rdi-caption">{help_line}</p>')
 
 
 def queue_action(value: Any) -> None:

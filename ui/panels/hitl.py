@@ -1,5 +1,9 @@
 """Human in the loop: the follow-up question, one button per option, a free-text answer, and the
-snapshot that `resume_rag_from_hitl` receives."""
+snapshot that `resume_rag_from_hitl` receives.
+
+Every question that comes with options gets its buttons, whatever the route: a clarify question
+("which platform?") offers them as much as a scope_select one. The free-text answer is a form, so
+Enter in the box sends it, as people expect of a one-line answer."""
 from __future__ import annotations
 
 import streamlit as st
@@ -16,7 +20,10 @@ def _answer(text: str) -> None:
 
 
 def _answer_from_box() -> None:
-    _answer(st.session_state.get("hitl_text", ""))
+    _answer(st.session_state.get(TEXT_KEY, ""))
+
+
+TEXT_KEY = "hitl_text"
 
 
 def render_hitl(result: dict) -> bool:
@@ -30,14 +37,18 @@ def render_hitl(result: dict) -> bool:
         st.markdown(f"### 🙋 The workflow asks you ({route})")
         st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
         options = trace.get("hitl_options") or []
-        if route == "scope_select" and options:
+        if options:
             cols = st.columns(min(len(options), 4))
             for i, option in enumerate(options):
                 cols[i % len(cols)].button(option, key=f"hitl_opt_{i}", on_click=_answer, args=(option,),
-                                           width="stretch")
-        placeholder = "Your answer (e.g. the missing condition)" if route == "clarify" else "Or answer in your own words"
-        st.text_input("Answer", key="hitl_text", placeholder=placeholder)
-        st.button("Send answer", key="hitl_submit", on_click=_answer_from_box, type="primary")
+                                           width="stretch", help=f"Answer “{option}” and resume")
+        if route == "clarify" and not options:
+            placeholder = "Your answer (e.g. the missing condition)"
+        else:
+            placeholder = "Or answer in your own words"
+        with st.form("hitl_form", border=False, enter_to_submit=True):
+            st.text_input("Answer", key=TEXT_KEY, placeholder=placeholder, help="Press Enter to send")
+            st.form_submit_button("Send answer", key="hitl_submit", on_click=_answer_from_box, type="primary")
         with st.expander("Resume snapshot (hitl_resume_state)"):
             st.json(snapshot)
     return True

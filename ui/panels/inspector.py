@@ -21,6 +21,7 @@ from debugger.html_view import code, details, esc, graph_html, step_html, timeli
 from debugger.svg import dot_to_svg
 from debugger.timeline import timeline_rows
 from ui.panels.controls import controls_html, queue_action
+from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
@@ -84,10 +85,11 @@ TEMPLATE = (
 )
 
 
-def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
-    """Mount the inspector for the session's current position (or past step `travel`); returns
-    the state values shown, for the panels that stay outside (full state)."""
-    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted())
+def render_inspector(session: DebugSession, travel: Optional[int], *, box: str = "") -> dict:
+    """Mount the inspector for the session's current position (or past step `travel`); `box` is
+    what the question box shows (the controls act on it). Returns the state values shown, for the
+    panels that stay outside (full state)."""
+    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted(), box=box)
     _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
                  on_action_change=_on_action, on_full_state_change=_on_full_state, width="stretch")
     if browser_dot is not None:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
@@ -99,8 +101,8 @@ def join_sections(sections: dict[str, str]) -> str:
     return "".join(sections.get(name, "") for name in SECTIONS)
 
 
-def inspector_sections(session: DebugSession, travel: Optional[int], *,
-                       full_state: bool = False) -> tuple[dict[str, str], dict, Optional[str]]:
+def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
+                       box: str = "") -> tuple[dict[str, str], dict, Optional[str]]:
     """(HTML per section, state values shown, the DOT to lay out in the browser when the server
     could not draw the picture, else None)."""
     seg = session.current
@@ -116,6 +118,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
                  '<button class="rdi-latest" data-travel="-1">Back to the latest step</button></div>')
     else:
         travel = None
+    head += degraded_html(values)  # a failed model or retriever, said before the route it led to
+    if travel is None:
         head += result_html(session.result())
     dot = session.dot(seg.kind if seg else "main")
     svg = dot_to_svg(dot)
@@ -127,7 +131,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> Show the full state below</label>')
     sections = {
-        "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode),
+        "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
+                                  box=box, loaded=session.question),
         "head": head,
         "graph": graph_html(svg, dot),
         "docs": _node_docs_html(),

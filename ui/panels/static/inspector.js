@@ -22,6 +22,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
       t.checked = root.classList.contains("rdi-show-unchanged");
     }
   }
+  followQuestionBox(root);
   if (!root.__wired) {
     root.__wired = true;
     const travel = (el) => root.__setTrigger("travel", Number(el.dataset.travel));
@@ -52,4 +53,48 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
       for (const t of root.querySelectorAll(".rdi-unchanged-toggle")) t.checked = e.target.checked;
     });
   }
+}
+
+// The controls act on what the question box shows (ui/panels/controls.py). Streamlit sends the box
+// to the server only when it loses focus, so while the user types a new question this turns Step,
+// Continue and Restart on and names the question, as the server will once it has the box (a click
+// sends the box first: the click blurs it).
+const QUOTE_CHARS = 60;
+function quote(text) {
+  const t = text.split(/\s+/).filter(Boolean).join(" ");
+  return "\u201c" + (t.length <= QUOTE_CHARS ? t : t.slice(0, QUOTE_CHARS - 1) + "\u2026") + "\u201d";
+}
+function syncControls(root) {
+  const bar = root.querySelector(".rdi-controls");
+  const box = document.querySelector(".st-key-question textarea");
+  const target = root.querySelector(".rdi-target");
+  if (!bar || !box || !target || bar.dataset.replay === "1") return;
+  const loaded = (bar.dataset.loaded || "").trim();
+  const text = box.value.trim();
+  const fresh = text !== "" && text !== loaded;
+  const done = bar.dataset.done === "1", hasRun = bar.dataset.hasRun === "1";
+  const on = { step: !done || fresh, continue: !done || fresh, restart: hasRun || fresh };
+  for (const b of bar.querySelectorAll("button[data-action]")) {
+    if (b.dataset.action in on) b.disabled = !on[b.dataset.action];
+  }
+  target.textContent = "";
+  if (fresh) {
+    const strong = document.createElement("b");
+    strong.textContent = "Run, Step, Continue and Restart start the question in the box:";
+    target.append(strong, " " + quote(text) + (hasRun && loaded ? " \u00b7 the loaded run was " + quote(loaded) : ""));
+  } else if (hasRun) {
+    target.append("The controls act on the loaded run: " + quote(loaded));
+  } else {
+    target.append("Type a question above or pick a demo, then Run or Step.");
+  }
+}
+function followQuestionBox(root) {
+  syncControls(root);
+  if (window.__rdiFollowsQuestion) return;
+  window.__rdiFollowsQuestion = true;
+  document.addEventListener("input", (e) => {
+    if (!e.target.closest || !e.target.closest(".st-key-question")) return;
+    const current = document.querySelector(".rdi-root");
+    if (current) syncControls(current);
+  });
 }

@@ -1,0 +1,34 @@
+"""The banner at the top of a degraded run's result: which role failed (planner, grader, rewriter,
+retriever), with what kind of error, and what the run did instead.
+
+Why: a dead model ends a run in `no_knowledge / evidence_grading_unavailable`, which otherwise
+reads like "the knowledge base has nothing on this". The failure is in the raw trace
+(`rag.degradation`); this says it first, before the route, so nobody mistakes the fallback for an
+answer."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from debugger.html_view import code, esc
+from rag.degradation import Failure, run_failures
+
+
+def degraded_html(state: Optional[Mapping[str, Any]]) -> str:
+    """HTML of the banner for the state shown, or "" when nothing failed."""
+    return failures_html(run_failures(state))
+
+
+def failures_html(failures: list[Failure]) -> str:
+    if not failures:
+        return ""
+    roles = ", ".join(dict.fromkeys(f.role for f in failures))
+    items = "".join(
+        f"<li><b>{esc(f.role)}</b> failed ({code(f.kind)})"
+        + (f" on the sub-question “{esc(f.sub_question)}”" if f.sub_question else "")
+        + f": {esc(f.consequence)}." + (f' <span class="rdi-caption">{esc(f.message[:300])}</span>' if f.message else "")
+        + "</li>"
+        for f in failures
+    )
+    return (f'<div class="rdi-degraded" role="alert"><b>⚠️ Degraded run — the {esc(roles)} failed.</b> '
+            "The result below is a fallback, not what the knowledge base says. Check the model and "
+            f"retriever settings, then Restart.<ul>{items}</ul></div>")
