@@ -7,6 +7,7 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
+from rag.rules.text import clean_text, text_problem
 from rag.schemas import HitlResumeState
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -84,8 +85,9 @@ class SnapshotError(ValueError):
     """A resume snapshot that is tampered, foreign or incomplete. The message names the bad field."""
 
 
-def parse_snapshot(snapshot: Any) -> HitlResumeState:
-    """Validate a snapshot from a client before anything runs."""
+def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
+    """Validate a snapshot from a client before anything runs. Its texts obey the question rules
+    (`rag.rules.text`) and `limit` characters each, as the question they came from did."""
     if isinstance(snapshot, HitlResumeState):
         return snapshot
     if not isinstance(snapshot, Mapping):
@@ -106,4 +108,11 @@ def parse_snapshot(snapshot: Any) -> HitlResumeState:
             f"invalid hitl_resume_state: retrieval_status {parsed.retrieval_status!r} does not match route "
             f"{parsed.route!r} (expected {expected_status!r})"
         )
-    return parsed
+    texts = [("question", parsed.question)] + [(f"sub_questions.{i}", q) for i, q in enumerate(parsed.sub_questions)]
+    if parsed.complexity_reason is not None:
+        texts.append(("complexity_reason", parsed.complexity_reason))
+    for field, text in texts:
+        problem = text_problem(text, what=field, limit=limit)
+        if problem and not (field == "complexity_reason" and problem.endswith("is empty")):
+            raise SnapshotError(f"invalid hitl_resume_state: {problem}")
+    return parsed.model_copy(update={"question": clean_text(parsed.question)})
