@@ -151,7 +151,9 @@ class OpenAIEmbedder:
             timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
             check_embedding_ctx_length=False,
         )
-        host = (settings.openai_base_url or "api.openai.com").split("@")[-1]
+        from rag.redaction import redact_url
+
+        host = redact_url(settings.openai_base_url) or "api.openai.com"
         self.model_id = f"openai:{settings.embeddings_model}@{host}"
 
     @staticmethod

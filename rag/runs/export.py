@@ -82,7 +82,10 @@ def checksum(doc: Mapping[str, Any]) -> str:
 
 
 def secret_values(settings: Any) -> list[str]:
-    """The configured key strings of a RagSettings (for redaction); never logged."""
+    """The configured key strings of a RagSettings and the credentials in its URLs (for redaction);
+    never logged."""
+    if hasattr(settings, "secret_strings"):
+        return [s for s in settings.secret_strings() if len(s) >= 4]
     out = []
     for name in ("openai_api_key", "rerank_api_key"):
         value = getattr(settings, name, None) if settings is not None else None
@@ -94,17 +97,17 @@ def secret_values(settings: Any) -> list[str]:
 
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
-    """Replace every occurrence of a secret inside any string (keys or values) of a JSON tree."""
+    """Replace every secret, and any 8+ character piece of one (`rag.redaction.redact_text`), inside any
+    string (keys or values) of a JSON tree."""
+    from rag.redaction import redact_text
+
     secrets = [s for s in secrets if s]
     if not secrets:
         return value
 
     def walk(v: Any) -> Any:
         if isinstance(v, str):
-            for s in secrets:
-                if s in v:
-                    v = v.replace(s, REDACTED)
-            return v
+            return redact_text(v, secrets, REDACTED)
         if isinstance(v, list):
             return [walk(x) for x in v]
         if isinstance(v, dict):
