@@ -178,6 +178,20 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
             d2.button("Cancel", key="history_delete_cancel", on_click=on_delete_cancel)
 
 
+def render_unusable(exc: BaseException) -> None:
+    """What the page says when the history file cannot be used, and how to get a working one back."""
+    from rag.runs.history import RECOVERY, HistoryDamagedError, is_damage
+    from ui.history_store import db_path, problem
+
+    cause = problem() or friendly(exc)
+    if isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
+        st.error(f"The run history file `{db_path()}` is damaged or unreadable ({cause}). The step debugger still "
+                 "works, in memory: runs are not recorded until the file is replaced.")
+        st.info(f"**To recover:** {RECOVERY}")
+    else:
+        st.error(f"The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.")
+
+
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
@@ -185,12 +199,12 @@ def render_page() -> None:
     show_flash()
     try:
         history = _store()
+        runs = history.list_runs()
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
-        st.error(f"The run history cannot be opened: {friendly(exc)}. Set RAG_HISTORY_DB to a writable file.")
+        render_unusable(exc)
         return
     st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")
     render_tools()
-    runs = history.list_runs()
     if not runs:
         st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")
         return

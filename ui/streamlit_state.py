@@ -49,15 +49,25 @@ def reset_session() -> DebugSession:
 
 
 def shared_history() -> Any:
-    """The process-wide run history (`ui.history_store`), or None when it cannot be opened (the
-    debugger still works, in memory, without recording)."""
+    """The process-wide run history (`ui.history_store`), or None when it cannot be used (the
+    debugger still works, in memory, without recording; the store logged the cause once)."""
     try:
         from ui.history_store import history
 
         return history()
     except Exception:  # noqa: BLE001 - history is optional; memory still lets people debug
-        log.warning("run history unavailable; using an in-memory checkpointer", exc_info=True)
         return None
+
+
+def history_notice() -> None:
+    """The one notice of an unusable history, in the sidebar of every page."""
+    from ui.history_store import db_path, problem
+
+    shared_history()  # the first page of a session may not have tried the file yet
+    if problem():
+        st.sidebar.warning(
+            f"**Run history off** — `{db_path()}` is damaged or unreadable, so runs are debugged in memory and "
+            "not recorded. The Run history page says how to recover.", icon="⚠️")
 
 
 def shared_checkpointer() -> Any:
@@ -141,3 +151,4 @@ def run_page(render: Callable[[], Any]) -> None:
     page_frame()
     provider_banner()
     guarded_page(render)
+    history_notice()

@@ -21,3 +21,29 @@ def test_the_settings_page_never_shows_credentials_from_the_base_url(app_test, m
     button(at, "Save model settings").click().run()
     assert at.session_state["settings_overrides"]["openai_base_url"] == RAW_URL
     assert PASSWORD not in all_text(at)
+
+
+def test_a_damaged_history_file_leaves_the_debugger_working_with_one_notice(app_test, tmp_path, monkeypatch, caplog):
+    from tests.playground.test_hardening import _damage, damaged_history_file
+    from tests.support.apptest import inspector_text, press
+
+    path = damaged_history_file(tmp_path / "damaged.db")
+    _damage(path)
+    monkeypatch.setenv("RAG_HISTORY_DB", str(path))
+    with caplog.at_level("WARNING"):
+        at = app_test.run()
+        at.switch_page("pages/debugger.py").run()
+        at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+        press(at, "run")
+    assert not at.exception
+    assert "Result: answer" in inspector_text(at)  # debugged, in memory
+    notices = [w.body for w in at.sidebar.warning]
+    assert len(notices) == 1 and "Run history off" in notices[0] and "damaged.db" in notices[0]
+    assert not [e.body for e in at.error], "no error per run: the one notice is enough"
+    causes = [r for r in caplog.records if r.name == "rag_debugger.history"]
+    assert len(causes) == 1 and "integrity check" in causes[0].getMessage()  # logged once, with the cause
+
+    at.switch_page("pages/history.py").run()
+    assert not at.exception
+    assert any("damaged.db" in e.body and "damaged or unreadable" in e.body for e in at.error)
+    assert any("Move the file aside" in i.body for i in at.info)
