@@ -140,7 +140,10 @@ def render_tools() -> None:
     with left:
         st.file_uploader("Import a run export (.json)", type=["json"], key=UPLOAD_KEY, on_change=on_upload,
                          help="A file made by Export on this page, on this or another machine. It opens in "
-                              "replay mode: no model and no knowledge base needed.")
+                              "replay mode: no model and no knowledge base needed, and nothing is executed.")
+        st.caption(f"Up to {MAX_UPLOAD_BYTES // (1024 * 1024)} MB. A file's sha256 is an integrity check against "
+                   "accidents (a truncated download, a stray edit), not a signature: anyone can recompute it, so "
+                   "only import runs from people you trust to show what really happened.")
     with right:
         st.markdown("**Demo pack**")
         st.caption("Recorded runs of every route that ship with the app.")
@@ -167,7 +170,8 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         else:
             c3.download_button("⬇ Export (JSON)", data=data, file_name=f"{info.run_id}.json",
                                mime="application/json", key="history_export", width="stretch",
-                               help="Checkpoints, progress, trace, prompt version and public settings; no keys")
+                               help="Checkpoints, progress, trace, prompt version and public settings; no keys. "
+                                    "Its sha256 is an integrity check against accidents, not a signature")
         c4.button("🗑 Delete", key="history_delete", on_click=on_delete_request, args=(info.run_id,),
                   width="stretch")
         if st.session_state.get(CONFIRM_KEY) == info.run_id:

@@ -110,3 +110,77 @@ def test_damage_met_after_opening_moves_the_debugger_to_memory(tmp_path, caplog)
         assert [r.levelname for r in caplog.records if "malformed" in r.getMessage()].count("ERROR") >= 1
     finally:
         history_store.close_all()
+
+
+# ----- hostile import files (items 8, 10, 11) ---------------------------------------------------------
+
+@pytest.fixture
+def exported(history, ctx) -> dict:
+    info = run_recorded(history, QUESTION, ctx=ctx)
+    return json.loads(export_run_json(history, info.run_id))
+
+
+def _resealed(doc: dict) -> dict:
+    from rag.runs.export import checksum
+
+    doc = dict(doc)
+    doc["sha256"] = checksum(doc)
+    return doc
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000, "[" * 500 + "]" * 500],
+                         ids=["open-100k", "closed-50k", "balanced-500"])
+def test_deeply_nested_files_get_the_readable_import_error(tmp_path, text, caplog):
+    from ui.history_view import import_upload
+
+    with RunHistory(tmp_path / "h.db") as history:
+        with caplog.at_level("DEBUG"):
+            with pytest.raises(ValueError, match="nests more than 64 levels deep") as err:
+                import_upload(history, "deep.json", text.encode())
+        assert history.list_runs() == []
+    assert "recursion" not in str(err.value).lower()
+    assert not [r for r in caplog.records if r.exc_info], "no traceback in the log"
+
+
+def test_a_deeply_nested_value_inside_a_real_export_is_refused(tmp_path, exported):
+    deep: list = []
+    for _ in range(100):
+        deep = [deep]
+    doc = _resealed(dict(exported, label=None, result=dict(exported["result"] or {}, extra=deep)))
+    with RunHistory(tmp_path / "h.db") as history:
+        with pytest.raises(RunImportError, match="nests more than 64"):
+            import_run(doc, history)
+
+
+@pytest.mark.parametrize(
+    "run_id", ["", "\x00", "../..", "..", "a/b", "x" * 5_000, " main-1", "main 1", "主-1"],
+    ids=["empty", "nul", "dotdot-slash", "dotdot", "slash", "5000", "leading-space", "space", "non-ascii"],
+)
+def test_an_imported_run_id_must_be_a_safe_short_name(tmp_path, exported, run_id):
+    doc = _resealed(dict(exported, run=dict(exported["run"], run_id=run_id)))
+    with RunHistory(tmp_path / "h.db") as history:
+        with pytest.raises(RunImportError, match="run.run_id: .* is not a run id"):
+            import_run(doc, history)
+        assert history.list_runs() == []
+
+
+def test_a_parent_run_id_is_checked_too_and_good_ids_import(tmp_path, exported):
+    bad = _resealed(dict(exported, run=dict(exported["run"], parent_run_id="../../etc")))
+    good = _resealed(dict(exported, run=dict(exported["run"], run_id="demo-zh_answer.v2")))
+    with RunHistory(tmp_path / "h.db") as history:
+        with pytest.raises(RunImportError, match="run.parent_run_id"):
+            import_run(bad, history)
+        assert import_run(good, history).run_id == "demo-zh_answer.v2"
+
+
+def test_the_export_check_catches_accidents_and_is_not_a_signature(tmp_path, exported):
+    """What the sha256 protects against: accidents. It is not a signature (a re-sealed edit imports, as
+    docs/decisions.md says); the history page says so too (tests/ui/test_hardening_apptest.py)."""
+    damaged = dict(exported, label="edited by hand")
+    truncated = json.dumps(exported)[:-200]
+    with RunHistory(tmp_path / "h.db") as history:
+        with pytest.raises(RunImportError, match="does not match its integrity check"):
+            import_run(damaged, history)
+        with pytest.raises(RunImportError, match="not valid JSON"):
+            import_run(truncated, history)
+        assert import_run(_resealed(damaged), history).run_id  # re-sealed: accepted, as documented

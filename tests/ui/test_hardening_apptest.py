@@ -47,3 +47,12 @@ def test_a_damaged_history_file_leaves_the_debugger_working_with_one_notice(app_
     assert not at.exception
     assert any("damaged.db" in e.body and "damaged or unreadable" in e.body for e in at.error)
     assert any("Move the file aside" in i.body for i in at.info)
+
+
+def test_the_history_page_calls_the_export_check_an_integrity_check(app_test):
+    at = app_test.run()
+    at.switch_page("pages/history.py").run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "integrity check against accidents" in captions and "not a signature" in captions
+    assert "Up to 50 MB" in captions
