@@ -14,6 +14,7 @@ import streamlit as st
 from rag.runs.history import RunHistory, RunInfo
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from ui.text import as_text
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"
@@ -92,7 +93,7 @@ def on_open(run_id: str) -> None:
     if guarded(session.open_replay, _store(), run_id, at_step=at_step) is not None:
         reset_time_travel()
         st.session_state[GOTO_KEY] = True
-        flash("info", f"Opened run {run_id} in replay mode at step {at_step}: press Step to walk the recording.")
+        flash("info", f"Opened run {as_text(run_id)} in replay mode at step {at_step}: press Step to walk the recording.")
 
 
 def on_delete_request(run_id: str) -> None:
@@ -121,8 +122,8 @@ def on_upload() -> None:
     info = guarded(import_upload, _store(), upload.name, upload.getvalue())
     if info is not None:
         st.session_state[RUN_KEY] = info.run_id
-        flash("success", f"Imported {upload.name}: run {info.run_id} ({info.route or info.status}). "
-                         "Open it to replay it step by step.")
+        flash("success", f"Imported {as_text(upload.name)}: run {as_text(info.run_id)} "
+                         f"({as_text(info.route or info.status)}). Open it to replay it step by step.")
 
 
 def on_demo_pack() -> None:
@@ -152,12 +153,12 @@ def render_tools() -> None:
 
 def render_selected(history: RunHistory, info: RunInfo) -> None:
     with st.container(border=True):
-        st.markdown(f"**{info.question}**")
-        st.caption(f"run `{info.run_id}` · {info.kind} · {info.status}"
-                   f"{' · route ' + info.route if info.route else ''} · provider {info.provider or '?'} · "
-                   f"prompt version {info.prompt_version or '?'} · {info.origin}")
+        st.markdown(f"**{as_text(info.question)}**")
+        st.caption(f"run {as_text(info.run_id)} · {info.kind} · {info.status}"
+                   f"{' · route ' + as_text(info.route) if info.route else ''} · provider {as_text(info.provider or '?')} · "
+                   f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}")
         if info.error:
-            st.warning(f"This run failed: {info.error}")
+            st.warning(f"This run failed: {as_text(info.error)}")
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help="0 = before the first node; time travel works from there too")
@@ -166,7 +167,7 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         try:
             data = export_text(history, info.run_id)
         except Exception as exc:  # noqa: BLE001 - e.g. a run whose checkpoints are gone
-            c3.caption(f"Export unavailable: {friendly(exc)}")
+            c3.caption(f"Export unavailable: {as_text(friendly(exc))}")
         else:
             c3.download_button("⬇ Export (JSON)", data=data, file_name=f"{info.run_id}.json",
                                mime="application/json", key="history_export", width="stretch",

@@ -10,6 +10,7 @@ from pydantic import SecretStr, ValidationError
 
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.text import as_text
 from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
@@ -122,7 +123,7 @@ def render_page() -> None:
             st.success(f"Connected in {report.get('latency_ms')} ms with method `{report.get('method')}` "
                        f"(model {report.get('model')}).")
         else:
-            st.error(f"{report.get('error_kind')}: {report.get('message')}")
+            st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
             if report.get("suggestion"):
                 st.info(report["suggestion"])
 

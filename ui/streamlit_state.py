@@ -13,6 +13,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from rag.settings import RagSettings
 from ui.session import DebugSession, UserInputError
+from ui.text import as_text
 
 log = logging.getLogger("rag_debugger.ui")
 
@@ -111,12 +112,12 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
     except ScriptControlException:
         raise
     except UserInputError as exc:
-        flash("warning", str(exc))
+        flash("warning", as_text(exc))
     except ValueError as exc:
-        flash("warning", friendly(exc))
+        flash("warning", as_text(friendly(exc)))
     except Exception as exc:  # noqa: BLE001
         log.exception("UI action failed")
-        flash("error", f"Something went wrong: {friendly(exc)}. The run was kept; you can restart it.")
+        flash("error", f"Something went wrong: {as_text(friendly(exc))}. The run was kept; you can restart it.")
     return None
 
 
@@ -140,7 +141,8 @@ def guarded_page(render: Callable[[], Any]) -> None:
         raise
     except Exception as exc:  # noqa: BLE001
         log.exception("page failed")
-        st.error(f"This page hit an unexpected error: {friendly(exc)}. Your session is kept; try again or restart the run.")
+        st.error(f"This page hit an unexpected error: {as_text(friendly(exc))}. Your session is kept; try again or "
+                 "restart the run.")
 
 
 def run_page(render: Callable[[], Any]) -> None:

@@ -2,6 +2,8 @@
 and a damaged history file."""
 from __future__ import annotations
 
+import re
+
 from tests.ui.test_settings_trace_apptest import all_text, button
 
 PASSWORD = "PASSW0RD-9f3e71"
@@ -56,3 +58,58 @@ def test_the_history_page_calls_the_export_check_an_integrity_check(app_test):
     captions = " ".join(c.value for c in at.caption)
     assert "integrity check against accidents" in captions and "not a signature" in captions
     assert "Up to 50 MB" in captions
+
+
+#: Markdown that would make the browser fetch a URL, restyle the page or run LaTeX if it were rendered.
+HOSTILE = "![x](http://127.0.0.1:9/x.png) :red[alarm] $x^2$ **bold** [link](http://127.0.0.1:9/) Nova battery?"
+
+
+def markdown_sources(at) -> list[str]:
+    """The text of every element whose text Streamlit renders as markdown."""
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    out += [a.value for kind in ("info", "warning", "error", "success") for a in getattr(at, kind)]
+    out += [b.label for b in at.button] + [e.label for e in at.expander]
+    out += [str(v) for t in at.table for v in t.value.to_numpy().ravel()]
+    return out
+
+
+#: The hostile question's markup where it is still live (not backslash-escaped) in a markdown source.
+_LIVE = re.compile(r"(?<!\\)!\[x|\]\(http|(?<!\\):red\[|(?<!\\)\*\*bold|(?<!\\)\$x\^2")
+
+
+def raw_markup(texts: list[str]) -> list[str]:
+    return [t for t in texts if _LIVE.search(t)]
+
+
+def test_questions_and_recorded_text_are_shown_as_text_not_markup(app_test):
+    at = app_test.run()
+    at.switch_page("pages/debugger.py").run()
+    at.text_area(key="question").set_value(HOSTILE).run()
+    from tests.support.apptest import press
+
+    press(at, "run")
+    assert not at.exception
+    assert raw_markup(markdown_sources(at)) == []
+
+    at.switch_page("pages/trace.py").run()
+    assert not at.exception
+    shown = markdown_sources(at)
+    assert any("Question:" in t for t in shown) and raw_markup(shown) == []
+
+    at.switch_page("pages/history.py").run()
+    assert not at.exception
+    shown = markdown_sources(at)
+    assert any("Nova battery" in t for t in shown), "the recorded question is on the page"
+    assert raw_markup(shown) == []
+
+
+def test_as_text_escapes_markup_and_leaves_plain_sentences_alone():
+    from ui.text import as_text
+
+    plain = ["run.json was not imported: the file is not valid JSON (line 1)", "scope_select", "[offline rules] 1+1",
+             "Nova 的电池续航是多少？", "http://127.0.0.1:9/v1"]
+    assert [as_text(t) for t in plain] == plain
+    assert as_text("![x](u)") == "\\![x]\\(u)"
+    assert as_text(":red[a] :tada: $x$ **b** `c` <b>") == "\\:red[a] \\:tada: \\$x\\$ \\*\\*b\\*\\* \\`c\\` \\<b>"
+    assert as_text("# h\n- item\n12. one\n> q") == "\\# h\n\\- item\n12\\. one\n\\> q"
+    assert as_text(None) == "" and as_text("_x_") == "\\_x\\_"
