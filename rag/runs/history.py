@@ -205,6 +205,7 @@ class RunHistory:
     def _on_damage(self, exc: BaseException) -> None:
         if self.damage is None:
             self.damage = f"{type(exc).__name__}: {exc}"
+
     # ----- plumbing ---------------------------------------------------------------------------
     @property
     def checkpointer(self) -> SqliteSaver:
