@@ -8,6 +8,7 @@ error message.
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Iterable, Optional
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -43,6 +44,44 @@ def redact_url(url: Optional[str]) -> Optional[str]:
     host = parts.netloc.rpartition("@")[2]
     masked = [(k, MASK if _is_secret_param(k) else v) for k, v in query]
     return urlunsplit((parts.scheme, host, parts.path, urlencode(masked, safe="*"), ""))
+
+
+_URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s\"'<>]+")
+
+
+def redact_urls_in_text(text: str) -> str:
+    """`text` with every URL in it passed through `redact_url` (for messages written by other libraries)."""
+    return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)) or "", text)
+
+
+class UrlRedactingFilter(logging.Filter):
+    """Rewrites a log record whose message carries a URL with credentials. HTTP clients log every request
+    with its full URL ("HTTP Request: POST http://user:pass@host/v1/..."), which would put the
+    credentials of OPENAI_BASE_URL in the logs of anyone who turns on INFO logging."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a broken record is the logging module's business
+            return True
+        cleaned = redact_urls_in_text(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+#: Loggers of the HTTP stack under langchain-openai that write request URLs.
+HTTP_LOGGERS = ("httpx", "httpx2", "httpcore", "openai", "openai._base_client")
+_filter = UrlRedactingFilter()
+
+
+def install_log_redaction() -> None:
+    """Attach the URL filter to the HTTP stack's loggers (idempotent). A logger's filters apply to the
+    records it creates, so each logger that writes URLs gets it."""
+    for name in HTTP_LOGGERS:
+        logger = logging.getLogger(name)
+        if _filter not in logger.filters:
+            logger.addFilter(_filter)
 
 
 def url_secrets(url: Optional[str]) -> list[str]:

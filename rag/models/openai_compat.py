@@ -24,12 +24,13 @@ from pydantic import BaseModel, ValidationError
 from rag.models.base import (
     ROLE_INPUTS, GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput,
 )
-from rag.redaction import redact_text, redact_url
+from rag.redaction import install_log_redaction, redact_text, redact_url
 from rag.prompts import PromptSet, load_prompts, render, validate_template
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.settings import RagSettings, is_really_set
 
 log = logging.getLogger(__name__)
+install_log_redaction()  # the HTTP client logs each request's full URL, credentials included
 
 METHODS = ("json_schema", "function_calling", "json_mode")
 

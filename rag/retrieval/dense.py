@@ -151,8 +151,9 @@ class OpenAIEmbedder:
             timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
             check_embedding_ctx_length=False,
         )
-        from rag.redaction import redact_url
+        from rag.redaction import install_log_redaction, redact_url
 
+        install_log_redaction()
         host = redact_url(settings.openai_base_url) or "api.openai.com"
         self.model_id = f"openai:{settings.embeddings_model}@{host}"
 

@@ -95,3 +95,14 @@ def test_short_pieces_and_unrelated_text_are_left_alone():
     assert redact_text("the azure region", [PLAIN_KEY]) == "the azure region"  # "azure" < 8 characters
     assert redact_text(f"x{PLAIN_KEY[5:13]}y", [PLAIN_KEY]) == "x***y"
     assert redact_text("a 1234 b", ["1234"]) == "a *** b"  # a short secret still goes whole
+
+
+def test_the_http_clients_request_log_lines_carry_no_credentials(fake_openai, make_settings, caplog):
+    fake_openai.reply(PLAN)
+    url = fake_openai.base_url.replace("http://", f"http://alice:{PASSWORD}@")
+    pool = ClientPool(make_settings(openai_base_url=url))
+    with caplog.at_level(logging.DEBUG):
+        pool.call(role="planner", model="fast-model", schema=ComplexityResult, method="json_schema", prompt="hi")
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("HTTP Request" in line and "127.0.0.1" in line for line in lines), "the client did log the request"
+    assert leaks("\n".join(lines)) == []
