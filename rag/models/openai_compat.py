@@ -24,8 +24,8 @@ from pydantic import BaseModel, ValidationError
 from rag.models.base import (
     ROLE_INPUTS, GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput,
 )
-from rag.redaction import install_log_redaction, redact_text, redact_url
 from rag.prompts import PromptSet, load_prompts, render, validate_template
+from rag.redaction import install_log_redaction, redact_text, redact_url
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.settings import RagSettings, is_really_set
 

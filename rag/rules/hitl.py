@@ -88,8 +88,8 @@ class SnapshotError(ValueError):
 def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
     """Validate a snapshot from a client before anything runs. Its texts obey the question rules
     (`rag.rules.text`) and `limit` characters each, as the question they came from did."""
-    if isinstance(snapshot, HitlResumeState):
-        return snapshot
+    if isinstance(snapshot, HitlResumeState):  # built in code: the same checks as one from a client
+        snapshot = snapshot.model_dump()
     if not isinstance(snapshot, Mapping):
         raise SnapshotError(
             f"hitl_resume_state must be an object with the fields of HitlResumeState, got {type(snapshot).__name__}"

@@ -131,3 +131,12 @@ def test_rewrite_count_must_be_a_plain_small_integer(settings, value):
 @pytest.mark.parametrize("value", [0, 1, 2])
 def test_real_rewrite_counts_are_accepted(settings, value):
     assert _resume(dict(SNAP, rewrite_count=value), "X1", settings)["route"] in ("answer", "clarify")
+
+
+def test_a_snapshot_object_built_in_code_gets_the_same_checks(settings):
+    from rag.schemas import HitlResumeState
+
+    snap = HitlResumeState(question="q" * 5_000, route="clarify", retrieval_status="needs_clarification")
+    with pytest.raises(SnapshotError, match="question has 5,000 characters"):
+        _resume(snap, "X1", settings)
+    assert _nothing_ran()
