@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle, wait_shown
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_shown
 
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):
