@@ -12,7 +12,8 @@ from rag.context import ProgressSink, RagContext
 from rag.graph.build import compiled_graph
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
-from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot
+from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
+from rag.rules.text import clean_text, text_problem
 from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
 from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
@@ -24,16 +25,12 @@ def _compiled(kind: str):
 
 
 def validate_text(text: Any, *, what: str, limit: int) -> str:
-    if not isinstance(text, str):
-        raise InvalidQuestionError(f"the {what} must be text, got {type(text).__name__}")
-    stripped = text.strip()
-    if not stripped:
-        raise InvalidQuestionError(f"the {what} is empty")
-    if len(stripped) > limit:
-        raise InvalidQuestionError(
-            f"the {what} has {len(stripped):,} characters; the limit is {limit:,} (RAG_MAX_QUESTION_CHARS)"
-        )
-    return stripped
+    """The cleaned text (`rag.rules.text.clean_text`), or InvalidQuestionError saying why it is unusable:
+    not text, not valid Unicode, empty (only blanks, NULs or zero-width characters) or too long."""
+    problem = text_problem(text, what=what, limit=limit)
+    if problem:
+        raise InvalidQuestionError(problem)
+    return clean_text(text)
 
 
 def make_context(
@@ -79,9 +76,18 @@ def initial_state(question: str) -> dict:
 
 
 def resume_input(snapshot: Mapping[str, Any] | Any, answer: str, *, limit: int) -> dict:
-    """Validate a snapshot and answer, and build the resume graph's input."""
-    snap = parse_snapshot(snapshot)
+    """Validate a snapshot and answer, and build the resume graph's input.
+
+    The merged question (`refined_question_for_hitl`) is what retrieval and the grader read, so it
+    obeys the same limit as a question typed in: a long question leaves less room for the answer."""
+    snap = parse_snapshot(snapshot, limit=limit)
     text = validate_text(answer, what="HITL answer", limit=limit)
+    merged = refined_question_for_hitl(snap.question, text)
+    if len(merged) > limit:
+        raise InvalidQuestionError(
+            f"the question merged with the HITL answer has {len(merged):,} characters; the limit is {limit:,} "
+            "(RAG_MAX_QUESTION_CHARS): shorten the answer"
+        )
     state = initial_state(snap.question)
     state.update(hitl_snapshot=snap.model_dump(), hitl_answer=text)
     return state

@@ -13,6 +13,7 @@
     │   ├── UnknownRunError (also a LookupError)  no run with that id in the history
     │   ├── UserInputError            anything else typed or uploaded in the app that is unusable
     │   └── BadFile                   a knowledge-base file that ingestion skips, with the reason
+    ├── HistoryDamagedError (also a RuntimeError): the run history file is damaged; the app goes on in memory
     └── ModelCallError (also a RuntimeError): a model role failed; the graph degrades and records `kind`
 
 Why one tree: the app's error guard shows a `UserFixableError` as a plain warning and treats anything
@@ -81,6 +82,17 @@ class BadFile(UserFixableError):
     """A knowledge-base file is skipped; the message is the reason shown to the user."""
 
 
+class HistoryDamagedError(RagError, RuntimeError):
+    """The run history file cannot be used: damaged, not a database, or unreadable. The message names the
+    file and the cause; `rag.runs.history.RECOVERY` says what to do. Not a `UserFixableError`: the app
+    keeps working in memory and says so once, instead of warning on every action."""
+
+    def __init__(self, path: str, cause: str):
+        super().__init__(f"the run history file {path} is damaged or unreadable ({cause})")
+        self.path = path
+        self.cause = cause
+
+
 class ModelCallError(RagError, RuntimeError):
     """A model role failed (timeout, HTTP error, invalid structured output). Carries a short,
     key-free `kind` the graph records in the trace when it degrades."""
@@ -93,5 +105,5 @@ class ModelCallError(RagError, RuntimeError):
 __all__ = [
     "RagError", "UserFixableError", "InvalidQuestionError", "SnapshotError", "InvalidTraceError", "PromptTemplateError",
     "PromptVersionError", "UnknownPromptVersionError", "ForkNotReachedError", "RunImportError",
-    "UnknownRunError", "UserInputError", "BadFile", "ModelCallError",
+    "UnknownRunError", "UserInputError", "BadFile", "HistoryDamagedError", "ModelCallError",
 ]

@@ -26,6 +26,7 @@ RetrievalMode = Literal["hybrid", "dense_fallback", "sparse_only", "failed"]
 MAX_SUB_QUESTIONS = 4
 MAX_STEP_BACK_CHARS = 300
 MAX_HYDE_CHARS = 1200
+MAX_SNAPSHOT_REWRITE_COUNT = 100
 
 
 class EvidenceGrade(BaseModel):
@@ -78,7 +79,9 @@ class HitlResumeState(BaseModel):
     question: str = Field(min_length=1)
     route: Literal["clarify", "scope_select"]
     retrieval_status: Literal["needs_clarification", "needs_scope_selection"]
-    rewrite_count: int = Field(default=0, ge=0)
+    #: Strict: "1", True and 1.0 are a foreign or tampered snapshot, not a count. The budget is one
+    #: rewrite, so any real count is tiny; the bound refuses absurd integers before they are compared.
+    rewrite_count: int = Field(default=0, ge=0, le=MAX_SNAPSHOT_REWRITE_COUNT, strict=True)
     complexity: Optional[Complexity] = None
     complexity_reason: Optional[str] = None
     sub_questions: list[str] = Field(default_factory=list, max_length=MAX_SUB_QUESTIONS)

@@ -15,6 +15,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = PACKAGE_DIR / "data"
 
+#: Settings holding a URL, which can carry credentials (user info, `?api-key=`).
+URL_FIELDS = ("openai_base_url", "rerank_host", "milvus_uri")
+
 #: Values people leave in .env templates; they count as "not configured".
 PLACEHOLDER_VALUES = frozenset({"", "none", "null", "changeme", "your-api-key", "your_api_key", "xxx", "sk-xxx", "todo"})
 
@@ -106,11 +109,26 @@ class RagSettings(BaseSettings):
         return "offline-rules"
 
     def public_dict(self) -> dict:
-        """Settings safe to show or export: every secret replaced by whether it is set."""
+        """Settings safe to show, record or export: every secret replaced by whether it is set, and every
+        URL without the credentials it may carry (`rag.redaction.redact_url`)."""
+        from rag.redaction import redact_url
+
         data = self.model_dump(mode="json")
         for key in ("openai_api_key", "rerank_api_key"):
             data[key] = "set" if is_really_set(getattr(self, key)) else "unset"
+        for key in URL_FIELDS:
+            data[key] = redact_url(data.get(key))
         return data
+
+    def secret_strings(self) -> list[str]:
+        """Every configured credential as text (keys and the credentials inside URLs), for redacting
+        messages and documents. Never log or show the result."""
+        from rag.redaction import url_secrets
+
+        out = [k.get_secret_value().strip() for k in (self.openai_api_key, self.rerank_api_key) if k is not None]
+        for key in URL_FIELDS:
+            out += url_secrets(getattr(self, key))
+        return [s for s in out if s]
 
 
 def load_settings(**overrides) -> RagSettings:

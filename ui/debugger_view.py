@@ -16,6 +16,7 @@ from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
+from ui.text import as_text
 
 QUESTION_KEY = "question"
 KEPT_QUESTION_KEY = "question_kept"
@@ -98,9 +99,9 @@ def run_pending(session: DebugSession) -> None:
             if record is None:
                 break
             for p in record.annotations.get("progress") or []:
-                group = f" [{p.get('group_label')}]" if p.get("group_label") else ""
-                st.write(f"{p.get('icon', '')} **{p.get('label', '')}**{group} — {p.get('detail', '')} "
-                         f"· {p.get('elapsed_ms', 0)} ms")
+                group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
+                st.write(f"{p.get('icon', '')} **{as_text(p.get('label', ''))}**{group} — "
+                         f"{as_text(p.get('detail', ''))} · {p.get('elapsed_ms', 0)} ms")
             if not record.annotations.get("progress"):
                 st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
         if seg.stepper.error:
@@ -203,19 +204,19 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
     """The recorded run asked the user: show the question read-only, and the answers recorded then."""
     trace = result.get("rag_trace") or {}
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asked ({result.get('route')}) — recorded")
-        st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
+        st.markdown(f"### 🙋 The workflow asked ({as_text(result.get('route'))}) — recorded")
+        st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
         options = trace.get("hitl_options") or []
         if options:
             cols = st.columns(min(len(options), 4))
             for i, option in enumerate(options):
-                cols[i % len(cols)].button(option, key=f"replay_opt_{i}", disabled=True, width="stretch",
+                cols[i % len(cols)].button(as_text(option), key=f"replay_opt_{i}", disabled=True, width="stretch",
                                            help="Replay: answers cannot be sent to a recorded run")
         answers = session.recorded_answers()
         if answers:
             for child in answers:
                 answer = ((child.result or {}).get("rag_trace") or {}).get("hitl_answer") or child.question
-                st.button(f"▶ Replay the recorded answer “{answer[:60]}”", key=f"follow_{child.run_id}",
+                st.button(f"▶ Replay the recorded answer “{as_text(answer[:60])}”", key=f"follow_{child.run_id}",
                           on_click=on_follow_recorded, args=(child.run_id,), type="primary")
         else:
             st.caption("No recorded answer to this question is in the history. Leave replay to answer it live.")

@@ -14,6 +14,7 @@ import streamlit as st
 from rag.runs.history import RunHistory, RunInfo
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from ui.text import as_text
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"
@@ -93,7 +94,7 @@ def on_open(run_id: str) -> None:
     if guarded(session.open_replay, _store(), run_id, at_step=at_step) is not None:
         reset_time_travel()
         st.session_state[GOTO_KEY] = True
-        flash("info", f"Opened run {run_id} in replay mode at step {at_step}: press Step to walk the recording.")
+        flash("info", f"Opened run {as_text(run_id)} in replay mode at step {at_step}: press Step to walk the recording.")
 
 
 def on_delete_request(run_id: str) -> None:
@@ -122,8 +123,8 @@ def on_upload() -> None:
     info = guarded(import_upload, _store(), upload.name, upload.getvalue())
     if info is not None:
         st.session_state[RUN_KEY] = info.run_id
-        flash("success", f"Imported {upload.name}: run {info.run_id} ({info.route or info.status}). "
-                         "Open it to replay it step by step.")
+        flash("success", f"Imported {as_text(upload.name)}: run {as_text(info.run_id)} "
+                         f"({as_text(info.route or info.status)}). Open it to replay it step by step.")
 
 
 def on_demo_pack() -> None:
@@ -141,7 +142,10 @@ def render_tools() -> None:
     with left:
         st.file_uploader("Import a run export (.json)", type=["json"], key=UPLOAD_KEY, on_change=on_upload,
                          help="A file made by Export on this page, on this or another machine. It opens in "
-                              "replay mode: no model and no knowledge base needed.")
+                              "replay mode: no model and no knowledge base needed, and nothing is executed.")
+        st.caption(f"Up to {MAX_UPLOAD_BYTES // (1024 * 1024)} MB. A file's sha256 is an integrity check against "
+                   "accidents (a truncated download, a stray edit), not a signature: anyone can recompute it, so "
+                   "only import runs from people you trust to show what really happened.")
     with right:
         st.markdown("**Demo pack**")
         st.caption("Recorded runs of every route that ship with the app.")
@@ -150,12 +154,12 @@ def render_tools() -> None:
 
 def render_selected(history: RunHistory, info: RunInfo) -> None:
     with st.container(border=True):
-        st.markdown(f"**{info.question}**")
-        st.caption(f"run `{info.run_id}` · {info.kind} · {info.status}"
-                   f"{' · route ' + info.route if info.route else ''} · provider {info.provider or '?'} · "
-                   f"prompt version {info.prompt_version or '?'} · {info.origin}")
+        st.markdown(f"**{as_text(info.question)}**")
+        st.caption(f"run {as_text(info.run_id)} · {info.kind} · {info.status}"
+                   f"{' · route ' + as_text(info.route) if info.route else ''} · provider {as_text(info.provider or '?')} · "
+                   f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}")
         if info.error:
-            st.warning(f"This run failed: {info.error}")
+            st.warning(f"This run failed: {as_text(info.error)}")
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help="0 = before the first node; time travel works from there too")
@@ -164,11 +168,12 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         try:
             data = export_text(history, info.run_id)
         except Exception as exc:  # noqa: BLE001 - e.g. a run whose checkpoints are gone
-            c3.caption(f"Export unavailable: {friendly(exc)}")
+            c3.caption(f"Export unavailable: {as_text(friendly(exc))}")
         else:
             c3.download_button("⬇ Export (JSON)", data=data, file_name=f"{info.run_id}.json",
                                mime="application/json", key="history_export", width="stretch",
-                               help="Checkpoints, progress, trace, prompt version and public settings; no keys")
+                               help="Checkpoints, progress, trace, prompt version and public settings; no keys. "
+                                    "Its sha256 is an integrity check against accidents, not a signature")
         c4.button("🗑 Delete", key="history_delete", on_click=on_delete_request, args=(info.run_id,),
                   width="stretch")
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
@@ -179,6 +184,20 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
             d2.button("Cancel", key="history_delete_cancel", on_click=on_delete_cancel)
 
 
+def render_unusable(exc: BaseException) -> None:
+    """What the page says when the history file cannot be used, and how to get a working one back."""
+    from rag.runs.history import RECOVERY, HistoryDamagedError, is_damage
+    from ui.history_store import db_path, problem
+
+    cause = problem() or friendly(exc)
+    if isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
+        st.error(f"The run history file `{db_path()}` is damaged or unreadable ({cause}). The step debugger still "
+                 "works, in memory: runs are not recorded until the file is replaced.")
+        st.info(f"**To recover:** {RECOVERY}")
+    else:
+        st.error(f"The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.")
+
+
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
@@ -186,12 +205,12 @@ def render_page() -> None:
     show_flash()
     try:
         history = _store()
+        runs = history.list_runs()
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
-        st.error(f"The run history cannot be opened: {friendly(exc)}. Set RAG_HISTORY_DB to a writable file.")
+        render_unusable(exc)
         return
     st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")
     render_tools()
-    runs = history.list_runs()
     if not runs:
         st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")
         return

@@ -27,6 +27,7 @@ from rag.prompts import (
 from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
+from ui.text import as_text
 
 ROLE_KEY = "pg_role"
 QUESTION_KEY = "pg_question"
@@ -237,7 +238,7 @@ def render_side(side: VariantResult, title: str, fork_node: str) -> None:
     with st.container(border=True, key=f"pg_side_{side.label.lower()}"):
         st.markdown(f"### {title}")
         if side.error:
-            st.error(f"This variant failed: {side.error}")
+            st.error(f"This variant failed: {as_text(side.error)}")
         route = side.route or "?"
         st.markdown(f"`{fork_node}` decided `{side.decided_route or '—'}` → final **`{route}`** / "
                     f"`{side.retrieval_status}`")
@@ -251,7 +252,7 @@ def render_side(side: VariantResult, title: str, fork_node: str) -> None:
 
 def render_result(result: ABResult) -> None:
     st.markdown("### A/B result")
-    st.caption(f"“{result.question}” · role `{result.role}` · both variants started from checkpoint "
+    st.caption(f"“{as_text(result.question)}” · role `{result.role}` · both variants started from checkpoint "
                f"`{result.fork_checkpoint_id}` before `{result.fork_node}` — upstream (retrieval included) ran once "
                f"({len(result.upstream_progress)} progress steps) and is identical for A and B.")
     render_notes(result)

@@ -156,7 +156,19 @@ class DebugSession:
         version = getattr(roles, "prompt_version", None) or version or self.settings.prompt_version or "default"
         return ctx, version
 
+    def _drop_damaged_history(self) -> bool:
+        """Stop recording into a history whose file turned out damaged: later runs use memory, so
+        recording never breaks debugging. True when it did."""
+        if self.history is None or not getattr(self.history, "damage", None):
+            return False
+        log.error("run history damaged (%s); this session continues in memory", self.history.damage)
+        if self.checkpointer is self.history.checkpointer:
+            self.checkpointer = _default_saver()
+        self.history = None
+        return True
+
     def _new_segment(self, kind: str, inp: dict, label: str, answer: Optional[str] = None) -> Segment:
+        self._drop_damaged_history()
         ctx, version = self._context()
         # One thread per run, never reused: a restart on the old thread would carry the previous
         # run's state in (reducer fields like `sub_results` grow), and its checkpoints would show
@@ -169,6 +181,8 @@ class DebugSession:
         with self._pending_lock:
             self._pending = []
         stepper.start(inp)
+        if stepper.error and self._drop_damaged_history():
+            return self._new_segment(kind, inp, label, answer)
         if stepper.error:
             raise UserInputError(f"the run could not start: {stepper.error}")
         segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version)
@@ -245,13 +259,21 @@ class DebugSession:
             raise UserInputError("this run has finished: answer the follow-up question or restart")
         record = seg.stepper.step()
         self._record_progress(seg)
+        self._check_history(record.error)
         return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
         records = seg.stepper.run_to_end()
         self._record_progress(seg)
+        self._check_history(records[-1].error if records else None)
         return records
+
+    def _check_history(self, step_error: Optional[str]) -> None:
+        if step_error and self._drop_damaged_history():
+            raise UserInputError("the run history file is damaged, so this run's checkpoints could not be saved. "
+                                 "Press Run again: the debugger now works in memory (the Run history page says how "
+                                 "to recover the file)")
 
     def _require(self) -> Segment:
         if not self.segments:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import SecretStr, ValidationError
 
+from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.text import as_text
 from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
@@ -30,9 +32,13 @@ def _apply(changes: dict) -> bool:
 
 def _save_model() -> None:
     s = st.session_state
+    base_url = s["set_base_url"].strip() or None
+    current = current_settings().openai_base_url
+    if base_url and base_url == redact_url(current):
+        base_url = current  # the field shows the URL without its credentials: unchanged means keep them
     changes = {
         "model_provider": s["set_provider"],
-        "openai_base_url": s["set_base_url"].strip() or None,
+        "openai_base_url": base_url,
         "fast_model": s["set_fast_model"].strip() or "gpt-4o-mini",
         "grade_model": s["set_grade_model"].strip() or "gpt-4o-mini",
         "structured_output_method": s["set_method"],
@@ -93,7 +99,7 @@ def render_page() -> None:
         st.selectbox("Provider", ["auto", "offline", "openai"], key="set_provider",
                      index=["auto", "offline", "openai"].index(settings.model_provider),
                      help="auto = the model when a key is set, else the offline rules")
-        st.text_input("Base URL", key="set_base_url", value=settings.openai_base_url or "",
+        st.text_input("Base URL", key="set_base_url", value=redact_url(settings.openai_base_url) or "",
                       placeholder="https://api.openai.com/v1 or http://localhost:8000/v1")
         st.text_input("API key", key="set_api_key", type="password", value="",
                       placeholder="set — type to replace" if is_really_set(settings.openai_api_key) else "not set")
@@ -117,7 +123,7 @@ def render_page() -> None:
             st.success(f"Connected in {report.get('latency_ms')} ms with method `{report.get('method')}` "
                        f"(model {report.get('model')}).")
         else:
-            st.error(f"{report.get('error_kind')}: {report.get('message')}")
+            st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
             if report.get("suggestion"):
                 st.info(report["suggestion"])
 

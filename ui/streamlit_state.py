@@ -14,6 +14,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from rag.settings import RagSettings
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
+from ui.text import as_text
 
 if TYPE_CHECKING:
     from ui.session import DebugSession
@@ -55,15 +56,25 @@ def reset_session() -> DebugSession:
 
 
 def shared_history() -> Any:
-    """The process-wide run history (`ui.history_store`), or None when it cannot be opened (the
-    debugger still works, in memory, without recording)."""
+    """The process-wide run history (`ui.history_store`), or None when it cannot be used (the
+    debugger still works, in memory, without recording; the store logged the cause once)."""
     try:
         from ui.history_store import history
 
         return history()
     except Exception:  # noqa: BLE001 - history is optional; memory still lets people debug
-        log.warning("run history unavailable; using an in-memory checkpointer", exc_info=True)
         return None
+
+
+def history_notice() -> None:
+    """The one notice of an unusable history, in the sidebar of every page."""
+    from ui.history_store import db_path, problem
+
+    shared_history()  # the first page of a session may not have tried the file yet
+    if problem():
+        st.sidebar.warning(
+            f"**Run history off** — `{db_path()}` is damaged or unreadable, so runs are debugged in memory and "
+            "not recorded. The Run history page says how to recover.", icon="⚠️")
 
 
 def shared_checkpointer() -> Any:
@@ -107,10 +118,10 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
     except ScriptControlException:
         raise
     except (UserFixableError, DebuggerUserError) as exc:  # "you can fix this" errors, and only those
-        flash("warning", friendly(exc))
+        flash("warning", as_text(friendly(exc)))
     except Exception as exc:  # noqa: BLE001 - a defect (even a ValueError deep in a library): log it
         log.exception("UI action failed")
-        flash("error", f"Something went wrong: {friendly(exc)}. The run was kept; you can restart it.")
+        flash("error", f"Something went wrong: {as_text(friendly(exc))}. The run was kept; you can restart it.")
     return None
 
 
@@ -176,7 +187,8 @@ def guarded_page(render: Callable[[], Any]) -> None:
         raise
     except Exception as exc:  # noqa: BLE001
         log.exception("page failed")
-        st.error(f"This page hit an unexpected error: {friendly(exc)}. Your session is kept; try again or restart the run.")
+        st.error(f"This page hit an unexpected error: {as_text(friendly(exc))}. Your session is kept; try again or "
+                 "restart the run.")
 
 
 def run_page(render: Callable[[], Any]) -> None:
@@ -187,6 +199,7 @@ def run_page(render: Callable[[], Any]) -> None:
     page_frame()
     provider_banner()
     guarded_page(render)
+    history_notice()
     warm_up_after_paint()
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
+from ui.text import as_text
 
 
 def render_page() -> None:
@@ -15,5 +16,6 @@ def render_page() -> None:
         st.info("No run yet. Start one on the Step debugger page.")
         return
     values = seg.stepper.current_values()
-    st.caption(f"Question: {session.question} · {seg.label} · {'finished' if seg.stepper.done else 'in progress'}")
+    st.caption(f"Question: {as_text(session.question)} · {as_text(seg.label)} · "
+               f"{'finished' if seg.stepper.done else 'in progress'}")
     render_trace(values.get("rag_trace"))

@@ -59,6 +59,9 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     try:
         raw = ctx.roles.planner.invoke(PlannerInput(question=question))
         plan = ComplexityResult.model_validate(raw if isinstance(raw, dict) else raw.model_dump())
+        limit = ctx.settings.max_question_chars
+        if any(len(q) > limit for q in plan.sub_questions):  # a sub-question is searched and graded like a question
+            raise ValueError(f"a sub-question is longer than {limit:,} characters (RAG_MAX_QUESTION_CHARS)")
     except Exception as exc:  # noqa: BLE001 - any planner failure degrades to simple
         log.warning("planner failed: %s", _error_kind(exc))
         reason = f"planner_unavailable:{_error_text(exc)}"

@@ -15,23 +15,43 @@ from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_byt
 from rag.ingest.models import ChunkRecord, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
 
-__all__ = ["ingest_folder", "embed_missing", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store"]
+__all__ = ["ingest_folder", "embed_missing", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store", "OUTSIDE_LINK"]
 
 Progress = Callable[[str], None]
 AUTO = "auto"
 
 
-def _candidate_files(folder: Path, exclude: Optional[Path]) -> list[Path]:
-    files = []
+#: Why a link is not followed: a knowledge base is what is inside its folder. A link to /etc/passwd or
+#: ~/.ssh would otherwise put that file's text into chunks, answers, traces and exports.
+OUTSIDE_LINK = "symbolic link leading outside the knowledge-base folder: not followed"
+
+
+def _leaves(path: Path, folder: Path) -> bool:
+    """True when `path` (through any link on the way) resolves to an existing file outside `folder`.
+    A dangling link is left to the reader, which reports it as unreadable."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # missing target, a link loop
+        return False
+    return folder != target and folder not in target.parents
+
+
+def _candidate_files(folder: Path, exclude: Optional[Path]) -> tuple[list[Path], list[SkippedFile]]:
+    """The files to read, and the links skipped because they leave `folder` (already resolved)."""
+    files, outside = [], []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
         if any(part.startswith(".") for part in rel.parts):
             continue
         if exclude is not None and (p == exclude or exclude in p.parents):
             continue
-        if p.is_file() or p.is_symlink():
-            files.append(p)
-    return files
+        if not (p.is_file() or p.is_symlink()):
+            continue
+        if _leaves(p, folder):
+            outside.append(SkippedFile(filename=rel.as_posix(), reason=OUTSIDE_LINK))
+            continue
+        files.append(p)
+    return files, outside
 
 
 def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, batch: int = 32) -> int:
@@ -84,7 +104,8 @@ def ingest_folder(
         store.files, store.chunks, store.chunking = {}, [], cfg.model_dump()
     say = progress or (lambda _msg: None)
 
-    files = _candidate_files(folder, store_path)
+    files, outside = _candidate_files(folder, store_path)
+    report.skipped.extend(outside)
     seen: set[str] = set()
     for n, path in enumerate(files, 1):
         name = path.relative_to(folder).as_posix()

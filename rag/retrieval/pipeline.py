@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from rag.ingest.models import LEAF_LEVEL
+from rag.redaction import redact_url
 from rag.retrieval.rerank import call_rerank, rerank_config
 from rag.retrieval.stages import apply_min_score, auto_merge, resolve_candidate_k, score_order
 from rag.schemas import Chunk, RetrievalResult
@@ -33,7 +34,7 @@ def base_fields(settings: RagSettings) -> dict[str, Any]:
         retrieval_top_k=top_k, leaf_retrieve_level=LEAF_LEVEL, auto_merge_enabled=settings.auto_merge_enabled,
         auto_merge_applied=False, auto_merge_threshold=settings.auto_merge_threshold,
         auto_merge_replaced_chunks=0, auto_merge_steps=0, rerank_enabled=rr is not None, rerank_applied=False,
-        rerank_model=rr.model if rr else None, rerank_endpoint=rr.endpoint if rr else None,
+        rerank_model=rr.model if rr else None, rerank_endpoint=redact_url(rr.endpoint) if rr else None,
         rerank_timeout_seconds=settings.rerank_timeout_seconds, rerank_min_score=settings.min_score,
         recall_count=0, post_merge_candidate_count=0, candidate_count=0, post_rerank_count=0,
         post_threshold_count=0,

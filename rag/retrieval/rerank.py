@@ -14,6 +14,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ValidationError
 
+from rag.redaction import redact_text, redact_url, url_secrets
 from rag.settings import RagSettings, is_really_set
 
 
@@ -65,10 +66,11 @@ def call_rerank(config: RerankConfig, api_key: str, query: str, texts: list[str]
         with urllib.request.urlopen(req, timeout=config.timeout_seconds) as resp:
             payload = resp.read()
     except urllib.error.HTTPError as exc:
-        return None, f"rerank HTTP {exc.code} from {config.endpoint}"
+        return None, f"rerank HTTP {exc.code} from {redact_url(config.endpoint)}"
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        return None, f"rerank request failed: {type(exc).__name__}: {reason}"
+        return None, redact_text(f"rerank request failed: {type(exc).__name__}: {reason}",
+                                 url_secrets(config.endpoint) + [api_key])
     try:
         reply = _Reply.model_validate_json(payload)
     except ValidationError as exc:

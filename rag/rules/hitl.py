@@ -7,6 +7,7 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
+from rag.rules.text import clean_text, text_problem
 from rag.schemas import HitlResumeState
 from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
 
@@ -80,10 +81,11 @@ def build_hitl_resume_state(state: Mapping[str, Any]) -> Optional[HitlResumeStat
     )
 
 
-def parse_snapshot(snapshot: Any) -> HitlResumeState:
-    """Validate a snapshot from a client before anything runs."""
-    if isinstance(snapshot, HitlResumeState):
-        return snapshot
+def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
+    """Validate a snapshot from a client before anything runs. Its texts obey the question rules
+    (`rag.rules.text`) and `limit` characters each, as the question they came from did."""
+    if isinstance(snapshot, HitlResumeState):  # built in code: the same checks as one from a client
+        snapshot = snapshot.model_dump()
     if not isinstance(snapshot, Mapping):
         raise SnapshotError(
             f"hitl_resume_state must be an object with the fields of HitlResumeState, got {type(snapshot).__name__}"
@@ -102,4 +104,11 @@ def parse_snapshot(snapshot: Any) -> HitlResumeState:
             f"invalid hitl_resume_state: retrieval_status {parsed.retrieval_status!r} does not match route "
             f"{parsed.route!r} (expected {expected_status!r})"
         )
-    return parsed
+    texts = [("question", parsed.question)] + [(f"sub_questions.{i}", q) for i, q in enumerate(parsed.sub_questions)]
+    if parsed.complexity_reason is not None:
+        texts.append(("complexity_reason", parsed.complexity_reason))
+    for field, text in texts:
+        problem = text_problem(text, what=field, limit=limit)
+        if problem and not (field == "complexity_reason" and problem.endswith("is empty")):
+            raise SnapshotError(f"invalid hitl_resume_state: {problem}")
+    return parsed.model_copy(update={"question": clean_text(parsed.question)})

@@ -7,14 +7,22 @@ texts) and the public settings.
 
 Secrets: settings go out only as `RagSettings.public_dict()` (keys replaced by set/unset), and as a
 second line of defence every string in the document that contains a configured key is replaced by
-`[redacted]` before the document is returned. A SHA-256 over the canonical JSON of the content
-makes an edited file fail import with a clear message instead of replaying something that never
-happened.
+`[redacted]` before the document is returned.
+
+The SHA-256 over the canonical JSON of the content is an INTEGRITY CHECK against accidents (a truncated
+download, a stray edit, a damaged disk), not a signature: anyone can recompute it, so it does not prove
+who made a file. Exports are meant to travel between machines (the demo pack was recorded elsewhere),
+which a per-installation key could not verify; and an import never executes anything, it only
+replays what the file says. docs/decisions.md has the reasoning.
+
+Hostile files: nesting deeper than `MAX_DOCUMENT_DEPTH` and run ids outside `RUN_ID_PATTERN` are
+refused with a `RunImportError` like any other broken file.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Optional
@@ -28,6 +36,13 @@ from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
 from rag.trace import normalize_rag_trace
 from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
+
+#: Real exports nest about 12 levels deep (state -> trace -> sub-traces -> chunks); far deeper input
+#: is not an export, and nesting thousands deep would exhaust the parser's recursion instead.
+MAX_DOCUMENT_DEPTH = 64
+#: A run id names rows, threads ("replay-<run id>") and download files: letters, digits, "-", "_" and
+#: ".", starting with a letter or digit, at most 128 characters (new_run_id makes "main-<16 hex>").
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
 
 FORMAT = "rag-debugger-run"
 FORMAT_VERSION = 1
@@ -79,7 +94,10 @@ def checksum(doc: Mapping[str, Any]) -> str:
 
 
 def secret_values(settings: Any) -> list[str]:
-    """The configured key strings of a RagSettings (for redaction); never logged."""
+    """The configured key strings of a RagSettings and the credentials in its URLs (for redaction);
+    never logged."""
+    if hasattr(settings, "secret_strings"):
+        return [s for s in settings.secret_strings() if len(s) >= 4]
     out = []
     for name in ("openai_api_key", "rerank_api_key"):
         value = getattr(settings, name, None) if settings is not None else None
@@ -91,17 +109,17 @@ def secret_values(settings: Any) -> list[str]:
 
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
-    """Replace every occurrence of a secret inside any string (keys or values) of a JSON tree."""
+    """Replace every secret, and any 8+ character piece of one (`rag.redaction.redact_text`), inside any
+    string (keys or values) of a JSON tree."""
+    from rag.redaction import redact_text
+
     secrets = [s for s in secrets if s]
     if not secrets:
         return value
 
     def walk(v: Any) -> Any:
         if isinstance(v, str):
-            for s in secrets:
-                if s in v:
-                    v = v.replace(s, REDACTED)
-            return v
+            return redact_text(v, secrets, REDACTED)
         if isinstance(v, list):
             return [walk(x) for x in v]
         if isinstance(v, dict):
@@ -195,8 +213,12 @@ def load_document(doc: Mapping[str, Any] | str | bytes | Path) -> dict:
     if isinstance(doc, str):
         try:
             doc = json.loads(doc)
+        except RecursionError:
+            raise RunImportError(_too_deep()) from None
         except ValueError as exc:
             raise RunImportError(f"the file is not valid JSON ({exc}); is it a run export?") from exc
+    if _depth_over(doc, MAX_DOCUMENT_DEPTH):
+        raise RunImportError(_too_deep())
     if not isinstance(doc, Mapping):
         raise RunImportError("a run export is a JSON object")
     if doc.get("format") != FORMAT:
@@ -208,8 +230,36 @@ def load_document(doc: Mapping[str, Any] | str | bytes | Path) -> dict:
     if "sha256" not in doc:
         raise RunImportError("the export has no checksum (sha256); it is incomplete or was not made by this app")
     if checksum(doc) != doc["sha256"]:
-        raise RunImportError("the export was modified after it was written (checksum mismatch); refusing to replay it")
+        raise RunImportError("the export was modified after it was written, or damaged (checksum mismatch: the file "
+                             "does not match its integrity check); refusing to replay it")
     return dict(doc)
+
+
+def _too_deep() -> str:
+    return f"the file nests more than {MAX_DOCUMENT_DEPTH} levels deep; a run export never does, is it one?"
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """True when lists / objects nest deeper than `limit` (iterative: no recursion on hostile input)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (Mapping, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (Mapping, list)))
+    return False
+
+
+def check_run_id(value: Any, field: str = "run.run_id") -> str:
+    """`value` when it is a usable run id (see RUN_ID_PATTERN), else RunImportError naming the field."""
+    if not isinstance(value, str) or not RUN_ID_PATTERN.fullmatch(value):
+        shown = repr(value[:40] + "…" if isinstance(value, str) and len(value) > 40 else value)
+        raise RunImportError(f"the export is broken at {field}: {shown} is not a run id (1 to 128 letters, digits, "
+                             "'-', '_' or '.', starting with a letter or digit)")
+    return value
 
 
 def parse_document(doc: Mapping[str, Any] | str | bytes | Path) -> RunDocument:
@@ -222,6 +272,9 @@ def parse_document(doc: Mapping[str, Any] | str | bytes | Path) -> RunDocument:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
         raise RunImportError(f"the export is broken at {where or 'top level'}: {first.get('msg')}") from exc
+    check_run_id(parsed.run.run_id)
+    if parsed.run.parent_run_id is not None:
+        check_run_id(parsed.run.parent_run_id, "run.parent_run_id")
     try:
         ReplayStepper(parsed.checkpoints, head=parsed.head_checkpoint_id)
     except Exception as exc:  # noqa: BLE001 - e.g. a head that is not in the list

@@ -21,6 +21,7 @@ import json
 import sqlite3
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Optional
@@ -29,7 +30,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from pydantic import BaseModel, Field
 
 from rag.schemas import ProgressStep
-from rag.errors import UnknownRunError  # noqa: F401 - re-exported from its old home
+from rag.errors import HistoryDamagedError, UnknownRunError  # noqa: F401 - re-exported from their old home
 
 RunKind = Literal["main", "resume"]
 RunStatus = Literal["running", "done", "error"]
@@ -64,6 +65,42 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
 """
+
+
+#: What the user can do about a damaged history file (the app and the history page say it).
+RECOVERY = ("Move the file aside (rename it, with any -wal and -shm file next to it, for example to "
+            "history.db.broken) and restart the app: it starts a new, empty history. The old file can still be "
+            "inspected or salvaged with the sqlite3 command line (.recover).")
+
+#: SQLite result codes that mean the file itself cannot be used (as opposed to a busy or locked one).
+_DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_FULL",
+                 "SQLITE_READONLY", "SQLITE_PERM")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for an SQLite error that says the history file is damaged or unusable (not a duplicate key,
+    a locked database or a closed connection)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return type(exc) is sqlite3.DatabaseError or name.startswith(_DAMAGE_CODES)
+
+
+class _WatchedSaver(SqliteSaver):
+    """SqliteSaver that reports damage: every statement, LangGraph's and ours, goes through `cursor()`,
+    so a corrupt page met while writing a checkpoint is noticed as well as one met while listing runs."""
+
+    on_damage: Any = None
+
+    @contextmanager
+    def cursor(self, transaction: bool = True):
+        try:
+            with super().cursor(transaction) as cur:
+                yield cur
+        except sqlite3.DatabaseError as exc:
+            if self.on_damage is not None and is_damage(exc):
+                self.on_damage(exc)
+            raise
 
 
 class RunInfo(BaseModel):
@@ -120,15 +157,35 @@ class RunHistory:
     compile graphs whose threads are the runs' `thread_id`s."""
 
     def __init__(self, db_path: str | Path):
+        """Open (or create) the file. A file that is damaged or not a database raises
+        HistoryDamagedError here, not at the first run: `PRAGMA quick_check` reads every page (about a
+        millisecond per megabyte), so a file that opens but breaks on the first write is caught too."""
         self.db_path = str(db_path)
+        self.damage: Optional[str] = None
+        """Set when a statement meets a damaged file after opening; the app then stops using this history."""
         if self.db_path != ":memory:":
             Path(self.db_path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.db_path, check_same_thread=False)
-        self._saver = SqliteSaver(self._conn)
+        self._saver = _WatchedSaver(self._conn)
         self._closed = False
-        with self._saver.cursor() as cur:  # also runs the saver's own setup (WAL, its tables)
-            cur.executescript(_SCHEMA)
-            cur.execute("PRAGMA synchronous=NORMAL")  # see the module docstring
+        try:
+            with self._saver.cursor() as cur:  # also runs the saver's own setup (WAL, its tables)
+                problems = [row[0] for row in cur.execute("PRAGMA quick_check").fetchall()]
+                if problems != ["ok"]:
+                    found = " ".join(" ".join(str(p) for p in problems).split())
+                    raise HistoryDamagedError(self.db_path, f"integrity check: {found[:200]}")
+                cur.executescript(_SCHEMA)
+                cur.execute("PRAGMA synchronous=NORMAL")  # see the module docstring
+        except (sqlite3.DatabaseError, HistoryDamagedError) as exc:
+            self.close()
+            if isinstance(exc, HistoryDamagedError):
+                raise
+            raise HistoryDamagedError(self.db_path, f"{type(exc).__name__}: {exc}") from exc
+        self._saver.on_damage = self._on_damage
+
+    def _on_damage(self, exc: BaseException) -> None:
+        if self.damage is None:
+            self.damage = f"{type(exc).__name__}: {exc}"
 
     # ----- plumbing ---------------------------------------------------------------------------
     @property
@@ -362,4 +419,5 @@ def _prompt_version_of(ctx: Any) -> str:
     return getattr(ctx.roles, "prompt_version", None) or ctx.settings.prompt_version or "default"
 
 
-__all__ = ["RunHistory", "RunInfo", "UnknownRunError", "new_run_id", "run_recorded"]
+__all__ = ["RunHistory", "RunInfo", "UnknownRunError", "HistoryDamagedError", "RECOVERY", "is_damage", "new_run_id",
+           "run_recorded"]

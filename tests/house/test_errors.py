@@ -17,6 +17,7 @@ OLD_HOMES = [
     ("rag.prompts.versions", "PromptVersionError"), ("rag.prompts.versions", "UnknownPromptVersionError"),
     ("rag.playground", "ForkNotReachedError"), ("rag.runs.history", "UnknownRunError"),
     ("rag.runs.export", "RunImportError"), ("ui.session", "UserInputError"), ("rag.trace", "InvalidTraceError"),
+    ("rag.runs.history", "HistoryDamagedError"),
     ("rag", "InvalidTraceError"),
 ]
 
@@ -28,7 +29,7 @@ def test_old_import_paths_name_the_same_class(module, name):
     assert getattr(importlib.import_module(module), name) is getattr(errors, name)
 
 
-@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError")])
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError", "HistoryDamagedError")])
 def test_input_errors_are_user_fixable_value_errors(name):
     cls = getattr(errors, name)
     assert issubclass(cls, errors.UserFixableError)

@@ -308,8 +308,8 @@ def test_redact_removes_keys_bearer_tokens_and_key_like_strings():
     assert FAKE_KEY not in out and "abc.def" not in out and "sk-otherkey123456" not in out and "****abcd" not in out
 
 
-def test_public_url_drops_credentials_and_query():
-    assert public_url("https://user:pw@example.com:8443/v1?api_key=x#f") == "https://example.com:8443/v1"
+def test_public_url_drops_credentials_and_masks_secret_query_values():
+    assert public_url("https://user:pw@example.com:8443/v1?api_key=x#f") == "https://example.com:8443/v1?api_key=***"
     assert "api.openai.com" in public_url(None)
 
 

@@ -78,3 +78,35 @@ def chromium_page():
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until Streamlit finished the current script run."""
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)
+
+
+#: Resolves "shown" once the app is idle and shows the element, "stuck" once the app has been idle for
+#: `graceMs` without showing it. While a script run is going on (or the page is not up yet) nothing
+#: counts: a slow machine makes the app work longer, which never fails the wait.
+_SHOWN_WHEN_IDLE = """([selector, text, graceMs]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const busy = !app || app.getAttribute("data-test-script-state") !== "notRunning";
+  const now = performance.now();
+  if (busy) { window.__ragIdleSince = undefined; return false; }
+  const shown = [...document.querySelectorAll(selector)].some(
+    el => el.getClientRects().length > 0 && (!text || el.innerText.includes(text)));
+  if (shown) return "shown";
+  if (window.__ragIdleSince === undefined) window.__ragIdleSince = now;
+  return now - window.__ragIdleSince > graceMs ? "stuck" : false;
+}"""
+
+#: Only a guard against a hung test run, far beyond any slow machine; the waits follow the app's state.
+HANG_GUARD_MS = 15 * 60_000
+
+
+def wait_shown(page, selector: str, text: str | None = None, *, grace_ms: float = 20_000) -> None:
+    """Wait until the app is idle and shows `selector` (containing `text`, when given).
+
+    Follows the app's own state instead of a fixed timeout: it waits as long as a script run is in progress,
+    and fails only when the app has sat idle for `grace_ms` (covering the moment between a click and the
+    rerun it starts) without showing the element."""
+    page.evaluate("() => { window.__ragIdleSince = undefined; }")
+    outcome = page.wait_for_function(_SHOWN_WHEN_IDLE, arg=[selector, text, grace_ms], timeout=HANG_GUARD_MS,
+                                     polling=100).json_value()
+    if outcome != "shown":
+        raise AssertionError(f"the app went idle without showing {selector!r}" + (f" with {text!r}" if text else ""))

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_shown
 
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):
+    """Every wait follows the app's script-run state (`wait_shown`), not a fixed timeout: on a busy 2-core
+    machine the replay once took longer than 30 s to appear."""
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url + "/history")  # a bookmarked page: the same app, menu and layout as at /
-        wait_idle(page)
+        wait_shown(page, '[data-testid="stSidebar"] [data-testid="stPageLink"]')
         menu = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]')
-        menu.first.wait_for(timeout=30_000)
         assert menu.count() == 5 and page.locator('[data-testid="stSidebarNav"]').count() == 0
         page.locator(".st-key-history_demo_pack button").first.click()
-        page.get_by_text("Open at step").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        wait_shown(page, ".st-key-history_open button")
 
         with page.expect_download() as download:
             page.locator(".st-key-history_export button").first.click()
@@ -24,12 +24,10 @@ def test_demo_pack_replays_in_the_debugger(tmp_path):
         assert exported["checkpoints"]
 
         page.locator(".st-key-history_open button").first.click()
-        page.get_by_text("Replay — recorded run, no model and no knowledge base").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        wait_shown(page, '[data-testid="stApp"]', "Replay — recorded run, no model and no knowledge base")
         page.get_by_role("button", name="⏭ Step").click()
-        page.get_by_text("1 steps ·").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        wait_shown(page, '[data-testid="stApp"]', "1 steps ·")
         assert page.get_by_role("button", name="▶ Run").is_disabled()
         page.get_by_role("button", name="⏩ Continue to end").click()
-        page.get_by_text("finished").first.wait_for(timeout=30_000)
+        wait_shown(page, '[data-testid="stApp"]', "finished")
         assert not page.get_by_text("Traceback").count()

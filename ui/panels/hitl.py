@@ -10,13 +10,15 @@ import streamlit as st
 
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
+from ui.text import as_text
 
 
 def _answer(text: str) -> None:
     session = get_session()
     reset_time_travel()
     if guarded(session.answer_hitl, text) is not None:
-        flash("success", f"Resuming with your answer “{text.strip()}”. Step through the resume path or press Continue.")
+        flash("success", f"Resuming with your answer “{as_text(text.strip())}”. Step through the resume path or press "
+                         "Continue.")
 
 
 def _answer_from_box() -> None:
@@ -34,14 +36,14 @@ def render_hitl(result: dict) -> bool:
     trace = result.get("rag_trace") or {}
     route = result.get("route")
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asks you ({route})")
-        st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
+        st.markdown(f"### 🙋 The workflow asks you ({as_text(route)})")
+        st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
         options = trace.get("hitl_options") or []
         if options:
             cols = st.columns(min(len(options), 4))
             for i, option in enumerate(options):
-                cols[i % len(cols)].button(option, key=f"hitl_opt_{i}", on_click=_answer, args=(option,),
-                                           width="stretch", help=f"Answer “{option}” and resume")
+                cols[i % len(cols)].button(as_text(option), key=f"hitl_opt_{i}", on_click=_answer, args=(option,),
+                                           width="stretch", help=f"Answer “{as_text(option)}” and resume")
         if route == "clarify" and not options:
             placeholder = "Your answer (e.g. the missing condition)"
         else:

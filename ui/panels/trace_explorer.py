@@ -11,6 +11,7 @@ import streamlit as st
 from debugger import ABSENT, format_value
 from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS
+from ui.text import as_text
 
 
 def field_state(raw: Optional[dict], normalized: Optional[dict], field: str) -> str:
@@ -61,12 +62,13 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
             frame = frame[frame["state"] == "present"]
         with st.expander(f"{name} ({present}/{len(group)})",
                          expanded=name in ("tool and retrieval", "grade and route")):
-            st.table(frame) if not frame.empty else st.caption("none present")
+            st.table(frame.assign(value=frame["value"].map(as_text))) if not frame.empty else st.caption("none present")
     subs = normalized.get("sub_traces") or []
     if subs:
         st.markdown("**sub_traces**")
         for i, sub in enumerate(subs, start=1):
-            with st.expander(f"{i}. {sub.get('query')} → {sub.get('route')} / {sub.get('retrieval_status')}"):
+            with st.expander(f"{i}. {as_text(sub.get('query'))} → {as_text(sub.get('route'))} / "
+                             f"{as_text(sub.get('retrieval_status'))}"):
                 st.json(sub, expanded=1)
     extras = {k: v for k, v in raw.items() if k not in FIELD_MEANINGS}
     if extras:
