@@ -21,6 +21,7 @@ class PageInfo(NamedTuple):
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/debugger.py", "Step debugger", "🪜"),
+    PageInfo("pages/your_graph.py", "Your graph", "🧩"),
     PageInfo("pages/trace.py", "Trace explorer", "🧾"),
     PageInfo("pages/playground.py", "Prompt playground", "🧪"),
     PageInfo("pages/history.py", "Run history", "🗂️"),
@@ -28,9 +29,14 @@ PAGES: tuple[PageInfo, ...] = (
 )
 
 
-def st_pages() -> list:
-    """`st.Page` objects for app.py's router (the first page is the default)."""
-    return [st.Page(p.path, title=p.title, icon=p.icon, default=(i == 0)) for i, p in enumerate(PAGES)]
+YOUR_GRAPH_PAGE = "pages/your_graph.py"
+
+
+def st_pages(default: str | None = None) -> list:
+    """`st.Page` objects for app.py's router. The default page (the one `/` opens) is `default`, else
+    the first page; app.py makes it "Your graph" when the app was started with a graph to step."""
+    default = default if any(p.path == default for p in PAGES) else PAGES[0].path
+    return [st.Page(p.path, title=p.title, icon=p.icon, default=(p.path == default)) for p in PAGES]
 
 
 def page_frame() -> None:

@@ -53,14 +53,15 @@ def enabled_actions(*, done: bool, has_run: bool, replay: bool) -> dict[str, boo
     return {"run": not replay, "step": not done, "continue": not done, "restart": has_run}
 
 
-def controls_html(*, done: bool, has_run: bool, replay: bool) -> str:
+def controls_html(*, done: bool, has_run: bool, replay: bool, caption: Optional[str] = None) -> str:
+    """`caption`: the help line under the buttons (raw HTML; None: the RAG debugger's)."""
     enabled = enabled_actions(done=done, has_run=has_run, replay=replay)
     buttons = "".join(
         f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
         f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{esc(c.label)}</button>'
         for c in CONTROLS
     )
-    help_line = REPLAY_HELP if replay else CONTROLS_HELP
+    help_line = REPLAY_HELP if replay else (caption or CONTROLS_HELP)
     return f'<div class="rdi-controls" role="toolbar" aria-label="Debugger controls">{buttons}</div>' \
            f'<p class="rdi-caption">{help_line}</p>'
 
