@@ -1,0 +1,73 @@
+"""The "Your graph" session without Streamlit: loading, launch options, context, export and replay."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+
+from debugger.errors import DebuggerUserError, GraphLoadError
+from ui.any_graph_session import AnyGraphSession, load_saved_input, with_checkpointer
+from ui.launch import parse_launch
+
+
+def test_launch_options_come_from_the_command_line_then_the_environment():
+    opts = parse_launch(["--graph", "a.b:g", "--input", "in.json"], {"RAG_DEBUG_GRAPH": "x:y", "RAG_DEBUG_CONTEXT": "c:d"})
+    assert opts.graph == "a.b:g" and opts.input == "in.json" and opts.context == "c:d"
+    assert parse_launch([], {"RAG_DEBUG_GRAPH": "x:y"}).graph == "x:y"
+    assert parse_launch(["-q", "--gr", "tests/x.py"], {}).graph is None  # someone else's arguments
+
+
+def test_a_graph_compiled_without_a_checkpointer_gets_one_and_is_left_as_it_was():
+    b = StateGraph(dict)
+    b.add_node("a", lambda s: {})
+    b.add_edge(START, "a")
+    b.add_edge("a", END)
+    plain = b.compile()
+    steppable = with_checkpointer(plain)
+    assert steppable.checkpointer is not None and plain.checkpointer is None
+
+
+def test_a_bad_path_is_a_user_error():
+    with pytest.raises(GraphLoadError, match="could not import"):
+        AnyGraphSession.open("no.such:module")
+
+
+def test_a_context_factory_is_called():
+    s = AnyGraphSession.open("examples.chain:graph", context_spec="collections:OrderedDict")
+    assert s.context == {}
+
+
+def test_a_saved_input_must_be_a_json_object(tmp_path):
+    bad = tmp_path / "in.json"
+    bad.write_text("[1]")
+    with pytest.raises(DebuggerUserError, match="must hold a JSON object"):
+        load_saved_input(str(bad))
+    with pytest.raises(DebuggerUserError, match="could not read"):
+        load_saved_input(str(tmp_path / "missing.json"))
+
+
+def test_a_run_exports_and_replays_with_the_same_steps():
+    s = AnyGraphSession.open("examples.fanout:graph")
+    s.start({"words": ["a", "bb"]})
+    s.run_to_end()
+    live = [(r.nodes, r.values_after) for _, r in s.all_steps()]
+    data = json.loads(json.dumps(s.export_run()))
+    replay = AnyGraphSession.open("examples.fanout:graph")
+    replay.open_replay(data)
+    replay.run_to_end()
+    assert replay.replay_mode and [(r.nodes, r.values_after) for _, r in replay.all_steps()] == live
+    with pytest.raises(DebuggerUserError, match="not a run exported"):
+        replay.open_replay({"format": "other"})
+
+
+def test_step_waits_for_the_answer_to_an_interrupt():
+    s = AnyGraphSession.open("examples.approval:graph")
+    s.start({"request": "r"})
+    s.run_to_end()
+    assert s.done and not s.finished  # the Step and Continue buttons are off until answered
+    with pytest.raises(DebuggerUserError, match="waiting for your answer"):
+        s.step()
+    s.resume("reject")
+    s.run_to_end()
+    assert s.finished and s.current.stepper.current_values()["status"] == "revise"
