@@ -34,6 +34,7 @@ ERROR_KEY = "any_graph_error"
 GRAPH_FIELD = "your_graph_spec"
 CONTEXT_FIELD = "your_graph_context"
 SAVED_INPUT_KEY = "any_graph_saved_input"
+FULL_RERUN_KEY = "any_graph_full_rerun"
 
 CONTROLS_CAPTION = ("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
                     "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
@@ -54,7 +55,8 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
         return details("What does each node do? (docstrings)", f"<ul>{items}</ul>", ident="node_docs")
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
-                          idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION)
+                          idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION,
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"))
 
 
 # ----- loading ---------------------------------------------------------------------------------
@@ -148,8 +150,13 @@ def _form_input(session: AnyGraphSession) -> dict:
 
 def render_input_form(session: AnyGraphSession) -> None:
     fields = _fields(session)
-    started = bool(session.segments)
-    with st.expander(f"Input ({len(fields)} fields from the graph's input schema)", expanded=not started):
+    if session.segments and session.last_input is not None:
+        summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
+        label = f"Input of this run: {summary[:100]}{'…' if len(summary) > 100 else ''} — open to change it"
+    else:
+        label = f"Input ({len(fields)} fields from the graph's input schema)"
+    # a new label is a new expander: open before the first run, folded once a run uses the input
+    with st.expander(label, expanded=not session.segments):
         if not fields:
             st.caption("The graph declares no input fields; it starts from an empty dict.")
         cols = st.columns(2) if len(fields) > 1 else [st.container()]
@@ -190,8 +197,11 @@ def _act(action) -> None:
     def run() -> bool:
         action(session)
         return True
+    before = (bool(session.segments), session.last_input)
     guarded(run)
     reset_time_travel()
+    if (bool(session.segments), session.last_input) != before:
+        st.session_state[FULL_RERUN_KEY] = True  # the input form, outside the fragment, folds to a summary
 
 
 def on_run() -> None:
@@ -378,6 +388,8 @@ def _workbench() -> None:
     enabled = {"run": not session.replay_mode, "step": not session.done, "continue": not session.done,
                "restart": bool(session.segments)}
     take_action(ACTION_HANDLERS, enabled)
+    if st.session_state.pop(FULL_RERUN_KEY, False):
+        st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
     if session.replay_mode:
         st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon="📼")

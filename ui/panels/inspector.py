@@ -98,6 +98,8 @@ class InspectorParts:
     """HTML of the node help (None: the RAG nodes')."""
     idle_hint: str = "type a question or pick a demo, then Step or Run."
     controls_caption: Optional[str] = None
+    timeline_columns: Optional[tuple[str, ...]] = None
+    """The timeline's columns (None: the RAG debugger's)."""
 
 
 RAG_PARTS = InspectorParts()
@@ -151,7 +153,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "head": head,
         "graph": graph_html(svg, dot),
         "docs": (parts.node_docs or _node_docs_html)(),
-        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision),
+        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": step_html(record, progress_table=step_progress),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
@@ -198,11 +200,13 @@ def result_html(result: Optional[dict]) -> str:
 
 
 def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int], *,
-                      decision: Optional[Callable[[dict], Any]] = None) -> str:
+                      decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None) -> str:
     if not pairs:
         return ""
     rows = _timeline_rows(session, pairs, decision or route_decision)
-    columns = TIMELINE_COLUMNS if any(r["error"] for r in rows) else TIMELINE_COLUMNS[:-1]  # errors are rare
+    columns = columns or TIMELINE_COLUMNS
+    if columns[-1] == "error" and not any(r["error"] for r in rows):
+        columns = columns[:-1]  # errors are rare
     return "<h4>Timeline</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
