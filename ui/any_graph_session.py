@@ -93,6 +93,8 @@ class AnyGraphSession:
     replay_mode: bool = False
     last_input: Optional[dict] = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    parent: Optional["AnyGraphSession"] = None
+    """Set on a session stepping inside a subgraph (`step_into`); the page goes back to it."""
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
@@ -215,6 +217,35 @@ class AnyGraphSession:
             fanout = fanout_edges_from_steps(self._drawn(), seg.stepper.steps)
         return subgraph_dot(self.graph, self._drawn(), current=current, done=done, fanout_edges=fanout,
                             docs=self.node_docs(), title=self.spec)
+
+    # ----- subgraphs ---------------------------------------------------------------------------
+    def subgraphs_next(self) -> tuple[str, ...]:
+        """Subgraph nodes the next step runs (the ones that can be stepped into now)."""
+        seg = self.current
+        if seg is None or seg.replay or seg.stepper.done:
+            return ()
+        names = set(self.subgraphs())
+        return tuple(dict.fromkeys(n for n in seg.stepper.next_nodes if n in names))
+
+    def step_into(self, name: str) -> "AnyGraphSession":
+        """A session on subgraph `name`, started on the input the parent would hand it now (the
+        parent state's keys that the subgraph's input schema declares), paused before its first node.
+
+        Why a separate run: LangGraph pauses before the parent's nodes only (`interrupt_before`
+        does not reach into a subgraph), so the parent runs a subgraph as one task. Stepping into it
+        runs the subgraph on its own thread with the same input; the parent's run does not move, and
+        its own step will run the subgraph again (so side effects of its nodes happen twice)."""
+        found = dict(self.graph.get_subgraphs())
+        if name not in found:
+            raise DebuggerUserError(f"{name!r} is not a subgraph of {self.spec}")
+        seg = self._require()
+        values = seg.stepper.current_values()
+        keys = {f.name for f in schema_fields(input_schema(found[name]))}
+        inp = {k: v for k, v in values.items() if not keys or k in keys}
+        child = AnyGraphSession(spec=f"{self.spec} › {name}", graph=with_checkpointer(found[name]),
+                                context=self.context, context_spec=self.context_spec, parent=self)
+        child.start(inp)
+        return child
 
     # ----- export and replay ------------------------------------------------------------------
     def export_run(self) -> dict:

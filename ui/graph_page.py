@@ -257,6 +257,38 @@ def on_resume_text(index: int, interrupt_id: Optional[str]) -> None:
     on_resume(st.session_state.get(f"yg_ans_{index}_text", ""), interrupt_id)
 
 
+def on_step_into(name: str) -> None:
+    session = _session()
+    if session is None:
+        return
+    child = guarded(session.step_into, name)
+    if child is not None:
+        st.session_state[SESSION_KEY] = child
+        reset_time_travel()
+        flash("info", f"Inside the subgraph `{name}`, on the input the parent hands it. Step through it; "
+                      "“Back to the parent graph” returns (the parent still runs it as one step).")
+        st.session_state[FULL_RERUN_KEY] = True
+
+
+def on_step_out() -> None:
+    session = _session()
+    if session is not None and session.parent is not None:
+        st.session_state[SESSION_KEY] = session.parent
+        reset_time_travel()
+        st.session_state[FULL_RERUN_KEY] = True
+
+
+def render_subgraph_controls(session: AnyGraphSession) -> None:
+    if session.parent is not None:
+        with st.container(border=True, key="yg_inside"):
+            st.markdown(f"**Inside a subgraph:** `{session.spec}` — a run of its own on the input the parent "
+                        "hands it; the parent's run has not moved.")
+            st.button("↖ Back to the parent graph", key="yg_step_out", on_click=on_step_out)
+    for name in session.subgraphs_next():
+        st.button(f"↘ Step into the subgraph `{name}`", key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
+                  help="Run the subgraph node by node on the input the parent would give it now")
+
+
 def on_open_recording() -> None:
     session = _session()
     upload = st.session_state.get("yg_replay_file")
@@ -368,8 +400,8 @@ def render_page() -> None:
                 "`streamlit run app.py -- --graph package.module:attr`. Try `examples.fanout:graph`.")
         return
     if session.subgraphs():
-        st.caption(f"Subgraphs ({', '.join(session.subgraphs())}) are drawn as clusters; a step runs a subgraph "
-                   "as one task, and its lane shows what the whole subgraph wrote.")
+        st.caption(f"Subgraphs ({', '.join(session.subgraphs())}) are drawn as clusters. A step of this graph runs "
+                   "a subgraph as one task; when one is next, “Step into” runs it node by node on its own.")
     render_lint(session)
     render_input_form(session)
     workbench()
@@ -394,6 +426,7 @@ def _workbench() -> None:
     if session.replay_mode:
         st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon="📼")
     render_interrupts(session)
+    render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, parts=_parts(session))
     if session.finished and travel is None:

@@ -71,3 +71,21 @@ def test_step_waits_for_the_answer_to_an_interrupt():
     s.resume("reject")
     s.run_to_end()
     assert s.finished and s.current.stepper.current_values()["status"] == "revise"
+
+
+def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
+    parent = AnyGraphSession.open("examples.nested:graph")
+    parent.start({"topic": " graphs "})
+    assert parent.subgraphs_next() == ()
+    parent.step()  # plan
+    assert parent.subgraphs_next() == ("research",)
+    child = parent.step_into("research")
+    assert child.parent is parent and child.current.stepper.current_values()["topic"] == "graphs"
+    assert child.current.stepper.next_nodes == ("search",)
+    child.step()
+    assert child.current.stepper.next_nodes == ("summarize",)
+    child.run_to_end()
+    assert child.finished and child.current.stepper.current_values()["notes"][-1] == "summary: graphs is a topic"
+    assert parent.current.stepper.next_nodes == ("research",)  # the parent has not moved
+    with pytest.raises(DebuggerUserError, match="not a subgraph"):
+        parent.step_into("plan")

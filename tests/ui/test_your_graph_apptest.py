@@ -137,3 +137,15 @@ def test_the_field_loads_another_graph(page):
     at.text_input(key=GRAPH_FIELD).input("examples.fanout:graph")
     at.button(key="yg_load").click().run()
     assert "examples.fanout:graph" in inspector_dot(at)
+
+
+def test_step_into_a_subgraph_and_back(page):
+    at = page("examples.nested:graph")
+    press(at, "step")
+    at.button(key="yg_into_research").click().run()
+    assert "paused before search" in inspector_text(at)
+    assert "examples.nested:graph › research" in inspector_dot(at)
+    press(at, "step")
+    assert "paused before summarize" in inspector_text(at)
+    at.button(key="yg_step_out").click().run()
+    assert "paused before research" in inspector_text(at)
