@@ -101,7 +101,14 @@ class AnyGraphSession:
 
     @classmethod
     def open(cls, spec: str, *, context_spec: Optional[str] = None) -> "AnyGraphSession":
-        """Load `spec` (GraphLoadError / DebuggerUserError with a readable message when it cannot)."""
+        """Load `spec` (GraphLoadError / DebuggerUserError with a readable message when it cannot).
+        The folder the app was started in is importable (last on `sys.path`), so `my_pkg.agent:graph`
+        in the user's project is found without installing it."""
+        import os
+        import sys
+
+        if os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())
         graph = with_checkpointer(load_graph(spec, checkpointer=True))
         context = load_context(context_spec) if context_spec else None
         return cls(spec=spec, graph=graph, context=context, context_spec=context_spec)
