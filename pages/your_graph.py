@@ -1,7 +1,11 @@
-"""Step through your own LangGraph graph. The heading is drawn before LangGraph is imported."""
+"""Step through your own LangGraph graph. The heading is drawn before LangGraph is imported.
+
+Not `run_page`: its sidebar banner (the RAG model provider) and its background warm-up (the RAG
+retriever, embedder and graphs) have nothing to do with a graph of your own."""
 import streamlit as st
 
-from ui.streamlit_state import run_page
+from ui.navigation import page_frame
+from ui.streamlit_state import guarded_page
 
 TITLE = "🧩 Your graph"
 
@@ -13,4 +17,5 @@ def _render() -> None:
     render_page()
 
 
-run_page(_render)
+page_frame()
+guarded_page(_render)

@@ -103,3 +103,22 @@ def test_parallel_interrupts_are_answered_one_by_one_by_id():
     s.resume("no")
     s.run_to_end()
     assert s.done and sorted(s.current_values()["answers"]) == ["a=yes", "b=no"]
+
+
+def test_an_interrupt_inside_a_subgraph_names_the_parent_task_and_resumes():
+    inner = StateGraph(LanesState)
+    inner.add_node("ask", lambda s: {"answers": [interrupt(["a", "b"])]})
+    inner.add_edge(START, "ask")
+    inner.add_edge("ask", END)
+    outer = StateGraph(LanesState)
+    outer.add_node("sub", inner.compile())
+    outer.add_edge(START, "sub")
+    outer.add_edge("sub", END)
+    s = GraphStepper(outer.compile(checkpointer=InMemorySaver()))
+    s.start({})
+    s.run_to_end()
+    (pending,) = s.pending_interrupts
+    assert pending.node == "sub" and pending.value == ["a", "b"]
+    s.resume("b")
+    s.run_to_end()
+    assert s.done and s.current_values()["answers"] == ["b"]
