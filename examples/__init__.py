@@ -4,4 +4,5 @@
     streamlit run app.py -- --graph examples.fanout:graph
     streamlit run app.py -- --graph examples.approval:graph --input examples/approval_input.json
     streamlit run app.py -- --graph examples.nested:graph
+    streamlit run app.py -- --graph examples.react:graph
 """

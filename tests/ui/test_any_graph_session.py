@@ -89,3 +89,18 @@ def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
     assert parent.current.stepper.next_nodes == ("research",)  # the parent has not moved
     with pytest.raises(DebuggerUserError, match="not a subgraph"):
         parent.step_into("plan")
+
+
+def test_the_react_example_loops_through_its_tool_until_it_answers():
+    s = AnyGraphSession.open("examples.react:graph")
+    assert s.lint() == []
+    s.start({"question": "(3 + 4) * 2?", "numbers": [3, 4]})
+    s.run_to_end()
+    assert [r.nodes for _, r in s.all_steps()] == [("agent",), ("tools",), ("agent",), ("tools",), ("agent",)]
+    assert s.current.stepper.current_values()["answer"] == "The answer is 14."
+
+
+@pytest.mark.parametrize("spec", ["examples.chain:graph", "examples.fanout:graph", "examples.approval:graph",
+                                  "examples.nested:graph", "examples.react:graph"])
+def test_every_example_lints_clean(spec):
+    assert AnyGraphSession.open(spec).lint() == []
