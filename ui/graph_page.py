@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
 from typing import Any, Optional
 
 import streamlit as st

@@ -8,8 +8,15 @@ from typing import Annotated, Optional, TypedDict
 import pytest
 from pydantic import BaseModel, Field
 
-from debugger.input_form import (InputFormError, initial_text, input_schema, json_schema_fields, parse_form,
-                                 schema_fields, with_defaults)
+from debugger.input_form import (
+    InputFormError,
+    initial_text,
+    input_schema,
+    json_schema_fields,
+    parse_form,
+    schema_fields,
+    with_defaults,
+)
 from debugger.loading import load_graph
 
 

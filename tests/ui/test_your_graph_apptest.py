@@ -56,7 +56,7 @@ def test_step_shows_the_highlighted_node_and_a_reducer_aware_diff(page):
     dot = inspector_dot(at)
     assert re.search(r'"count" \[.*fillcolor="#ffb74d"', dot) and re.search(r'"clean" \[.*fillcolor="#a5d6a7"', dot)
     diff = inspector_table(at, "diff")
-    assert dict(zip(diff["field"], diff["kind"])) == {"text": "changed", "log[0]": "appended"}
+    assert dict(zip(diff["field"], diff["kind"], strict=True)) == {"text": "changed", "log[0]": "appended"}
     press(at, "continue")
     assert "finished" in inspector_text(at)
     assert any("final state" in s.value for s in at.success)
