@@ -48,6 +48,9 @@ def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: I
     dot = graph_to_dot(drawn, current=_expand(current, clusters), done=_expand(done, clusters), **kwargs)
     if not clusters:
         return dot
+    for inner in clusters.values():  # inside its cluster a node needs no prefix: "search", not "research:search"
+        for n in inner:
+            dot = dot.replace(f"{_q(n)} [label={_q(n)}", f"{_q(n)} [label={_q(n.split(SEP, 1)[1])}", 1)
     lines = []
     for name, inner in clusters.items():
         lines.append(f"  subgraph {_q('cluster_sub_' + name)} {{")

@@ -158,7 +158,7 @@ def render_input_form(session: AnyGraphSession) -> None:
     with st.expander(label, expanded=not session.segments):
         if not fields:
             st.caption("The graph declares no input fields; it starts from an empty dict.")
-        cols = st.columns(2) if len(fields) > 1 else [st.container()]
+        cols = st.columns(min(len(fields), 3)) if len(fields) > 1 else [st.container()]
         for i, f in enumerate(fields):
             key = _field_key(session, f.name)
             _seed(key, f)

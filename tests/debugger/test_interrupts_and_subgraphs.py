@@ -40,7 +40,7 @@ def test_a_subgraph_node_is_a_cluster_and_marked_as_one():
     dot = subgraph_dot(graph, drawn, current=["research"], done=["plan"])
     cluster = dot[dot.index('subgraph "cluster_sub_research"'):]
     assert '"research:search";' in cluster and '"research:summarize";' in cluster and '"plan"' not in cluster
-    assert '"research:summarize" [label="research:summarize", style="rounded,filled,bold", fillcolor="#ffb74d"' in dot
+    assert '"research:summarize" [label="summarize", style="rounded,filled,bold", fillcolor="#ffb74d"' in dot
 
 
 def test_a_graph_without_subgraphs_draws_as_before():
