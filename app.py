@@ -1,6 +1,9 @@
 """RAG debugger: see, step through and tune a retrieval workflow, offline, in a browser.
 
     streamlit run app.py
+    streamlit run app.py -- --graph my_pkg.agent:graph [--input input.json] [--context my_pkg.agent:Context]
+
+The second form opens the step debugger on your own LangGraph graph ("Your graph" page).
 """
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ import logging
 
 import streamlit as st
 
-from ui.navigation import st_pages  # noqa: E402
+from ui.launch import launch_options
+from ui.navigation import YOUR_GRAPH_PAGE, st_pages  # noqa: E402
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 # HTTP client request lines carry endpoint URLs (which may embed credentials); keep them out of the log.
@@ -16,4 +20,5 @@ for noisy in ("httpx", "httpcore", "openai"):
     logging.getLogger(noisy).setLevel(logging.WARNING)
 
 # Routing only: each page draws the menu itself (see ui/navigation.py for why).
-st.navigation(st_pages(), position="hidden").run()
+# A graph named at launch (`-- --graph module:attr` or RAG_DEBUG_GRAPH) makes "Your graph" the page `/` opens.
+st.navigation(st_pages(YOUR_GRAPH_PAGE if launch_options().graph else None), position="hidden").run()

@@ -22,7 +22,7 @@ from debugger.graph_view import (
     orphan_nodes,
 )
 from debugger.protocol import Stepper
-from debugger.records import CheckpointInfo, LaneRecord, StepRecord
+from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 from debugger.stepper import GraphStepper, StepperError, describe_error
 from debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows
 
@@ -33,6 +33,7 @@ __all__ = [
     "DiffRow",
     "GraphStepper",
     "LaneRecord",
+    "PendingInterrupt",
     "StepRecord",
     "Stepper",
     "StepperError",

@@ -90,6 +90,10 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "") -> str:
     out = [f'<h4 class="rdi-step-title">Step {record.index + 1}: {code(title)} · {record.duration_ms:.0f} ms</h4>']
     if record.error:
         out.append(f'<div class="rdi-error">This step failed: {esc(record.error)}</div>')
+    for lane in record.lanes:
+        for value in lane.interrupts:
+            out.append(f'<div class="rdi-note">{code(lane.node)} paused in <code>interrupt()</code> and waits '
+                       f'for an answer: {esc(value[:LANE_MAX_CHARS])}</div>')
     out.append(lanes_html(record))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
                'Show unchanged fields</label>')

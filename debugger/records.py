@@ -71,6 +71,19 @@ class StepRecord(BaseModel):
         return self._diff
 
 
+class PendingInterrupt(BaseModel):
+    """An `interrupt(value)` the run is paused on: which task asked, and what it asked."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    node: str
+    task_id: str
+    interrupt_id: str
+    """LangGraph's id, for answering one of several pending interrupts."""
+    value: Any = None
+    """The value passed to `interrupt()`, as the node gave it (not a repr)."""
+
+
 class CheckpointInfo(BaseModel):
     """One saved checkpoint of the thread, oldest first in `GraphStepper.checkpoints`."""
 

@@ -19,11 +19,11 @@ import uuid
 from typing import Any, Callable, Iterable, Optional
 
 from langgraph.channels import UntrackedValue
-from langgraph.types import PregelTask, StateSnapshot
+from langgraph.types import Command, PregelTask, StateSnapshot
 
 from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
 from debugger.diff import reducer_fields
-from debugger.records import CheckpointInfo, LaneRecord, StepRecord
+from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 
 log = logging.getLogger(__name__)
 
@@ -321,8 +321,8 @@ class GraphStepper:
         return dict(self._snapshot().values)
 
     # ----- stepping -----------------------------------------------------------------------
-    def step(self) -> StepRecord:
-        """Run exactly one superstep and return its record (errors are recorded, not raised)."""
+    def _ready(self) -> Any:
+        """The head snapshot, when a step may run from it."""
         if not self._started:
             raise StepperError("not started: call start(input) first")
         if self.start_checkpoint_id is None:
@@ -330,12 +330,59 @@ class GraphStepper:
         before = self._snapshot()
         if not before.next:
             raise StepperError("the graph has finished; restart to run again")
+        return before
+
+    def step(self) -> StepRecord:
+        """Run exactly one superstep and return its record (errors are recorded, not raised).
+
+        On a node waiting in `interrupt()` this runs the node again and it asks again (LangGraph
+        re-runs an interrupted node from the top); `resume(value)` answers it instead."""
+        return self._advance(None, self._ready())
+
+    @property
+    def pending_interrupts(self) -> tuple[PendingInterrupt, ...]:
+        """The `interrupt(value)` calls the run is paused on, waiting for `resume()`.
+
+        Read from LangGraph's own bookkeeping (`snapshot.tasks[i].interrupts`), so a value
+        raised inside a `Send` lane or a subgraph names the task that raised it."""
+        if not self._started or self.start_checkpoint_id is None:
+            return ()
+        return tuple(
+            PendingInterrupt(node=str(t.name), task_id=str(t.id), interrupt_id=str(getattr(i, "id", "") or ""),
+                             value=getattr(i, "value", i))
+            for t in self._snapshot().tasks for i in (getattr(t, "interrupts", ()) or ())
+        )
+
+    def resume(self, value: Any, *, interrupt_id: Optional[str] = None) -> StepRecord:
+        """Answer the pending `interrupt()` with `Command(resume=value)` and run that one
+        superstep (the interrupted node runs again from the top and gets `value` back).
+
+        With several interrupts pending (parallel lanes), `interrupt_id` says which one is
+        answered; the others stay pending."""
+        before = self._ready()
+        pending = self.pending_interrupts
+        if not pending:
+            raise StepperError("no interrupt() is waiting for an answer")
+        if interrupt_id is not None:
+            if interrupt_id not in {p.interrupt_id for p in pending}:
+                raise StepperError(f"no pending interrupt has the id {interrupt_id!r}")
+            command = Command(resume={interrupt_id: value})
+        elif len(pending) > 1:
+            raise StepperError(f"{len(pending)} interrupts are waiting; say which one with interrupt_id")
+        else:
+            command = Command(resume=value)
+        record = self._advance(command, before)
+        record.annotations["resume"] = value
+        return record
+
+    def _advance(self, inp: Any, before: Any) -> StepRecord:
+        """One superstep from `before` (the head), fed `inp` (None, or a resume `Command`)."""
         error: Optional[str] = None
         checkpoints: list[dict] = []
         results: list[dict] = []
         t0 = time.perf_counter()
         try:
-            checkpoints, results = self._run(None)
+            checkpoints, results = self._run(inp)
         except Exception as exc:
             error = describe_error(exc)
         duration_ms = (time.perf_counter() - t0) * 1000.0
@@ -374,8 +421,8 @@ class GraphStepper:
             raise ValueError("max_steps must be at least 1")
         records: list[StepRecord] = []
         for _ in range(max_steps):
-            if self.done or (self._started and self.start_checkpoint_id is None):
-                break
+            if self.done or (self._started and self.start_checkpoint_id is None) or self.pending_interrupts:
+                break  # an interrupt waits for resume(); stepping would only ask again
             record = self.step()
             records.append(record)
             if record.error or record.interrupted:

@@ -5,7 +5,7 @@ and keeps false / 0 / "" / [], so "absent", "null in the raw state" and "[]" sta
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal, Mapping, Optional, Union
+from typing import Any, Iterable, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 

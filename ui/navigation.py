@@ -22,6 +22,7 @@ class PageInfo(NamedTuple):
 
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/debugger.py", "Step debugger", "🪜"),
+    PageInfo("pages/your_graph.py", "Your graph", "🧩"),
     PageInfo("pages/trace.py", "Trace explorer", "🧾"),
     PageInfo("pages/playground.py", "Prompt playground", "🧪"),
     PageInfo("pages/history.py", "Run history", "🗂️"),
@@ -29,18 +30,25 @@ PAGES: tuple[PageInfo, ...] = (
 )
 
 
-def st_pages() -> list:
-    """`st.Page` objects for app.py's router (the first page is the default).
+YOUR_GRAPH_PAGE = "pages/your_graph.py"
 
-    The default page is served at `/` only, so `/debugger`, the name every other page's URL
-    suggests, would say "Page not found": the debugger's script is routed a second time under
-    its own name (hidden, like every page here)."""
-    first = PAGES[0]
-    alias = Path(first.path).stem
-    # A page's URL name must be unique even for the default page (served at `/`), hence its own name.
-    pages = [st.Page(first.path, title=first.title, icon=first.icon, default=True, url_path=f"{alias}-home")]
-    pages += [st.Page(p.path, title=p.title, icon=p.icon) for p in PAGES[1:]]
-    pages.append(st.Page(first.path, title=first.title, icon=first.icon, url_path=alias))
+
+def st_pages(default: str | None = None) -> list:
+    """`st.Page` objects for app.py's router. The default page (the one `/` opens) is `default`, else
+    the first page; app.py makes it "Your graph" when the app was started with a graph to step.
+
+    The default page is served at `/` only, so its own name (`/debugger`, the name every other page's
+    URL suggests) would say "Page not found": its script is routed a second time under that name
+    (hidden, like every page here). A URL name must be unique, hence `<name>-home` for `/`."""
+    default = default if any(p.path == default for p in PAGES) else PAGES[0].path
+    pages = []
+    for p in PAGES:
+        if p.path == default:
+            alias = Path(p.path).stem
+            pages.append(st.Page(p.path, title=p.title, icon=p.icon, default=True, url_path=f"{alias}-home"))
+            pages.append(st.Page(p.path, title=p.title, icon=p.icon, url_path=alias))
+        else:
+            pages.append(st.Page(p.path, title=p.title, icon=p.icon))
     return pages
 
 

@@ -25,15 +25,19 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0, poll_s: float = 0.2):
+def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0, poll_s: float = 0.2,
+                     args: list[str] | None = None):
     """`streamlit run` on a loopback port; yields the base URL; always stops the server. `poll_s` is how
-    often health is asked (the startup benchmark polls finely so the poll does not blur its figure)."""
+    often health is asked (the startup benchmark polls finely so the poll does not blur its figure).
+    `args` go to the script after `--` (`streamlit run app.py -- --graph ...`)."""
     port = free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]
+    if args:
+        cmd += ["--", *args]
     full_env = {**os.environ, "RAG_MODEL_PROVIDER": "offline", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

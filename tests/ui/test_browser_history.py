@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_shown
+from ui.navigation import PAGES
 
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):
@@ -14,7 +15,7 @@ def test_demo_pack_replays_in_the_debugger(tmp_path):
         page.goto(url + "/history")  # a bookmarked page: the same app, menu and layout as at /
         wait_shown(page, '[data-testid="stSidebar"] [data-testid="stPageLink"]')
         menu = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]')
-        assert menu.count() == 5 and page.locator('[data-testid="stSidebarNav"]').count() == 0
+        assert menu.count() == len(PAGES) and page.locator('[data-testid="stSidebarNav"]').count() == 0
         page.locator(".st-key-history_demo_pack button").first.click()
         wait_shown(page, ".st-key-history_open button")
 

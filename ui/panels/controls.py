@@ -87,9 +87,11 @@ def target_text(*, box: str, loaded: str, has_run: bool, replay: bool) -> str:
     return "Type a question above or pick a demo, then Run or Step."
 
 
-def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "") -> str:
+def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "",
+                  caption: Optional[str] = None) -> str:
     """The four buttons, the line naming the question they act on, and a one-line help. The data
-    attributes let inspector.js turn Step / Continue on and rename the target while the user types."""
+    attributes let inspector.js turn Step / Continue on and rename the target while the user types.
+    `caption`: another page's help line (raw HTML); such a page has no question box, so no target line."""
     new_question = is_new_question(box, loaded, replay=replay)
     enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question)
     buttons = "".join(
@@ -97,11 +99,12 @@ def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loa
         f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{esc(c.label)}</button>'
         for c in CONTROLS
     )
-    help_line = REPLAY_HELP if replay else CONTROLS_HELP
+    help_line = REPLAY_HELP if replay else (caption or CONTROLS_HELP)
     flags = f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
+    target = "" if caption is not None else (
+        f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>')
     return (f'<div class="rdi-controls" role="toolbar" aria-label="Debugger controls" {flags} '
-            f'data-loaded="{esc(loaded)}">{buttons}</div>'
-            f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>'
+            f'data-loaded="{esc(loaded)}">{buttons}</div>{target}'
             f'<p class="rdi-caption">{help_line}</p>')
 
 

@@ -11,9 +11,10 @@ travel); the full-state switch is a component state value read back on each reru
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import streamlit as st
 
@@ -85,11 +86,33 @@ TEMPLATE = (
 )
 
 
-def render_inspector(session: DebugSession, travel: Optional[int], *, box: str = "") -> dict:
+@dataclass(frozen=True)
+class InspectorParts:
+    """What the inspector shows that depends on the graph. The defaults are the RAG debugger's; the
+    "Your graph" page passes its own (no evidence, no RAG node docs) and a session of the same
+    shape (`ui.any_graph_session.AnyGraphSession`)."""
+
+    decision: Optional[Callable[[dict], Any]] = None
+    """The timeline's "decision" of a step's state (None: the RAG route)."""
+    evidence: bool = True
+    node_docs: Optional[Callable[[], str]] = None
+    """HTML of the node help (None: the RAG nodes')."""
+    idle_hint: str = "type a question or pick a demo, then Step or Run."
+    controls_caption: Optional[str] = None
+    timeline_columns: Optional[tuple[str, ...]] = None
+    """The timeline's columns (None: the RAG debugger's)."""
+
+
+RAG_PARTS = InspectorParts()
+
+
+def render_inspector(session: DebugSession, travel: Optional[int], *, box: str = "",
+                     parts: InspectorParts = RAG_PARTS) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); `box` is
     what the question box shows (the controls act on it). Returns the state values shown, for the
     panels that stay outside (full state)."""
-    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted(), box=box)
+    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted(), box=box,
+                                                       parts=parts)
     _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
                  on_action_change=_on_action, on_full_state_change=_on_full_state, width="stretch")
     if browser_dot is not None:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
@@ -102,14 +125,14 @@ def join_sections(sections: dict[str, str]) -> str:
 
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
-                       box: str = "") -> tuple[dict[str, str], dict, Optional[str]]:
+                       box: str = "", parts: InspectorParts = RAG_PARTS) -> tuple[dict[str, str], dict, Optional[str]]:
     """(HTML per section, state values shown, the DOT to lay out in the browser when the server
     could not draw the picture, else None)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
     values = seg.stepper.current_values() if seg else {}
-    head = position_html(session)
+    head = position_html(session, idle_hint=parts.idle_hint)
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
         values = travel_seg.stepper.state_at(record.after_checkpoint_id)
@@ -132,13 +155,13 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
                  f'{checked}> Show the full state below</label>')
     sections = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
-                                  box=box, loaded=session.question),
+                                  box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption),
         "head": head,
         "graph": graph_html(svg, dot),
-        "docs": _node_docs_html(),
-        "timeline": _timeline_section(session, pairs, travel),
+        "docs": (parts.node_docs or _node_docs_html)(),
+        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": step_html(record, progress_table=step_progress),
-        "evidence": evidence_html(values) if seg else "",
+        "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
     }
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
@@ -148,10 +171,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     return sections, values, (dot if svg is None else None)
 
 
-def position_html(session: DebugSession) -> str:
+def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
     seg = session.current
     if not seg:
-        return '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
+        return f'<div class="rdi-position">No run yet · {esc(idle_hint)}</div>'
     chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
     if seg.stepper.done:
         where = "finished"
@@ -182,21 +205,24 @@ def result_html(result: Optional[dict]) -> str:
     return "".join(out)
 
 
-def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int]) -> str:
+def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int], *,
+                      decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None) -> str:
     if not pairs:
         return ""
-    rows = _timeline_rows(session, pairs)
-    columns = TIMELINE_COLUMNS if any(r["error"] for r in rows) else TIMELINE_COLUMNS[:-1]  # errors are rare
+    rows = _timeline_rows(session, pairs, decision or route_decision)
+    columns = columns or TIMELINE_COLUMNS
+    if columns[-1] == "error" and not any(r["error"] for r in rows):
+        columns = columns[:-1]  # errors are rare
     return "<h4>Timeline</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
-def _timeline_rows(session: DebugSession, pairs: list) -> list[dict]:
+def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
     key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
     cached = st.session_state.get(TIMELINE_CACHE_KEY)
     if cached is not None and cached[0] == key:
         return cached[1]
-    rows = timeline_rows([rec for _, rec in pairs], route_decision, notes=_notes)
+    rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
         row["run"] = seg.label

@@ -1,0 +1,65 @@
+"""Draw a graph whose nodes may be compiled graphs themselves: each subgraph is a cluster.
+
+LangGraph's `get_graph(xray=1)` already lists a subgraph's inner nodes as `parent:inner`; this
+wraps them in a Graphviz cluster labelled with the parent node, and marks the whole cluster when
+the parent node is about to run or has run (the parent graph steps a subgraph as one task). Built
+on `graph_view.graph_to_dot`, so every other mark (current, done, Send) is the same.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from debugger.graph_view import END_ID, START_ID, _q, graph_to_dot
+
+SEP = ":"
+
+
+def subgraph_names(graph: Any) -> tuple[str, ...]:
+    """The nodes of `graph` that are compiled graphs (empty for a graph without subgraphs)."""
+    try:
+        return tuple(name for name, _ in graph.get_subgraphs())
+    except Exception:  # noqa: BLE001 - an object without subgraph support has none
+        return ()
+
+
+def drawing(graph: Any) -> Any:
+    """LangGraph's drawing of `graph`, one level into its subgraphs when it has any."""
+    return graph.get_graph(xray=1) if subgraph_names(graph) else graph.get_graph()
+
+
+def members(drawn: Any, name: str) -> list[str]:
+    """The drawn inner nodes of subgraph `name` (its own START / END are not drawn)."""
+    prefix = name + SEP
+    return [n for n in drawn.nodes if n.startswith(prefix) and n.rsplit(SEP, 1)[-1] not in (START_ID, END_ID)]
+
+
+def _expand(names: Iterable[str], clusters: dict[str, list[str]]) -> set[str]:
+    out: set[str] = set()
+    for n in names:
+        out.update(clusters.get(n) or [n])
+    return out
+
+
+def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: Iterable[str] = (),
+                 **kwargs: Any) -> str:
+    """`graph_to_dot` of `drawn` (see `drawing`) with one cluster per subgraph of `graph`."""
+    clusters = {name: members(drawn, name) for name in subgraph_names(graph)}
+    clusters = {k: v for k, v in clusters.items() if v}
+    dot = graph_to_dot(drawn, current=_expand(current, clusters), done=_expand(done, clusters), **kwargs)
+    if not clusters:
+        return dot
+    for inner in clusters.values():  # inside its cluster a node needs no prefix: "search", not "research:search"
+        for n in inner:
+            dot = dot.replace(f"{_q(n)} [label={_q(n)}", f"{_q(n)} [label={_q(n.split(SEP, 1)[1])}", 1)
+    lines = []
+    for name, inner in clusters.items():
+        lines.append(f"  subgraph {_q('cluster_sub_' + name)} {{")
+        lines.append(f'    label={_q(name + " (subgraph)")}; style="rounded"; color="#7e57c2"; fontcolor="#4527a0";')
+        lines.extend(f"    {_q(n)};" for n in inner)
+        lines.append("  }")
+    body = dot.rstrip()
+    assert body.endswith("}")
+    return body[:-1] + "\n".join(lines) + "\n}\n"
+
+
+__all__ = ["drawing", "members", "subgraph_dot", "subgraph_names"]

@@ -1,0 +1,36 @@
+"""A real browser on `streamlit run app.py -- --graph examples.approval:graph`: `/` opens the Your
+graph page, Step runs a node, Continue stops at the interrupt(), an option button answers it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def click(page, name: str) -> None:
+    page.get_by_role("button", name=name, exact=True).first.click()
+    page.wait_for_timeout(150)
+    wait_idle(page)
+
+
+def test_step_your_own_graph_and_answer_its_interrupt():
+    SHOTS.mkdir(exist_ok=True)
+    with streamlit_server(ROOT / "app.py", args=["--graph", "examples.approval:graph",
+                                                  "--input", "examples/approval_input.json"]) as url, \
+            chromium_page() as page:
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_role("heading", name="🧩 Your graph").wait_for(timeout=30_000)
+        page.get_by_text("No run yet").first.wait_for(timeout=30_000)
+        click(page, "⏭ Step")
+        page.get_by_text("1 steps · paused before review").first.wait_for(timeout=15_000)
+        click(page, "⏩ Continue to end")
+        page.get_by_text("asks you (interrupt)").first.wait_for(timeout=15_000)
+        page.get_by_text("Send this reply? Re: Can I get a refund for order 42?").first.wait_for()
+        page.screenshot(path=str(SHOTS / "your_graph_interrupt.png"), full_page=True)
+        click(page, "approve")
+        page.get_by_text("Resumed with approve").first.wait_for(timeout=15_000)
+        page.get_by_text("paused before details").first.wait_for(timeout=15_000)
+        assert not page.get_by_text("Traceback").count()

@@ -1,0 +1,281 @@
+"""One browser session stepping a graph of the user's own (`module:attr`), on the generic debugger.
+
+The same shape as `ui.session.DebugSession` where the inspector reads it (`current`, `segments`,
+`all_steps`, `result`, `dot`, `done`, `replay_mode`), so the RAG debugger's inspector, timeline,
+diffs, lanes and time travel draw it unchanged; nothing RAG-specific is here. Streamlit-free: the
+page renders it, tests drive it.
+
+A session is one segment: a `GraphStepper` on its own checkpointer thread (a restart moves to a
+fresh thread). An `interrupt()` is answered in place with `resume(value)`, as a step of the same
+run. A recording (`export_run`) can be opened read-only with `open_replay`.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
+from debugger.errors import DebuggerUserError
+from debugger.input_form import FormField, input_schema, schema_fields
+from debugger.lint import Finding, lint_graph
+from debugger.loading import load_graph, resolve
+from debugger.records import PendingInterrupt
+from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
+from debugger.stepper import StepperError
+from debugger.subgraph_view import drawing, subgraph_dot, subgraph_names
+
+EXPORT_FORMAT = "langgraph-step-debugger/run@1"
+
+
+def with_checkpointer(graph: Any) -> Any:
+    """The graph, with an in-memory checkpointer when it was compiled without one: stepping and
+    `interrupt()` need one. A copy: the user's object is left as it was."""
+    if getattr(graph, "checkpointer", None) not in (None, False):
+        return graph
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return graph.copy(update={"checkpointer": InMemorySaver()})
+
+
+def load_context(spec: str) -> Any:
+    """The runtime context named by `module:attr`: a class or function is called with no
+    arguments, anything else is used as it is."""
+    import inspect
+
+    obj = resolve(spec)
+    if inspect.isclass(obj) or inspect.isfunction(obj):
+        try:
+            return obj()
+        except Exception as exc:  # noqa: BLE001 - the user's code: say what happened
+            raise DebuggerUserError(f"{spec}() raised {type(exc).__name__}: {exc}") from exc
+    return obj
+
+
+def load_saved_input(path: str) -> dict:
+    """A saved input (`--input file.json`): a JSON object."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise DebuggerUserError(f"could not read the input file {path!r}: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DebuggerUserError(f"the input file {path!r} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    if not isinstance(data, dict):
+        raise DebuggerUserError(f"the input file {path!r} must hold a JSON object, not {type(data).__name__}")
+    return data
+
+
+@dataclass
+class GraphSegment:
+    stepper: Any
+    label: str = "run"
+    kind: str = "graph"
+    replay: bool = False
+    ctx: Any = None
+    started_at: float = 0.0
+
+    @property
+    def graph(self) -> Any:
+        return self.stepper.graph
+
+
+@dataclass
+class AnyGraphSession:
+    """The step debugger of one browser session over the graph `spec`."""
+
+    spec: str
+    graph: Any
+    context: Any = None
+    context_spec: Optional[str] = None
+    segments: list[GraphSegment] = field(default_factory=list)
+    replay_mode: bool = False
+    last_input: Optional[dict] = None
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    parent: Optional["AnyGraphSession"] = None
+    """Set on a session stepping inside a subgraph (`step_into`); the page goes back to it."""
+    _runs: int = 0
+    _drawing: Any = None
+    _lint: Optional[list[Finding]] = None
+
+    @classmethod
+    def open(cls, spec: str, *, context_spec: Optional[str] = None) -> "AnyGraphSession":
+        """Load `spec` (GraphLoadError / DebuggerUserError with a readable message when it cannot).
+        The folder the app was started in is importable (last on `sys.path`), so `my_pkg.agent:graph`
+        in the user's project is found without installing it."""
+        import os
+        import sys
+
+        if os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())
+        graph = with_checkpointer(load_graph(spec, checkpointer=True))
+        context = load_context(context_spec) if context_spec else None
+        return cls(spec=spec, graph=graph, context=context, context_spec=context_spec)
+
+    # ----- what the page shows next to the graph ---------------------------------------------
+    def lint(self) -> list[Finding]:
+        if self._lint is None:
+            try:
+                self._lint = lint_graph(self.graph)
+            except Exception:  # noqa: BLE001 - lint is advice; a graph it cannot read still steps
+                self._lint = []
+        return self._lint
+
+    def input_fields(self) -> list[FormField]:
+        return schema_fields(input_schema(self.graph))
+
+    def node_docs(self) -> dict[str, str]:
+        return node_docs(self._drawn())
+
+    def subgraphs(self) -> tuple[str, ...]:
+        return subgraph_names(self.graph)
+
+    # ----- commands ---------------------------------------------------------------------------
+    def start(self, inp: dict) -> GraphSegment:
+        """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
+        self._runs += 1
+        stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context)
+        stepper.start(inp)
+        if stepper.error:
+            raise DebuggerUserError(f"the run could not start: {stepper.error}")
+        self.last_input = dict(inp)
+        self.replay_mode = False
+        self.segments = [GraphSegment(stepper=stepper)]
+        return self.segments[0]
+
+    def restart(self) -> GraphSegment:
+        if self.replay_mode:
+            seg = self._require()
+            seg.stepper.restart()
+            return seg
+        if self.last_input is None:
+            raise DebuggerUserError("start a run first: fill in the input and press Step or Run")
+        return self.start(self.last_input)
+
+    def step(self) -> StepRecord:
+        seg = self._require()
+        if seg.stepper.done:
+            raise DebuggerUserError("the run has finished: press Restart to run it again")
+        if self.pending_interrupts():
+            raise DebuggerUserError("the graph is waiting for your answer to its interrupt() first")
+        return seg.stepper.step()
+
+    def run_to_end(self) -> list[StepRecord]:
+        return self._require().stepper.run_to_end()
+
+    def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
+        """Answer the pending `interrupt()` (one superstep)."""
+        seg = self._require()
+        if self.replay_mode:
+            raise DebuggerUserError("this is a recorded run: nothing runs, so it cannot take an answer")
+        try:
+            return seg.stepper.resume(value, interrupt_id=interrupt_id)
+        except StepperError as exc:
+            raise DebuggerUserError(str(exc)) from None
+
+    def _require(self) -> GraphSegment:
+        if not self.segments:
+            raise DebuggerUserError("start a run first: fill in the input and press Step or Run")
+        return self.segments[-1]
+
+    # ----- reading ----------------------------------------------------------------------------
+    @property
+    def current(self) -> Optional[GraphSegment]:
+        return self.segments[-1] if self.segments else None
+
+    @property
+    def done(self) -> bool:
+        """Nothing for Step / Continue to do: the run finished, or it waits for an answer (the
+        inspector greys those buttons out from this)."""
+        seg = self.current
+        return bool(seg and (seg.stepper.done or self.pending_interrupts()))
+
+    @property
+    def finished(self) -> bool:
+        seg = self.current
+        return bool(seg and seg.stepper.done)
+
+    def pending_interrupts(self) -> tuple[PendingInterrupt, ...]:
+        seg = self.current
+        return tuple(getattr(seg.stepper, "pending_interrupts", ()) or ()) if seg else ()
+
+    def result(self) -> None:
+        """No RAG result: the final state is the result, shown by the page itself."""
+        return None
+
+    def all_steps(self) -> list[tuple[GraphSegment, StepRecord]]:
+        return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]
+
+    def _drawn(self) -> Any:
+        if self._drawing is None:
+            self._drawing = drawing(self.graph)
+        return self._drawing
+
+    def dot(self, kind: Optional[str] = None) -> str:
+        """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen."""
+        seg = self.current
+        current: tuple[str, ...] = ()
+        done: set[str] = set()
+        fanout: tuple = ()
+        if seg is not None:
+            current = ("__end__",) if seg.stepper.done else tuple(seg.stepper.next_nodes)
+            done = {"__start__", *seg.stepper.nodes_run}
+            fanout = fanout_edges_from_steps(self._drawn(), seg.stepper.steps)
+        return subgraph_dot(self.graph, self._drawn(), current=current, done=done, fanout_edges=fanout,
+                            docs=self.node_docs(), title=self.spec)
+
+    # ----- subgraphs ---------------------------------------------------------------------------
+    def subgraphs_next(self) -> tuple[str, ...]:
+        """Subgraph nodes the next step runs (the ones that can be stepped into now)."""
+        seg = self.current
+        if seg is None or seg.replay or seg.stepper.done:
+            return ()
+        names = set(self.subgraphs())
+        return tuple(dict.fromkeys(n for n in seg.stepper.next_nodes if n in names))
+
+    def step_into(self, name: str) -> "AnyGraphSession":
+        """A session on subgraph `name`, started on the input the parent would hand it now (the
+        parent state's keys that the subgraph's input schema declares), paused before its first node.
+
+        Why a separate run: LangGraph pauses before the parent's nodes only (`interrupt_before`
+        does not reach into a subgraph), so the parent runs a subgraph as one task. Stepping into it
+        runs the subgraph on its own thread with the same input; the parent's run does not move, and
+        its own step will run the subgraph again (so side effects of its nodes happen twice)."""
+        found = dict(self.graph.get_subgraphs())
+        if name not in found:
+            raise DebuggerUserError(f"{name!r} is not a subgraph of {self.spec}")
+        seg = self._require()
+        values = seg.stepper.current_values()
+        keys = {f.name for f in schema_fields(input_schema(found[name]))}
+        inp = {k: v for k, v in values.items() if not keys or k in keys}
+        child = AnyGraphSession(spec=f"{self.spec} › {name}", graph=with_checkpointer(found[name]),
+                                context=self.context, context_spec=self.context_spec, parent=self)
+        child.start(inp)
+        return child
+
+    # ----- export and replay ------------------------------------------------------------------
+    def export_run(self) -> dict:
+        """The current run as JSON-able data: every checkpoint with each task's writes (what
+        `ReplayStepper` walks), the graph's path and the input."""
+        seg = self._require()
+        if seg.replay:
+            checkpoints = seg.stepper.recorded
+        else:
+            checkpoints = record_thread(self.graph, seg.stepper.config)
+        return {"format": EXPORT_FORMAT, "graph": self.spec, "input": self.last_input,
+                "checkpoints": [json.loads(c.model_dump_json(fallback=str)) for c in checkpoints]}
+
+    def open_replay(self, data: Any) -> GraphSegment:
+        """Open an exported run read-only: Step / Continue / Restart and time travel walk it."""
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise DebuggerUserError("this file is not a run exported from this page")
+        try:
+            checkpoints = [RecordedCheckpoint.model_validate(c) for c in data.get("checkpoints") or []]
+            stepper = ReplayStepper(checkpoints, graph=self.graph, thread_id=f"replay-{self.session_id}")
+        except (ValueError, StepperError) as exc:
+            raise DebuggerUserError(f"this recording cannot be replayed: {exc}") from None
+        self.segments = [GraphSegment(stepper=stepper, label="recorded run", replay=True)]
+        self.replay_mode = True
+        self.last_input = data.get("input")
+        return self.segments[0]

@@ -1,0 +1,436 @@
+"""The "Your graph" page: the step debugger on any LangGraph graph (`module:attr`), with no server
+and no account. Lint findings above the graph, an input form generated from the graph's input
+schema, the same inspector as the RAG debugger (graph with highlights, Run / Step / Continue /
+Restart, Send lanes, reducer-aware diffs, timeline with time travel), `interrupt()` answered in the
+page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapshot) do not appear.
+
+The page's logic is here and in `ui.any_graph_session`; the panels it shares with the RAG debugger
+take their RAG parts as parameters (`ui.panels.inspector.InspectorParts`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Optional
+
+import streamlit as st
+
+from debugger.errors import DebuggerUserError
+from debugger.html_view import code, details, esc
+from debugger.input_form import FormField, initial_text, input_schema, parse_form, with_defaults
+from debugger.interrupts import ask_for
+from ui.any_graph_session import AnyGraphSession, load_saved_input
+from ui.launch import launch_options
+from ui.panels.controls import take_action
+from ui.panels.full_state import render_full_state
+from ui.panels.inspector import InspectorParts, full_state_wanted, render_inspector
+from ui.panels.lazy import lazy_expander
+from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+
+SESSION_KEY = "any_graph_session"
+ERROR_KEY = "any_graph_error"
+GRAPH_FIELD = "your_graph_spec"
+CONTEXT_FIELD = "your_graph_context"
+SAVED_INPUT_KEY = "any_graph_saved_input"
+FULL_RERUN_KEY = "any_graph_full_rerun"
+
+CONTROLS_CAPTION = ("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
+                    "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
+                    "<code>interrupt()</code> · <b>Restart</b> runs the same input again on a fresh thread")
+
+
+def _decision(values: dict) -> Optional[str]:
+    return None  # a graph of your own has no known "decision" field; the diff shows what changed
+
+
+def _parts(session: AnyGraphSession) -> InspectorParts:
+    docs = session.node_docs()
+
+    def docs_html() -> str:
+        if not docs:
+            return ""
+        items = "".join(f"<li><b>{code(n)}</b> — {esc(d.splitlines()[0])}</li>" for n, d in sorted(docs.items()))
+        return details("What does each node do? (docstrings)", f"<ul>{items}</ul>", ident="node_docs")
+
+    return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
+                          idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION,
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"))
+
+
+# ----- loading ---------------------------------------------------------------------------------
+
+def _session() -> Optional[AnyGraphSession]:
+    return st.session_state.get(SESSION_KEY)
+
+
+def _load(spec: str, context: Optional[str]) -> None:
+    """Load `spec` into this browser session (the old run is dropped); a failure is kept to show."""
+    st.session_state.pop(ERROR_KEY, None)
+    reset_time_travel()
+    spec = (spec or "").strip()
+    if not spec:
+        st.session_state[ERROR_KEY] = "Type a graph as package.module:attr, e.g. examples.chain:graph"
+        return
+    try:
+        st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None)
+    except DebuggerUserError as exc:
+        st.session_state.pop(SESSION_KEY, None)
+        st.session_state[ERROR_KEY] = friendly(exc)
+    except Exception as exc:  # noqa: BLE001 - the user's module raised something else while importing
+        st.session_state.pop(SESSION_KEY, None)
+        st.session_state[ERROR_KEY] = f"{spec} could not be loaded: {type(exc).__name__}: {friendly(exc)}"
+
+
+def on_load() -> None:
+    _load(st.session_state.get(GRAPH_FIELD, ""), st.session_state.get(CONTEXT_FIELD, ""))
+
+
+def _saved_input() -> Optional[dict]:
+    """The launch's `--input` file, read once per browser session (a broken file is reported)."""
+    if SAVED_INPUT_KEY not in st.session_state:
+        path = launch_options().input
+        data: Any = None
+        if path:
+            try:
+                data = load_saved_input(path)
+            except DebuggerUserError as exc:
+                flash("warning", friendly(exc))
+        st.session_state[SAVED_INPUT_KEY] = data
+    return st.session_state[SAVED_INPUT_KEY]
+
+
+# ----- the input form ----------------------------------------------------------------------------
+
+def _field_key(session: AnyGraphSession, name: str) -> str:
+    digest = hashlib.sha1(session.spec.encode("utf-8")).hexdigest()[:8]
+    return f"yg_{digest}_{name}"
+
+
+def _fields(session: AnyGraphSession) -> list[FormField]:
+    return with_defaults(session.input_fields(), _saved_input())
+
+
+def _seed(key: str, field: FormField) -> None:
+    if key in st.session_state:
+        return
+    if field.kind == "bool":
+        st.session_state[key] = bool(field.default)
+    elif field.kind in ("int", "float"):
+        try:
+            st.session_state[key] = None if field.default is None else (
+                int(field.default) if field.kind == "int" else float(field.default))
+        except (TypeError, ValueError):
+            st.session_state[key] = None
+    else:
+        st.session_state[key] = initial_text(field)
+
+
+def render_field(field: FormField, key: str) -> None:
+    label = f"{field.name}{' *' if field.required else ''} · {field.type_name or field.kind}"
+    help_text = field.help or None
+    if field.kind == "bool":
+        st.checkbox(label, key=key, help=help_text)
+    elif field.kind == "int":
+        st.number_input(label, key=key, step=1, format="%d", help=help_text, placeholder="(not set)")
+    elif field.kind == "float":
+        st.number_input(label, key=key, help=help_text, placeholder="(not set)")
+    elif field.kind == "json":
+        st.text_area(label + " (JSON)", key=key, height=68, help=help_text, placeholder="JSON, e.g. [] or {}")
+    else:
+        st.text_input(label, key=key, help=help_text, placeholder="(not set)")
+
+
+def _form_input(session: AnyGraphSession) -> dict:
+    fields = _fields(session)
+    raw = {f.name: st.session_state.get(_field_key(session, f.name)) for f in fields}
+    return parse_form(fields, raw, schema=input_schema(session.graph))
+
+
+def render_input_form(session: AnyGraphSession) -> None:
+    fields = _fields(session)
+    if session.segments and session.last_input is not None:
+        summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
+        label = f"Input of this run: {summary[:100]}{'…' if len(summary) > 100 else ''} — open to change it"
+    else:
+        label = f"Input ({len(fields)} fields from the graph's input schema)"
+    # a new label is a new expander: open before the first run, folded once a run uses the input
+    with st.expander(label, expanded=not session.segments):
+        if not fields:
+            st.caption("The graph declares no input fields; it starts from an empty dict.")
+        cols = st.columns(min(len(fields), 3)) if len(fields) > 1 else [st.container()]
+        for i, f in enumerate(fields):
+            key = _field_key(session, f.name)
+            _seed(key, f)
+            with cols[i % len(cols)]:
+                render_field(f, key)
+        st.caption("Blank fields are left out of the input. `*` = required. Step or Run starts the run; "
+                   "“Start with this input” starts over with what is typed here.")
+        st.button("Start with this input", key="yg_start", on_click=on_start_from_form,
+                  help="A new run on a fresh thread, paused before its first node")
+
+
+# ----- actions -----------------------------------------------------------------------------------
+
+def _start_from_form(session: AnyGraphSession) -> None:
+    session.start(_form_input(session))
+
+
+def on_start_from_form() -> None:
+    session = _session()
+    if session is not None:
+        guarded(_start_from_form, session)
+        reset_time_travel()
+
+
+def _ensure_started(session: AnyGraphSession) -> None:
+    if not session.segments:
+        _start_from_form(session)
+
+
+def _act(action) -> None:
+    session = _session()
+    if session is None:
+        return
+
+    def run() -> bool:
+        action(session)
+        return True
+    before = (bool(session.segments), session.last_input)
+    guarded(run)
+    reset_time_travel()
+    if (bool(session.segments), session.last_input) != before:
+        st.session_state[FULL_RERUN_KEY] = True  # the input form, outside the fragment, folds to a summary
+
+
+def on_run() -> None:
+    _act(lambda s: (_start_from_form(s), s.run_to_end()))
+
+
+def on_step() -> None:
+    _act(lambda s: (_ensure_started(s), s.step()))
+
+
+def on_continue() -> None:
+    _act(lambda s: (_ensure_started(s), s.run_to_end()))
+
+
+def on_restart() -> None:
+    _act(lambda s: s.restart())
+
+
+ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+
+
+def on_resume(value: Any, interrupt_id: Optional[str]) -> None:
+    session = _session()
+    if session is None:
+        return
+    reset_time_travel()
+    if guarded(session.resume, value, interrupt_id) is not None:
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        flash("success", f"Resumed with {shown[:200]}. Step on, or Continue.")
+
+
+def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
+    session = _session()
+    if session is None:
+        return
+    pending = session.pending_interrupts()
+    if index >= len(pending):
+        return
+    ask = ask_for(pending[index].value)
+    raw = {f.name: st.session_state.get(f"yg_ans_{index}_{f.name}") for f in ask.fields}
+
+    def answer():
+        value = parse_form(ask.fields, raw, what="the answer does not fit the question's schema")
+        if ask.bare_value:
+            value = value.get("value")
+        return value
+    value = guarded(answer)
+    if value is not None:
+        on_resume(value, interrupt_id)
+
+
+def on_resume_text(index: int, interrupt_id: Optional[str]) -> None:
+    on_resume(st.session_state.get(f"yg_ans_{index}_text", ""), interrupt_id)
+
+
+def on_step_into(name: str) -> None:
+    session = _session()
+    if session is None:
+        return
+    child = guarded(session.step_into, name)
+    if child is not None:
+        st.session_state[SESSION_KEY] = child
+        reset_time_travel()
+        flash("info", f"Inside the subgraph `{name}`, on the input the parent hands it. Step through it; "
+                      "“Back to the parent graph” returns (the parent still runs it as one step).")
+        st.session_state[FULL_RERUN_KEY] = True
+
+
+def on_step_out() -> None:
+    session = _session()
+    if session is not None and session.parent is not None:
+        st.session_state[SESSION_KEY] = session.parent
+        reset_time_travel()
+        st.session_state[FULL_RERUN_KEY] = True
+
+
+def render_subgraph_controls(session: AnyGraphSession) -> None:
+    if session.parent is not None:
+        with st.container(border=True, key="yg_inside"):
+            st.markdown(f"**Inside a subgraph:** `{session.spec}` — a run of its own on the input the parent "
+                        "hands it; the parent's run has not moved.")
+            st.button("↖ Back to the parent graph", key="yg_step_out", on_click=on_step_out)
+    for name in session.subgraphs_next():
+        st.button(f"↘ Step into the subgraph `{name}`", key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
+                  help="Run the subgraph node by node on the input the parent would give it now")
+
+
+def on_open_recording() -> None:
+    session = _session()
+    upload = st.session_state.get("yg_replay_file")
+    if session is None or upload is None:
+        return
+    try:
+        data = json.loads(upload.getvalue().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        flash("warning", f"{upload.name} is not a JSON file: {friendly(exc)}")
+        return
+    if guarded(session.open_replay, data) is not None:
+        reset_time_travel()
+        flash("info", f"Opened {upload.name} read-only: Step walks the recording, nothing runs.")
+
+
+# ----- rendering -----------------------------------------------------------------------------------
+
+def render_source() -> None:
+    opts = launch_options()
+    if GRAPH_FIELD not in st.session_state:
+        st.session_state[GRAPH_FIELD] = opts.graph or ""
+        st.session_state[CONTEXT_FIELD] = opts.context or ""
+    c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
+    c1.text_input("Graph (package.module:attr)", key=GRAPH_FIELD, placeholder="e.g. examples.chain:graph",
+                  help="A compiled graph, a StateGraph builder, or a zero-argument function returning either. "
+                       "The module must be importable from where the app runs.")
+    c2.text_input("Runtime context (optional, module:attr)", key=CONTEXT_FIELD,
+                  help="Passed as `context=` to the graph; a class or function is called with no arguments")
+    c3.button("Load graph", key="yg_load", on_click=on_load, type="primary", width="stretch")
+
+
+def render_lint(session: AnyGraphSession) -> None:
+    findings = session.lint()
+    if not findings:
+        st.caption(f"Graph lint: no findings for `{session.spec}`.")
+        return
+    with st.container(border=True, key="yg_lint"):
+        st.markdown(f"**Graph lint: {len(findings)} finding{'s' if len(findings) > 1 else ''}** "
+                    f"(also `python -m debugger.lint {session.spec}`)")
+        for f in findings:
+            st.warning(f"**{f.code}** · `{f.node}` — {f.message} *Fix:* {f.fix}", icon="⚠️")
+
+
+def render_interrupts(session: AnyGraphSession) -> None:
+    pending = session.pending_interrupts()
+    if not pending or session.replay_mode:
+        return
+    for index, p in enumerate(pending):
+        ask = ask_for(p.value)
+        target = p.interrupt_id if len(pending) > 1 else None
+        with st.container(border=True, key=f"yg_interrupt_{index}"):
+            st.markdown(f"### ✋ `{p.node}` asks you (interrupt)")
+            st.text(ask.question)
+            if ask.kind == "options":
+                cols = st.columns(min(len(ask.options), 4))
+                for i, option in enumerate(ask.options):
+                    cols[i % len(cols)].button(option, key=f"yg_opt_{index}_{i}", on_click=on_resume,
+                                               args=(option, target), width="stretch")
+            elif ask.kind == "form":
+                with st.form(key=f"yg_answer_form_{index}", border=False):
+                    for f in ask.fields:
+                        key = f"yg_ans_{index}_{f.name}"
+                        _seed(key, f)
+                        render_field(f, key)
+                    st.form_submit_button("Send answer", on_click=on_resume_form, args=(index, target),
+                                          type="primary")
+            else:
+                st.text_area("Your answer", key=f"yg_ans_{index}_text", height=68)
+                st.button("Send answer", key=f"yg_send_{index}", on_click=on_resume_text, args=(index, target),
+                          type="primary")
+            st.caption("The answer goes back as `Command(resume=...)`; the node runs again from the top and "
+                       "`interrupt()` returns it.")
+            with st.expander("The value passed to interrupt()"):
+                st.json(_jsonable(p.value))
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def render_history(session: AnyGraphSession) -> None:
+    """Export the run (every checkpoint with each task's writes) and open an export read-only."""
+    with lazy_expander("Export or replay a run", key="yg_history") as is_open:
+        if not is_open:
+            return
+        if session.segments:
+            data = json.dumps(session.export_run(), ensure_ascii=False, indent=1, default=str)
+            name = session.spec.replace(":", "_").replace(".", "_")
+            st.download_button("Download this run (JSON)", data=data, file_name=f"{name}_run.json",
+                               mime="application/json", key="yg_export")
+        st.file_uploader("Open an exported run (read-only replay: nothing runs)", type=["json"],
+                         key="yg_replay_file", on_change=on_open_recording)
+        st.caption("Breakpoints and forks from a past step are not offered on this page yet.")
+
+
+def render_page() -> None:
+    render_source()
+    error = st.session_state.get(ERROR_KEY)
+    session = _session()
+    spec = (st.session_state.get(GRAPH_FIELD) or "").strip()
+    if session is None and error is None and spec:
+        _load(spec, st.session_state.get(CONTEXT_FIELD))
+        error, session = st.session_state.get(ERROR_KEY), _session()
+    if error:
+        st.error(error, icon="🚫")
+        return
+    if session is None:
+        st.info("Name a graph above (`package.module:attr`) and press **Load graph**, or start the app with "
+                "`streamlit run app.py -- --graph package.module:attr`. Try `examples.fanout:graph`.")
+        return
+    if session.subgraphs():
+        st.caption(f"Subgraphs ({', '.join(session.subgraphs())}) are drawn as clusters. A step of this graph runs "
+                   "a subgraph as one task; when one is next, “Step into” runs it node by node on its own.")
+    render_lint(session)
+    render_input_form(session)
+    workbench()
+
+
+@st.fragment
+def workbench() -> None:
+    """Everything a Step changes (a fragment: a Step reruns only this part)."""
+    guarded_page(_workbench)
+
+
+def _workbench() -> None:
+    session = _session()
+    if session is None:
+        return
+    enabled = {"run": not session.replay_mode, "step": not session.done, "continue": not session.done,
+               "restart": bool(session.segments)}
+    take_action(ACTION_HANDLERS, enabled)
+    if st.session_state.pop(FULL_RERUN_KEY, False):
+        st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
+    show_flash()
+    if session.replay_mode:
+        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon="📼")
+    render_interrupts(session)
+    render_subgraph_controls(session)
+    travel = travel_step(len(session.all_steps()))
+    values = render_inspector(session, travel, parts=_parts(session))
+    if session.finished and travel is None:
+        st.success("The run finished. Its final state:")
+        render_full_state(values)
+    elif session.current and full_state_wanted():
+        render_full_state(values)
+    render_history(session)

@@ -1,0 +1,41 @@
+"""What the app was started with, for the "Your graph" page:
+
+    streamlit run app.py -- --graph my_pkg.agent:graph [--input input.json] [--context my_pkg.agent:Context]
+
+or the same through the environment (`RAG_DEBUG_GRAPH`, `RAG_DEBUG_INPUT`, `RAG_DEBUG_CONTEXT`); the
+command line wins. Streamlit hands the script the arguments after `--` as `sys.argv[1:]`. Unknown
+arguments are ignored rather than fatal: the app must open even when run under another harness
+(AppTest sees pytest's own arguments there).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Mapping, NamedTuple, Optional, Sequence
+
+
+class LaunchOptions(NamedTuple):
+    graph: Optional[str] = None
+    input: Optional[str] = None
+    context: Optional[str] = None
+
+
+def parse_launch(argv: Sequence[str], env: Mapping[str, str]) -> LaunchOptions:
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--graph")
+    parser.add_argument("--input")
+    parser.add_argument("--context")
+    known, _ = parser.parse_known_args(list(argv))
+
+    def pick(flag: Optional[str], name: str) -> Optional[str]:
+        value = flag if flag is not None else env.get(name)
+        return value.strip() if value and value.strip() else None
+
+    return LaunchOptions(graph=pick(known.graph, "RAG_DEBUG_GRAPH"), input=pick(known.input, "RAG_DEBUG_INPUT"),
+                         context=pick(known.context, "RAG_DEBUG_CONTEXT"))
+
+
+def launch_options() -> LaunchOptions:
+    """This process's launch options (`sys.argv` after the script, then the environment)."""
+    return parse_launch(sys.argv[1:], os.environ)
