@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord, graph_to_dot
+from debugger.position import marks_after
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -385,30 +386,35 @@ class DebugSession:
         self.replay_mode = False
 
     # ----- drawing ------------------------------------------------------------------------
-    def dot(self, kind: Optional[str] = None) -> str:
-        """DOT of the current segment's graph with the next nodes and the nodes already run."""
+    def viewed(self, travel: Optional[int] = None) -> tuple[Optional[Segment], int]:
+        """The run a view shows and how many of its steps had run: the current position, or
+        after step `travel` (0-based over the session's steps, as the timeline numbers them)."""
         seg = self.current
-        kind = kind or (seg.kind if seg else "main")
-        graph = seg.graph if seg and seg.kind == kind and seg.graph is not None else shared_graph(kind, self.checkpointer)
-        current: tuple[str, ...] = ()
-        done: set[str] = set()
-        fanout = []
-        if seg and seg.kind == kind:
-            current = seg.stepper.next_nodes
-            for rec in seg.stepper.steps:
-                done.update(rec.nodes)
-            if done and seg.stepper.done:
-                done.add("__end__")
-            done.add("__start__")
-            lanes = max((len(r.lanes) for r in seg.stepper.steps if "rag_sub_agent" in r.nodes), default=0)
-            lanes = lanes or sum(1 for n in current if n == "rag_sub_agent")
-            fanout = [(src, dst, lanes or None) for src, dst in FANOUT_EDGES]
-        else:
-            fanout = list(FANOUT_EDGES)
-        title = "RAG workflow" if kind == "main" else "HITL resume path"
-        return graph_to_dot(_drawn(graph), current=current, done=done, fanout_edges=fanout, docs=_NODE_DOCS,
-                            title=title)
+        if seg is None or travel is None or travel < 0:
+            return seg, len(seg.stepper.steps) if seg else 0
+        for candidate in self.segments:
+            count = len(candidate.stepper.steps)
+            if travel < count:
+                return candidate, travel + 1
+            travel -= count
+        return seg, len(seg.stepper.steps)
 
+    def dot(self, travel: Optional[int] = None) -> str:
+        """DOT of the graph the viewed step ran in (main or resume), with what had run by then
+        and what ran next: the current position, or after step `travel` (time travel)."""
+        seg, steps = self.viewed(travel)
+        kind = seg.kind if seg else "main"
+        graph = seg.graph if seg and seg.graph is not None else shared_graph(kind, self.checkpointer)
+        title = "RAG workflow" if kind == "main" else "HITL resume path"
+        if seg is None:
+            return graph_to_dot(_drawn(graph), fanout_edges=FANOUT_EDGES, docs=_NODE_DOCS, title=title)
+        stepper = seg.stepper
+        latest = steps == len(stepper.steps)
+        marks = marks_after(stepper.steps, steps, next_now=stepper.next_nodes if latest else None,
+                            finished_now=stepper.done if latest else None)
+        fanout = [(src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES]
+        return graph_to_dot(_drawn(graph), current=marks.current, done=marks.done, fanout_edges=fanout,
+                            docs=_NODE_DOCS, title=title)
 
 def run_chain(history: Any, run_id: str) -> list:
     """The run and its parent runs, oldest first (a resume run's main run comes first)."""

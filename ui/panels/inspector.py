@@ -117,7 +117,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
     else:
         travel = None
         head += result_html(session.result())
-    dot = session.dot(seg.kind if seg else "main")
+    dot = session.dot(travel)
     svg = dot_to_svg(dot)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
