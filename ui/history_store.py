@@ -11,12 +11,15 @@ statement through the SqliteSaver's lock, so Streamlit's script threads can shar
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
 from typing import Optional
 
 from rag.runs.history import RunHistory
+
+log = logging.getLogger(__name__)
 
 ENV_DB = "RAG_HISTORY_DB"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
@@ -40,7 +43,22 @@ def history(path: Optional[str | Path] = None) -> RunHistory:
         if found is None or found._closed:  # noqa: SLF001 - a closed history is reopened, not reused
             found = RunHistory(resolved)
             _histories[resolved] = found
+            abandon_leftovers(found)
         return found
+
+
+def abandon_leftovers(found: RunHistory) -> None:
+    """On the first open in this process, every run still `running` was left by a previous
+    process (a restart, a killed server): none of them can go on, so they are marked abandoned.
+    Limit: two servers sharing one history file mark each other's unfinished runs at start
+    (a run that then finishes still records its outcome)."""
+    try:
+        marked = found.mark_abandoned()
+    except Exception:  # noqa: BLE001 - the history is a record; the app starts anyway
+        log.warning("could not mark the previous process's unfinished runs abandoned", exc_info=True)
+        return
+    if marked:
+        log.info("marked %d unfinished run(s) of a previous process abandoned", len(marked))
 
 
 def close_all() -> None:

@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -132,6 +133,10 @@ class DebugSession:
         self._pending_lock = threading.Lock()
         self._runs_started = 0
         self._result_cache: Optional[tuple] = None
+        self._open_runs: set[str] = set()
+        """Recorded live runs that have not finished: abandoned when replaced or when this
+        session goes away (a reload or a closed tab drops it from Streamlit's memory)."""
+        self._closer: Optional[weakref.finalize] = None
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -199,6 +204,15 @@ class DebugSession:
             seg.run_id = info.run_id
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
             log.warning("could not record the start of a run", exc_info=True)
+            return
+        self._open_runs.add(info.run_id)
+        if self._closer is None:  # holds the set and the history, never the session itself
+            self._closer = weakref.finalize(self, abandon_runs, self.history, self._open_runs)
+
+    def _abandon_open_runs(self) -> None:
+        """The live runs this session leaves unfinished (a new run or a replay replaces them)."""
+        if self._open_runs:
+            abandon_runs(self.history, self._open_runs)
 
     def _record_progress(self, seg: Segment) -> None:
         """Close the segment's run in the history when it finished or failed (again after a retry)."""
@@ -209,6 +223,8 @@ class DebugSession:
             return
         progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
         duration = sum(rec.duration_ms for rec in stepper.steps)
+        if stepper.done:
+            self._open_runs.discard(seg.run_id)
         try:
             if stepper.done:
                 self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
@@ -226,6 +242,7 @@ class DebugSession:
             text = validate_text(question, what="question", limit=self.settings.max_question_chars)
         except InvalidQuestionError as exc:
             raise UserInputError(str(exc)) from None
+        self._abandon_open_runs()
         self.question = text
         self.segments = []
         self.replay_mode = False
@@ -327,6 +344,7 @@ class DebugSession:
             raise UserInputError(f"this run cannot be replayed: {exc}") from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
+        self._abandon_open_runs()
         self.history = self.history or history
         self.segments = segments
         self.question = chain[0].question
@@ -381,6 +399,7 @@ class DebugSession:
 
     def exit_replay(self) -> None:
         """Leave replay mode: an empty live session (the recorded run stays in the history)."""
+        self._abandon_open_runs()
         self.segments = []
         self.question = ""
         self.replay_mode = False
@@ -415,6 +434,19 @@ class DebugSession:
         fanout = [(src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES]
         return graph_to_dot(_drawn(graph), current=marks.current, done=marks.done, fanout_edges=fanout,
                             docs=_NODE_DOCS, title=title)
+
+def abandon_runs(history: Any, run_ids: set) -> None:
+    """Mark unfinished runs abandoned in the history and forget them; never raises (also runs
+    from a finalizer, when a dropped session is collected)."""
+    ids = list(run_ids)
+    run_ids.clear()
+    if history is None or not ids:
+        return
+    try:
+        history.mark_abandoned(ids)
+    except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
+        log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
+
 
 def run_chain(history: Any, run_id: str) -> list:
     """The run and its parent runs, oldest first (a resume run's main run comes first)."""

@@ -1,0 +1,76 @@
+"""A debugger session never leaves a run "running" forever: a new run, a replay or the session
+going away (reload, closed tab) marks its unfinished run abandoned; a finished one keeps its outcome.
+On the app's next start, runs a previous process left running are marked abandoned."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from rag.demo import load_demo_questions
+from rag.runs.history import RunHistory
+from ui import history_store
+from ui.session import DebugSession
+
+
+@pytest.fixture
+def history(tmp_path):
+    h = RunHistory(tmp_path / "history.db")
+    yield h
+    h.close()
+
+
+QUESTION = next(d for d in load_demo_questions() if d.expected_route == "answer").question
+
+
+def test_a_new_run_abandons_the_unfinished_one_and_not_a_finished_one(settings, history):
+    session = DebugSession(settings, history=history)
+    session.start(QUESTION)
+    session.step()
+    unfinished = session.current.run_id
+    session.start(QUESTION)  # a new question, a demo click or Restart
+    info = history.get_run(unfinished)
+    assert info.status == "abandoned" and info.finished_at
+    session.run_to_end()
+    finished = session.current.run_id
+    session.restart()
+    assert history.get_run(finished).status == "done"
+    assert history.get_run(session.current.run_id).status == "running"
+
+
+def test_opening_a_replay_abandons_the_live_run(settings, history):
+    session = DebugSession(settings, history=history)
+    session.start(QUESTION)
+    session.run_to_end()
+    recorded = session.current.run_id
+    session.start(QUESTION)
+    live = session.current.run_id
+    session.open_replay(history, recorded)
+    assert history.get_run(live).status == "abandoned"
+    assert history.get_run(recorded).status == "done"
+
+
+def test_a_session_that_goes_away_abandons_its_unfinished_run(settings, history):
+    session = DebugSession(settings, history=history)
+    session.start(QUESTION)
+    session.step()
+    run_id = session.current.run_id
+    del session
+    gc.collect()  # Streamlit drops a closed tab's session; the collector finds it
+    assert history.get_run(run_id).status == "abandoned"
+
+
+def test_the_next_start_abandons_what_a_previous_process_left_running(tmp_path):
+    path = tmp_path / "shared.db"
+    with RunHistory(path) as before:
+        left = before.record_start("the server was killed here").run_id
+        done = before.record_start("finished").run_id
+        before.record_finish(done, status="done", duration_ms=1)
+    try:
+        reopened = history_store.history(path)
+        assert reopened.get_run(left).status == "abandoned"
+        assert reopened.get_run(done).status == "done"
+        live = reopened.record_start("running in this process").run_id
+        assert history_store.history(path).get_run(live).status == "running"  # only the first open sweeps
+    finally:
+        history_store.close_all()
