@@ -14,6 +14,7 @@ from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.run_link import open_from_url, sync_url
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
 
@@ -142,7 +143,8 @@ def render_replay_banner(session: DebugSession) -> None:
             origin = "imported file" if info.origin == "imported" else "this app's history"
             st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
                        f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
-                       f"{seg.stepper.total_steps} steps")
+                       f"{seg.stepper.total_steps} steps"
+                       + ("" if info.status == "done" else f" · status {info.status}"))
         st.button("⏏ Leave replay", key="exit_replay", on_click=on_exit_replay,
                   help="Back to live debugging; the recorded run stays in the history")
 
@@ -215,6 +217,7 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
 def render_page() -> None:
     st.title("🪜 Step debugger")
     session = get_session()
+    open_from_url(session)  # a reload, a bookmark or a link: ?run=<id>&step=<n>
     render_question(session)
     workbench()
 
@@ -240,5 +243,6 @@ def _workbench() -> None:
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel)
+    sync_url(session, travel)
     if session.current and full_state_wanted():
         render_full_state(values)

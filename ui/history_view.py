@@ -193,6 +193,9 @@ def render_page() -> None:
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
         st.error(f"The run history cannot be opened: {friendly(exc)}. Set RAG_HISTORY_DB to a writable file.")
         return
+    from ui.run_owners import sweep
+
+    sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
     st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")
     render_tools()
     hide = st.toggle("Hide abandoned runs", key=HIDE_ABANDONED_KEY,

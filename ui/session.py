@@ -19,13 +19,13 @@ import logging
 import threading
 import time
 import uuid
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord, graph_to_dot
 from debugger.position import marks_after
 from debugger.stepper import StepperError
+from ui import run_owners
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.graph.build import FANOUT_EDGES, build_rag_graph, build_resume_graph, node_docs
@@ -133,10 +133,11 @@ class DebugSession:
         self._pending_lock = threading.Lock()
         self._runs_started = 0
         self._result_cache: Optional[tuple] = None
-        self._open_runs: set[str] = set()
-        """Recorded live runs that have not finished: abandoned when replaced or when this
-        session goes away (a reload or a closed tab drops it from Streamlit's memory)."""
-        self._closer: Optional[weakref.finalize] = None
+        self.open_runs: set[str] = set()
+        """Recorded live runs that have not finished: abandoned when replaced, or when this
+        session is left behind (a reload, a closed tab; see ui/run_owners.py)."""
+        self.client_id: Optional[str] = None
+        """The Streamlit session id of the browser tab driving this session, when known."""
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -205,14 +206,14 @@ class DebugSession:
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
             log.warning("could not record the start of a run", exc_info=True)
             return
-        self._open_runs.add(info.run_id)
-        if self._closer is None:  # holds the set and the history, never the session itself
-            self._closer = weakref.finalize(self, abandon_runs, self.history, self._open_runs)
+        self.open_runs.add(info.run_id)
+        run_owners.claim(info.run_id, self, self.client_id)
+        run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
 
     def _abandon_open_runs(self) -> None:
         """The live runs this session leaves unfinished (a new run or a replay replaces them)."""
-        if self._open_runs:
-            abandon_runs(self.history, self._open_runs)
+        if self.open_runs:
+            abandon_runs(self.history, self.open_runs)
 
     def _record_progress(self, seg: Segment) -> None:
         """Close the segment's run in the history when it finished or failed (again after a retry)."""
@@ -224,7 +225,8 @@ class DebugSession:
         progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
         duration = sum(rec.duration_ms for rec in stepper.steps)
         if stepper.done:
-            self._open_runs.discard(seg.run_id)
+            self.open_runs.discard(seg.run_id)
+            run_owners.release([seg.run_id])
         try:
             if stepper.done:
                 self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
@@ -292,7 +294,7 @@ class DebugSession:
         """The client-facing result of the current segment once it has finished. Built once per
         finished position: the page asks for it several times per rerun (HITL panel, inspector)."""
         seg = self.current
-        if not seg or not seg.stepper.done:
+        if not seg or not seg.stepper.done or self.cut_short:
             return None
         key = (id(seg), seg.stepper.thread_id, len(seg.stepper.steps))
         if self._result_cache is not None and self._result_cache[0] == key:
@@ -303,6 +305,12 @@ class DebugSession:
             result["retriever"] = "recorded (replay)"
         self._result_cache = (key, result)
         return dict(result)
+
+    @property
+    def cut_short(self) -> bool:
+        """A replayed run whose recording stops before the graph's end (it never finished)."""
+        seg = self.current
+        return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
 
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()
@@ -428,7 +436,9 @@ class DebugSession:
         if seg is None:
             return graph_to_dot(_drawn(graph), fanout_edges=FANOUT_EDGES, docs=_NODE_DOCS, title=title)
         stepper = seg.stepper
-        latest = steps == len(stepper.steps)
+        # the head's view, except at a replay's end, where a recording cut short still knows
+        # (from its last record) which node was about to run
+        latest = steps == len(stepper.steps) and not (seg.replay and stepper.done)
         marks = marks_after(stepper.steps, steps, next_now=stepper.next_nodes if latest else None,
                             finished_now=stepper.done if latest else None)
         fanout = [(src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES]
@@ -436,10 +446,10 @@ class DebugSession:
                             docs=_NODE_DOCS, title=title)
 
 def abandon_runs(history: Any, run_ids: set) -> None:
-    """Mark unfinished runs abandoned in the history and forget them; never raises (also runs
-    from a finalizer, when a dropped session is collected)."""
+    """Mark unfinished runs abandoned in the history and forget them; never raises."""
     ids = list(run_ids)
     run_ids.clear()
+    run_owners.release(ids)
     if history is None or not ids:
         return
     try:

@@ -39,8 +39,17 @@ def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
+        session.client_id = _client_id()
         st.session_state[SESSION_KEY] = session
     return session
+
+
+def _client_id():
+    """This browser tab's Streamlit session id (to tell when it is gone: ui/run_owners.py)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
 
 
 def reset_session() -> DebugSession:

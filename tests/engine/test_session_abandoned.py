@@ -9,7 +9,7 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from ui import history_store
+from ui import history_store, run_owners
 from ui.session import DebugSession
 
 
@@ -55,9 +55,21 @@ def test_a_session_that_goes_away_abandons_its_unfinished_run(settings, history)
     session.start(QUESTION)
     session.step()
     run_id = session.current.run_id
+    assert run_owners.sweep(history) == []  # still driven by its session
     del session
     gc.collect()  # Streamlit drops a closed tab's session; the collector finds it
+    assert run_owners.sweep(history) == [run_id]
     assert history.get_run(run_id).status == "abandoned"
+
+
+def test_a_disconnected_tab_leaves_its_run_behind(settings, history):
+    session = DebugSession(settings, history=history)
+    session.client_id = "tab-1"
+    session.start(QUESTION)
+    run_id = session.current.run_id
+    assert run_owners.sweep(history, is_active=lambda client: True) == []
+    assert run_owners.sweep(history, is_active=lambda client: client != "tab-1") == [run_id]
+    assert history.get_run(run_id).status == "abandoned" and not session.open_runs
 
 
 def test_the_next_start_abandons_what_a_previous_process_left_running(tmp_path):

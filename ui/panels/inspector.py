@@ -148,7 +148,9 @@ def position_html(session: DebugSession) -> str:
     if not seg:
         return '<div class="rdi-position">No run yet · type a question or pick a demo, then Step or Run.</div>'
     chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
-    if seg.stepper.done:
+    if seg.stepper.done and session.cut_short:
+        where = "end of the recording: the run stopped here and never finished"
+    elif seg.stepper.done:
         where = "finished"
     else:
         nxt = seg.stepper.next_nodes

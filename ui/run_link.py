@@ -1,0 +1,186 @@
+"""The debugger's URL names the run and the step being viewed: `?run=<run id>&step=<n>`.
+
+Why: a reload starts a new browser session, so without it a reload (or a bookmark, or a link sent
+to a colleague) lost the run and showed "No run yet". The URL is the only thing that survives.
+
+- `step` counts steps across the session's runs, as the timeline numbers them (a HITL resume's
+  steps follow its main run's); 0 is before the first node. The run is the newest run of the
+  session (a resume run brings its main run along, see `ui.session.run_chain`).
+- Opening a link: when this browser session holds the run, it is live and the view travels to the
+  step; otherwise the run is replayed from the run history (nothing executes), at that step.
+- The page writes the URL after drawing, only when it changed, and reads it only when it differs
+  from what the page last wrote: so a reload or a pasted link is followed, and the page's own
+  updates never send it back to an old step.
+
+The rules are pure functions (`parse_link`, `link_for`, `placement`); `open_from_url` and
+`sync_url` are the Streamlit side.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, NamedTuple, Optional
+
+RUN_PARAM = "run"
+STEP_PARAM = "step"
+SYNCED_KEY = "_run_link_synced"
+"""The query parameters the page last wrote or followed (per browser session)."""
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+MAX_STEP_CHARS = 6
+
+
+class Link(NamedTuple):
+    run_id: Optional[str]
+    """None when the URL names no run, or a run id that cannot be one."""
+    step: Optional[int]
+    """None: the run's latest step."""
+    problems: tuple[str, ...] = ()
+    """What was wrong with the link, in words for people."""
+
+
+def _show(text: str, limit: int = 40) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_link(params: Mapping[str, Any]) -> Link:
+    """Read `run` and `step` from query parameters; never raises."""
+    raw_run = str(params.get(RUN_PARAM) or "").strip()
+    raw_step = str(params.get(STEP_PARAM) or "").strip()
+    problems: list[str] = []
+    run_id: Optional[str] = raw_run or None
+    if run_id is not None and not RUN_ID.fullmatch(run_id):
+        problems.append(f"“{_show(raw_run)}” in the link is not a run id; pick a run on the Run history page.")
+        run_id = None
+    step: Optional[int] = None
+    if raw_step and run_id is not None:
+        if raw_step.isdigit() and len(raw_step) <= MAX_STEP_CHARS:
+            step = int(raw_step)
+        else:
+            problems.append(f"“{_show(raw_step)}” in the link is not a step number; showing the run's latest step.")
+    return Link(run_id, step, tuple(problems))
+
+
+def viewed_step(session: Any, travel: Optional[int]) -> int:
+    """The step a view shows, numbered like the timeline: after `travel + 1` steps, or the latest."""
+    total = len(session.all_steps())
+    return travel + 1 if travel is not None and 0 <= travel < total else total
+
+
+def link_for(session: Any, travel: Optional[int]) -> dict[str, str]:
+    """The query parameters naming what the page shows; {} when it shows no recorded run."""
+    seg = session.current
+    if seg is None or not seg.run_id:
+        return {}
+    return {RUN_PARAM: seg.run_id, STEP_PARAM: str(viewed_step(session, travel))}
+
+
+def placement(totals: list[int], step: Optional[int]) -> tuple[int, Optional[int], Optional[str]]:
+    """Where to put a replayed chain of runs (`totals`: each run's recorded steps, oldest first)
+    to show `step`: (steps into the last run, time-travel index or None, a note when the step
+    had to change). A step inside the last run is a position there, so Step goes on from it; a
+    step inside an earlier run is time travel, with the last run at its end."""
+    if not totals:
+        return 0, None, None
+    total = sum(totals)
+    earlier = total - totals[-1]
+    note = None
+    if step is None:
+        step = total
+    elif step > total:
+        note = f"this run has {total} step{'s' if total != 1 else ''}; showing the last one."
+        step = total
+    if step >= earlier:
+        return step - earlier, None, note
+    if step == 0:  # before the first node of an earlier run: time travel starts after step 1
+        return totals[-1], 0, "step 0 is before the first node of an earlier run; showing step 1."
+    return totals[-1], step - 1, note
+
+
+# ----- the Streamlit side -----------------------------------------------------------------------
+
+def _params() -> dict[str, str]:
+    import streamlit as st
+
+    return {key: st.query_params.get(key, "") for key in st.query_params.keys()}
+
+
+def open_from_url(session: Any) -> None:
+    """Follow a `?run=&step=` the page did not write itself (a reload, a bookmark, a link).
+    Problems become a message on the page, never a traceback."""
+    import streamlit as st
+
+    from ui.panels.time_travel import reset_time_travel
+    from ui.streamlit_state import flash, friendly
+
+    params = _params()
+    if RUN_PARAM not in params or params == st.session_state.get(SYNCED_KEY):
+        return
+    st.session_state[SYNCED_KEY] = params
+    link = parse_link(params)
+    messages = list(link.problems)
+    try:
+        if link.run_id is not None:
+            messages.extend(_open(session, link))
+    except Exception as exc:  # noqa: BLE001 - a link must never break the page
+        messages.append(f"The link could not be opened: {friendly(exc)}")
+        reset_time_travel()
+    if messages:
+        flash("warning", " ".join(messages))
+
+
+def _open(session: Any, link: Link) -> list[str]:
+    """Show `link` in `session`; returns messages for people."""
+    from rag.runs.history import UnknownRunError
+    from ui.panels.time_travel import reset_time_travel, travel_to
+    from ui.session import UserInputError
+    from ui.streamlit_state import shared_history
+
+    live = {seg.run_id for seg in session.segments if seg.run_id}
+    if link.run_id in live:  # this browser session holds the run: travel, nothing is reopened
+        total = len(session.all_steps())
+        step = link.step if link.step is not None else total
+        note = []
+        if step > total:
+            note = [f"This run has {total} steps so far; showing the latest."]
+            step = total
+        if step == total:
+            reset_time_travel()
+        else:
+            travel_to(max(step, 1) - 1)  # time travel shows the state after a step, so 0 shows step 1
+        return note
+    history = session.history or shared_history()
+    if history is None:
+        return ["The run history is not available, so the run in the link cannot be opened."]
+    from ui.run_owners import sweep
+
+    sweep(history)  # a reload left its run behind: it shows as abandoned, not running
+    try:
+        history.get_run(link.run_id)
+    except UnknownRunError:
+        return [f"The link names run “{_show(link.run_id)}”, which is not in this app's run history (it may have "
+                "been deleted, or recorded by another installation). Pick a run on the Run history page."]
+    try:
+        session.open_replay(history, link.run_id)
+        totals = [seg.stepper.total_steps for seg in session.segments]
+        at, travel, note = placement(totals, link.step)
+        session.seek(at)
+    except UserInputError as exc:
+        reset_time_travel()
+        return [f"The run in the link cannot be shown: {exc}"]
+    if travel is None:
+        reset_time_travel()
+    else:
+        travel_to(travel)
+    return [f"The link's step: {note}"] if note else []
+
+
+def sync_url(session: Any, travel: Optional[int]) -> None:
+    """Make the URL name what the page shows (only when that changed)."""
+    import streamlit as st
+
+    wanted = link_for(session, travel)
+    if _params() == wanted:
+        st.session_state[SYNCED_KEY] = wanted
+        return
+    st.query_params.from_dict(wanted)
+    st.session_state[SYNCED_KEY] = wanted

@@ -1,0 +1,88 @@
+"""Which browser session drives each unfinished live run of this process, so runs left behind by
+a reload or a closed tab are marked abandoned instead of staying "running" forever.
+
+Why not a finalizer on the session: Streamlit keeps a disconnected session for a while and the
+garbage collector drops it at any moment, in the middle of any code; work done from a finalizer
+(SQLite, logging) at such a moment once broke CPython's AST compiler in the test run. So the
+owners are plain weak references (no callback), and `sweep` looks at them at safe points: when a
+run starts, when the history page lists runs, when a link is opened.
+
+A run is left behind when its session is gone (collected), or its browser session is no longer
+connected (a reload or a closed tab: Streamlit's `Runtime.is_active_session`). A disconnected tab
+that reconnects and goes on still records its outcome when the run finishes.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional
+
+log = logging.getLogger(__name__)
+
+
+class Owner(NamedTuple):
+    session: "weakref.ref[Any]"
+    client_id: Optional[str]
+    """The Streamlit session id of the browser tab (None outside Streamlit: tests, scripts)."""
+
+
+_lock = threading.Lock()
+_owners: dict[str, Owner] = {}
+
+
+def claim(run_id: str, session: Any, client_id: Optional[str]) -> None:
+    with _lock:
+        _owners[run_id] = Owner(weakref.ref(session), client_id)
+
+
+def release(run_ids: Iterable[str]) -> None:
+    with _lock:
+        for run_id in run_ids:
+            _owners.pop(run_id, None)
+
+
+def left_behind(owners: Mapping[str, Owner], is_active: Callable[[str], bool]) -> list[str]:
+    """The runs whose session is gone or whose browser tab is no longer connected (pure)."""
+    out = []
+    for run_id, owner in owners.items():
+        session = owner.session()
+        if session is None or run_id not in getattr(session, "open_runs", ()):
+            out.append(run_id)
+        elif owner.client_id is not None and not is_active(owner.client_id):
+            out.append(run_id)
+    return out
+
+
+def _is_active(client_id: str) -> bool:
+    """Whether Streamlit still has that browser session connected (True when unknown)."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return True
+        return bool(runtime.get_instance().is_active_session(client_id))
+    except Exception:  # noqa: BLE001 - never abandon a run on a doubt
+        return True
+
+
+def sweep(history: Any, is_active: Callable[[str], bool] = _is_active) -> list[str]:
+    """Mark the runs left behind abandoned (runs that finished meanwhile are left alone by
+    `RunHistory.mark_abandoned`); returns their ids. Never raises."""
+    with _lock:
+        owners = dict(_owners)
+    gone = left_behind(owners, is_active)
+    if not gone:
+        return []
+    release(gone)
+    for run_id in gone:
+        session = owners[run_id].session()
+        if session is not None:
+            session.open_runs.discard(run_id)
+    if history is None:
+        return []
+    try:
+        return history.mark_abandoned(gone)
+    except Exception:  # noqa: BLE001 - the history is a record; a failed mark breaks nothing
+        log.warning("could not mark %d run(s) left behind abandoned", len(gone), exc_info=True)
+        return []
