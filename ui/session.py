@@ -7,7 +7,9 @@ never see each other's runs. Streamlit-free on purpose: the pages render it, tes
 Recording: with a `RunHistory`, every segment is a run of the history (`record_start` when it
 starts, `record_finish` when it ends or fails; a resume links to its parent run), on the history's
 own checkpointer, so the history page can list, export and replay it after a restart. Recording
-never breaks debugging: a failing history write is logged and the run goes on.
+never breaks debugging: a failing history write is logged and the run goes on. A run that never
+finishes is marked abandoned when a new run or a replay replaces it, or when its tab is gone
+(ui/run_owners.py).
 
 Replay: `open_replay` puts `ReplayStepper`s (same surface as `GraphStepper`) in place of live
 steppers. Nothing is executed in that mode, so Run and HITL answers are refused with a message;
@@ -25,13 +27,13 @@ from typing import Any, Callable, Optional
 from debugger import GraphStepper, StepRecord, graph_to_dot
 from debugger.position import marks_after
 from debugger.stepper import StepperError
-from ui import run_owners
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.graph.build import FANOUT_EDGES, build_rag_graph, build_resume_graph, node_docs
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
+from ui import run_owners
 
 log = logging.getLogger("rag_debugger.session")
 

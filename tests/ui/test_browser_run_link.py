@@ -1,0 +1,83 @@
+"""A real browser: the URL names the run and the step being viewed, so F5 mid-run, a bookmark or
+a link opens that run at that step (even after the server restarted), a bad link gets a message,
+and the run the reload left behind shows as abandoned in the history, which can hide it."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from rag.demo import load_demo_questions
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def _params(page) -> dict:
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def _step(page) -> None:
+    page.locator('button[data-action="step"]').first.click()
+    page.wait_for_timeout(150)
+    wait_idle(page)
+
+
+def _title(page) -> str:
+    return page.locator(".rdi-step-title").first.inner_text()
+
+
+def test_reload_and_links_open_the_run_at_the_step(tmp_path):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    SHOTS.mkdir(exist_ok=True)
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        _step(page)
+        _step(page)
+        page.wait_for_url(re.compile(r"[?&]step=2\b"), timeout=15_000)
+        run_id = _params(page)["run"]
+        assert run_id.startswith("main-")
+
+        page.reload(wait_until="domcontentloaded")  # F5 mid-run
+        wait_idle(page)
+        page.locator(".rdi-step-title", has_text="Step 2:").first.wait_for(timeout=30_000)
+        assert "retrieve_initial" in _title(page)
+        assert page.get_by_label("Question").input_value() == demo.question
+        page.get_by_text("never finished").first.wait_for(timeout=5_000)
+        page.screenshot(path=str(SHOTS / "reload_mid_run.png"))
+        assert _params(page) == {"run": run_id, "step": "2"}
+
+        page.locator("#timeline tbody tr").first.click()  # travel: the URL follows
+        page.wait_for_url(re.compile(r"[?&]step=1\b"), timeout=15_000)
+        wait_idle(page)
+        link = page.url
+
+        page.goto(url + "/?run=no-such-run&step=x", wait_until="domcontentloaded")  # a bad link
+        wait_idle(page)
+        page.get_by_text("not in this app's run history").first.wait_for(timeout=30_000)
+        page.get_by_text("No run yet").first.wait_for(timeout=5_000)
+        assert not page.get_by_text("Traceback").count()
+
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:  # the server restarted
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url + "/" + link.split("/", 3)[3], wait_until="domcontentloaded")  # the link, sent to a colleague
+        wait_idle(page)
+        page.locator(".rdi-step-title", has_text="Step 1:").first.wait_for(timeout=30_000)
+        assert "classify_complexity" in _title(page)
+        page.get_by_text("1 steps · paused before").first.wait_for(timeout=5_000)  # Step walks on from there
+        assert page.get_by_label("Question").input_value() == demo.question
+        page.screenshot(path=str(SHOTS / "link_after_restart.png"))
+
+        page.goto(url + "/history", wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text(f"run {run_id} · main · abandoned").first.wait_for(timeout=30_000)
+        page.get_by_text("never finished").first.wait_for(timeout=5_000)
+        page.screenshot(path=str(SHOTS / "history_abandoned.png"))
+        page.get_by_text("Hide abandoned runs").first.click()
+        page.get_by_text("Every run in the history was abandoned").first.wait_for(timeout=15_000)
+        assert not page.get_by_text("Traceback").count()
