@@ -217,7 +217,10 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
 def render_page() -> None:
     st.title("🪜 Step debugger")
     session = get_session()
-    open_from_url(session)  # a reload, a bookmark or a link: ?run=<id>&step=<n>
+    followed = open_from_url(session)  # a reload, a bookmark or a link: ?run=<id>&step=<n>
+    if followed is not session:  # a reload took its run over: the box shows that run's question
+        session = followed
+        st.session_state[QUESTION_KEY] = session.question
     render_question(session)
     workbench()
 

@@ -7,7 +7,9 @@ to a colleague) lost the run and showed "No run yet". The URL is the only thing 
   steps follow its main run's); 0 is before the first node. The run is the newest run of the
   session (a resume run brings its main run along, see `ui.session.run_chain`).
 - Opening a link: when this browser session holds the run, it is live and the view travels to the
-  step; otherwise the run is replayed from the run history (nothing executes), at that step.
+  step. After a reload, the tab takes over the session the reloaded page left behind in this
+  server process, so the run goes on live (ui/run_owners.py). Otherwise (another process, a tab
+  still connected, e.g. a colleague's) the run is replayed from the run history, at that step.
 - The page writes the URL after drawing, only when it changed, and reads it only when it differs
   from what the page last wrote: so a reload or a pasted link is followed, and the page's own
   updates never send it back to an old step.
@@ -104,9 +106,10 @@ def _params() -> dict[str, str]:
     return {key: st.query_params.get(key, "") for key in st.query_params.keys()}
 
 
-def open_from_url(session: Any) -> None:
+def open_from_url(session: Any) -> Any:
     """Follow a `?run=&step=` the page did not write itself (a reload, a bookmark, a link).
-    Problems become a message on the page, never a traceback."""
+    Returns the session to draw: after a reload, the session the reloaded tab left behind, taken
+    over so the run goes on live. Problems become a message on the page, never a traceback."""
     import streamlit as st
 
     from ui.panels.time_travel import reset_time_travel
@@ -114,18 +117,38 @@ def open_from_url(session: Any) -> None:
 
     params = _params()
     if RUN_PARAM not in params or params == st.session_state.get(SYNCED_KEY):
-        return
+        return session
     st.session_state[SYNCED_KEY] = params
     link = parse_link(params)
     messages = list(link.problems)
     try:
         if link.run_id is not None:
+            session = _take_over(session, link.run_id)
             messages.extend(_open(session, link))
     except Exception as exc:  # noqa: BLE001 - a link must never break the page
         messages.append(f"The link could not be opened: {friendly(exc)}")
         reset_time_travel()
     if messages:
         flash("warning", " ".join(messages))
+    return session
+
+
+def _take_over(session: Any, run_id: str) -> Any:
+    """A reload: the tab that drove `run_id` in this process is gone, so this tab takes its
+    session over (only when this tab has nothing of its own yet)."""
+    import streamlit as st
+
+    from ui import run_owners
+    from ui.streamlit_state import SESSION_KEY
+
+    if session.segments:
+        return session
+    found = run_owners.adoptable(run_id)
+    if found is None:
+        return session
+    run_owners.hand_over(found, session.client_id)
+    st.session_state[SESSION_KEY] = found
+    return found
 
 
 def _open(session: Any, link: Link) -> list[str]:
@@ -136,7 +159,7 @@ def _open(session: Any, link: Link) -> list[str]:
     from ui.streamlit_state import shared_history
 
     live = {seg.run_id for seg in session.segments if seg.run_id}
-    if link.run_id in live:  # this browser session holds the run: travel, nothing is reopened
+    if link.run_id in live:  # this tab holds the run (or took it over): travel, nothing is reopened
         total = len(session.all_steps())
         step = link.step if link.step is not None else total
         note = []

@@ -9,7 +9,8 @@ run starts, when the history page lists runs, when a link is opened.
 
 A run is left behind when its session is gone (collected), or its browser session is no longer
 connected (a reload or a closed tab: Streamlit's `Runtime.is_active_session`). A disconnected tab
-that reconnects and goes on still records its outcome when the run finishes.
+that reconnects and goes on still records its outcome when the run finishes. After a reload, the
+new tab takes the old tab's session over (`adoptable`, `hand_over`): the run goes on live.
 """
 from __future__ import annotations
 
@@ -42,16 +43,44 @@ def release(run_ids: Iterable[str]) -> None:
             _owners.pop(run_id, None)
 
 
-def left_behind(owners: Mapping[str, Owner], is_active: Callable[[str], bool]) -> list[str]:
-    """The runs whose session is gone or whose browser tab is no longer connected (pure)."""
-    out = []
+def left_behind(owners: Mapping[str, Owner], is_active: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """(runs to abandon, runs to forget) (pure). A run is abandoned when it is unfinished and its
+    session is gone or its browser tab no longer connected; forgotten when its session is gone
+    (a disconnected tab's session stays known: a reload may take it over, see `adoptable`)."""
+    abandon, forget = [], []
     for run_id, owner in owners.items():
         session = owner.session()
-        if session is None or run_id not in getattr(session, "open_runs", ()):
-            out.append(run_id)
-        elif owner.client_id is not None and not is_active(owner.client_id):
-            out.append(run_id)
-    return out
+        if session is None:
+            abandon.append(run_id)  # finished runs are left alone by RunHistory.mark_abandoned
+            forget.append(run_id)
+        elif run_id in getattr(session, "open_runs", ()) and owner.client_id is not None \
+                and not is_active(owner.client_id):
+            abandon.append(run_id)
+    return abandon, forget
+
+
+def adoptable(run_id: str, is_active: Callable[[str], bool] = None) -> Any:
+    """The session holding `run_id` when the tab that drove it is gone (a reload): the new tab
+    may take it over and go on live. None when nobody holds it, or its tab is still connected
+    (a colleague's link must not take over someone's run: that opens a replay)."""
+    is_active = is_active or _is_active
+    with _lock:
+        owner = _owners.get(run_id)
+    session = owner.session() if owner is not None else None
+    if session is None or owner.client_id is None or is_active(owner.client_id):
+        return None
+    if run_id not in {seg.run_id for seg in getattr(session, "segments", ())}:
+        return None
+    return session
+
+
+def hand_over(session: Any, client_id: Optional[str]) -> None:
+    """`session` is driven by another tab from now on."""
+    session.client_id = client_id
+    with _lock:
+        for run_id, owner in list(_owners.items()):
+            if owner.session() is session:
+                _owners[run_id] = Owner(owner.session, client_id)
 
 
 def _is_active(client_id: str) -> bool:
@@ -71,15 +100,13 @@ def sweep(history: Any, is_active: Callable[[str], bool] = _is_active) -> list[s
     `RunHistory.mark_abandoned`); returns their ids. Never raises."""
     with _lock:
         owners = dict(_owners)
-    gone = left_behind(owners, is_active)
-    if not gone:
-        return []
-    release(gone)
+    gone, forget = left_behind(owners, is_active)
+    release(forget)
     for run_id in gone:
         session = owners[run_id].session()
         if session is not None:
             session.open_runs.discard(run_id)
-    if history is None:
+    if history is None or not gone:
         return []
     try:
         return history.mark_abandoned(gone)

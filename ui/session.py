@@ -213,7 +213,8 @@ class DebugSession:
         run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
 
     def _abandon_open_runs(self) -> None:
-        """The live runs this session leaves unfinished (a new run or a replay replaces them)."""
+        """A new run or a replay replaces this session's runs: the unfinished ones are abandoned."""
+        run_owners.release(seg.run_id for seg in self.segments if seg.run_id)
         if self.open_runs:
             abandon_runs(self.history, self.open_runs)
 
@@ -228,7 +229,6 @@ class DebugSession:
         duration = sum(rec.duration_ms for rec in stepper.steps)
         if stepper.done:
             self.open_runs.discard(seg.run_id)
-            run_owners.release([seg.run_id])
         try:
             if stepper.done:
                 self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,

@@ -86,3 +86,21 @@ def test_the_next_start_abandons_what_a_previous_process_left_running(tmp_path):
         assert history_store.history(path).get_run(live).status == "running"  # only the first open sweeps
     finally:
         history_store.close_all()
+
+
+def test_a_reloaded_tab_takes_over_the_session_its_page_left_behind(settings, history):
+    session = DebugSession(settings, history=history)
+    session.client_id = "old-tab"
+    session.start(QUESTION)
+    session.step()
+    run_id = session.current.run_id
+    assert run_owners.adoptable(run_id, is_active=lambda client: True) is None  # a colleague's link: no
+    assert run_owners.adoptable("main-unknown", is_active=lambda client: False) is None
+    found = run_owners.adoptable(run_id, is_active=lambda client: client != "old-tab")
+    assert found is session
+    run_owners.hand_over(found, "new-tab")
+    assert run_owners.sweep(history, is_active=lambda client: client != "old-tab") == []  # driven again
+    found.step()  # goes on live
+    assert len(found.current.stepper.steps) == 2 and history.get_run(run_id).status == "running"
+    found.start(QUESTION)  # replaced: nobody can take the old run over any more
+    assert run_owners.adoptable(run_id, is_active=lambda client: False) is None

@@ -1,6 +1,6 @@
-"""A real browser: the URL names the run and the step being viewed, so F5 mid-run, a bookmark or
-a link opens that run at that step (even after the server restarted), a bad link gets a message,
-and the run the reload left behind shows as abandoned in the history, which can hide it."""
+"""A real browser: the URL names the run and the step being viewed. F5 mid-run goes on with the
+same run, live; a link opens the run at its step (replayed after the server restarted); a bad link
+gets a message; the unfinished run shows as abandoned in the history, which can hide it."""
 from __future__ import annotations
 
 import re
@@ -28,7 +28,7 @@ def _title(page) -> str:
 
 
 def test_reload_and_links_open_the_run_at_the_step(tmp_path):
-    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    demo = next(d for d in load_demo_questions() if d.expected_route == "rewrite_then_answer")  # 6 steps
     SHOTS.mkdir(exist_ok=True)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
@@ -43,14 +43,18 @@ def test_reload_and_links_open_the_run_at_the_step(tmp_path):
         run_id = _params(page)["run"]
         assert run_id.startswith("main-")
 
-        page.reload(wait_until="domcontentloaded")  # F5 mid-run
+        page.reload(wait_until="domcontentloaded")  # F5 mid-run: the same run, live, at the same step
         wait_idle(page)
         page.locator(".rdi-step-title", has_text="Step 2:").first.wait_for(timeout=30_000)
         assert "retrieve_initial" in _title(page)
         assert page.get_by_label("Question").input_value() == demo.question
-        page.get_by_text("never finished").first.wait_for(timeout=5_000)
+        page.get_by_text("2 steps · paused before").first.wait_for(timeout=5_000)
+        assert not page.get_by_text("Replay — recorded run").count()
         page.screenshot(path=str(SHOTS / "reload_mid_run.png"))
         assert _params(page) == {"run": run_id, "step": "2"}
+        _step(page)  # and it goes on
+        page.locator(".rdi-step-title", has_text="Step 3:").first.wait_for(timeout=15_000)
+        page.wait_for_url(re.compile(r"[?&]step=3\b"), timeout=15_000)
 
         page.locator("#timeline tbody tr").first.click()  # travel: the URL follows
         page.wait_for_url(re.compile(r"[?&]step=1\b"), timeout=15_000)
@@ -67,7 +71,8 @@ def test_reload_and_links_open_the_run_at_the_step(tmp_path):
         page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(url + "/" + link.split("/", 3)[3], wait_until="domcontentloaded")  # the link, sent to a colleague
         wait_idle(page)
-        page.locator(".rdi-step-title", has_text="Step 1:").first.wait_for(timeout=30_000)
+        page.get_by_text("Replay — recorded run").first.wait_for(timeout=30_000)  # from the history
+        page.locator(".rdi-step-title", has_text="Step 1:").first.wait_for(timeout=5_000)
         assert "classify_complexity" in _title(page)
         page.get_by_text("1 steps · paused before").first.wait_for(timeout=5_000)  # Step walks on from there
         assert page.get_by_label("Question").input_value() == demo.question
