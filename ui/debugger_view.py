@@ -14,7 +14,7 @@ from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
-from ui.run_link import open_from_url, sync_url
+from ui.run_link import open_from_url, remember_link
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
 
@@ -246,6 +246,6 @@ def _workbench() -> None:
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel)
-    sync_url(session, travel)
+    remember_link(session, travel)  # the inspector writes it into the URL
     if session.current and full_state_wanted():
         render_full_state(values)

@@ -10,9 +10,12 @@ to a colleague) lost the run and showed "No run yet". The URL is the only thing 
   step. After a reload, the tab takes over the session the reloaded page left behind in this
   server process, so the run goes on live (ui/run_owners.py). Otherwise (another process, a tab
   still connected, e.g. a colleague's) the run is replayed from the run history, at that step.
-- The page writes the URL after drawing, only when it changed, and reads it only when it differs
-  from what the page last wrote: so a reload or a pasted link is followed, and the page's own
-  updates never send it back to an old step.
+- The inspector's script writes the URL (`history.replaceState`) when the page draws: writing
+  `st.query_params` instead made the whole Streamlit app re-render in the browser on every Step
+  (bench/ui_step.py: ~20 ms a Step) and pushed a browser-history entry per Step.
+- The page follows a URL only when it is neither the one this tab last received nor the one it
+  last wrote: Streamlit keeps sending a tab's first query string on later reruns, and a rerun
+  must never send the view back to an old step or reopen a replaced run.
 
 The rules are pure functions (`parse_link`, `link_for`, `placement`); `open_from_url` and
 `sync_url` are the Streamlit side.
@@ -24,8 +27,10 @@ from typing import Any, Mapping, NamedTuple, Optional
 
 RUN_PARAM = "run"
 STEP_PARAM = "step"
-SYNCED_KEY = "_run_link_synced"
-"""The query parameters the page last wrote or followed (per browser session)."""
+WRITTEN_KEY = "_run_link_written"
+"""The query parameters the page last wrote (per browser session)."""
+RECEIVED_KEY = "_run_link_received"
+"""The query parameters the page last received (per browser session)."""
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 MAX_STEP_CHARS = 6
 
@@ -76,6 +81,14 @@ def link_for(session: Any, travel: Optional[int]) -> dict[str, str]:
     return {RUN_PARAM: seg.run_id, STEP_PARAM: str(viewed_step(session, travel))}
 
 
+def link_query(session: Any, travel: Optional[int]) -> str:
+    """`link_for` as the URL's query string ("" for none), for the inspector's script to write."""
+    from urllib.parse import urlencode
+
+    params = link_for(session, travel)
+    return "?" + urlencode(params) if params else ""
+
+
 def placement(totals: list[int], step: Optional[int]) -> tuple[int, Optional[int], Optional[str]]:
     """Where to put a replayed chain of runs (`totals`: each run's recorded steps, oldest first)
     to show `step`: (steps into the last run, time-travel index or None, a note when the step
@@ -116,9 +129,10 @@ def open_from_url(session: Any) -> Any:
     from ui.streamlit_state import flash, friendly
 
     params = _params()
-    if RUN_PARAM not in params or params == st.session_state.get(SYNCED_KEY):
+    known = (st.session_state.get(RECEIVED_KEY), st.session_state.get(WRITTEN_KEY))
+    st.session_state[RECEIVED_KEY] = params
+    if RUN_PARAM not in params or params in known:
         return session
-    st.session_state[SYNCED_KEY] = params
     link = parse_link(params)
     messages = list(link.problems)
     try:
@@ -197,13 +211,9 @@ def _open(session: Any, link: Link) -> list[str]:
     return [f"The link's step: {note}"] if note else []
 
 
-def sync_url(session: Any, travel: Optional[int]) -> None:
-    """Make the URL name what the page shows (only when that changed)."""
+def remember_link(session: Any, travel: Optional[int]) -> None:
+    """What the inspector writes into the URL for this view (see `link_query`): a rerun that
+    sends it back is not a link to follow."""
     import streamlit as st
 
-    wanted = link_for(session, travel)
-    if _params() == wanted:
-        st.session_state[SYNCED_KEY] = wanted
-        return
-    st.query_params.from_dict(wanted)
-    st.session_state[SYNCED_KEY] = wanted
+    st.session_state[WRITTEN_KEY] = link_for(session, travel)

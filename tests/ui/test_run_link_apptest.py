@@ -2,18 +2,31 @@
 a colleague's link) opens that run at that step, and a bad link gets a message."""
 from __future__ import annotations
 
+import json
+from urllib.parse import parse_qs
+
 import pytest
 
 from rag.demo import load_demo_questions
 from tests.support.apptest import control_enabled, press, travel_to_step
 from tests.ui.test_debugger_apptest import CURRENT_FILL, DONE_FILL, dot_of, node_fill, problems, texts
 from tests.ui.test_history_apptest import new_app
+from ui.panels.inspector import COMPONENT_NAME
 
 
-def _reload(at):
-    """A new browser session on the same URL (what F5 or a pasted link gives)."""
+def link(at) -> dict:
+    """The query parameters the inspector writes into the URL ({} for none)."""
+    for element in at.main:
+        proto = getattr(element, "proto", None)
+        if getattr(proto, "component_name", None) == COMPONENT_NAME:
+            return {k: v[-1] for k, v in parse_qs(json.loads(proto.json)["link"].lstrip("?")).items()}
+    raise AssertionError("no inspector on the page")
+
+
+def _reload(at, params=None):
+    """A new browser session on the page's URL (what F5 or a pasted link gives)."""
     fresh = new_app()
-    for key, value in at.query_params.items():
+    for key, value in (params or link(at)).items():
         fresh.query_params[key] = value
     return fresh.run()
 
@@ -28,7 +41,7 @@ def test_a_reload_mid_run_opens_the_run_at_the_same_step(env):
     press(at, "step")
     press(at, "step")
     run_id = at.session_state["debug_session"].current.run_id
-    assert dict(at.query_params) == {"run": run_id, "step": "2"}
+    assert link(at) == {"run": run_id, "step": "2"}
 
     again = _reload(at)
     assert not problems(again), problems(again)
@@ -37,7 +50,7 @@ def test_a_reload_mid_run_opens_the_run_at_the_same_step(env):
     assert "never finished" in texts(again)  # the recording stops where the run was left
     dot = dot_of(again)
     assert node_fill(dot, "retrieve_initial") == DONE_FILL and node_fill(dot, "grade_documents") == CURRENT_FILL
-    assert dict(again.query_params) == {"run": run_id, "step": "2"}
+    assert link(again) == {"run": run_id, "step": "2"}
 
 
 def test_a_link_to_a_past_step_of_a_resumed_run_travels_there(env):
@@ -50,9 +63,9 @@ def test_a_link_to_a_past_step_of_a_resumed_run_travels_there(env):
     press(at, "continue")
     session = at.session_state["debug_session"]
     total = len(session.all_steps())
-    assert dict(at.query_params) == {"run": session.current.run_id, "step": str(total)}
+    assert link(at) == {"run": session.current.run_id, "step": str(total)}
     travel_to_step(at, 1)
-    assert at.query_params["step"] == "2"
+    assert link(at)["step"] == "2"
 
     again = _reload(at)
     assert not problems(again), problems(again)
@@ -66,7 +79,7 @@ def test_a_link_into_the_session_itself_travels_live(env):
     at = new_app().run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "continue")
-    at.query_params["step"] = "1"  # the same session follows a changed link
+    at.query_params.update({**link(at), "step": "1"})  # the same tab follows a changed link
     at.run()
     assert "Viewing the state after step 1" in texts(at)
     assert not at.session_state["debug_session"].replay_mode
@@ -85,7 +98,7 @@ def test_a_bad_link_gets_a_message_not_a_traceback(env, params, message):
     assert not problems(at), problems(at)
     assert message in _warnings(at)
     assert "No run yet" in texts(at)
-    assert dict(at.query_params) == {}  # the page no longer claims to show that run
+    assert link(at) == {}  # the page no longer claims to show that run
 
 
 def test_a_step_beyond_the_run_shows_its_last_step(env):
@@ -93,9 +106,23 @@ def test_a_step_beyond_the_run_shows_its_last_step(env):
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "continue")
     total = len(at.session_state["debug_session"].all_steps())
-    at.query_params["step"] = "999"
-    again = _reload(at)
+    again = _reload(at, {**link(at), "step": "999"})
     assert not problems(again)
     assert f"this run has {total} steps" in _warnings(again)
     assert "Result: answer" in texts(again)
-    assert again.query_params["step"] == str(total)
+    assert link(again)["step"] == str(total)
+
+
+def test_a_link_is_followed_once_and_never_pulls_the_page_back(env):
+    at = new_app().run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    press(at, "step")
+    again = _reload(at)  # Streamlit keeps sending this first query string on every rerun
+    assert again.session_state["debug_session"].replay_mode
+    again.button(key="exit_replay").click().run()
+    demo = next(d for d in load_demo_questions() if d.expected_route == "no_knowledge")
+    again.button(key=f"demo_{demo.id}").click().run()
+    press(again, "step")
+    session = again.session_state["debug_session"]
+    assert not session.replay_mode and session.question == demo.question
+    assert link(again) == {"run": session.current.run_id, "step": "1"}

@@ -24,6 +24,7 @@ from ui.panels.controls import controls_html, queue_action
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
+from ui.run_link import link_query
 from ui.session import DebugSession, route_decision
 
 COMPONENT_NAME = "rag_debugger_inspector"
@@ -135,6 +136,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
         "step": step_html(record, progress_table=step_progress),
         "evidence": evidence_html(values) if seg else "",
         "progress": "",
+        "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
     }
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
