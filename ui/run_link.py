@@ -17,8 +17,8 @@ to a colleague) lost the run and showed "No run yet". The URL is the only thing 
   last wrote: Streamlit keeps sending a tab's first query string on later reruns, and a rerun
   must never send the view back to an old step or reopen a replaced run.
 
-The rules are pure functions (`parse_link`, `link_for`, `placement`); `open_from_url` and
-`sync_url` are the Streamlit side.
+The rules are pure functions (`parse_link`, `link_for`, `link_query`, `placement`);
+`open_from_url` and `remember_link` are the Streamlit side.
 """
 from __future__ import annotations
 
