@@ -86,3 +86,29 @@ def test_reload_and_links_open_the_run_at_the_step(tmp_path):
         page.get_by_text("Hide abandoned runs").first.click()
         page.get_by_text("Every run in the history was abandoned").first.wait_for(timeout=15_000)
         assert not page.get_by_text("Traceback").count()
+
+
+def test_a_reload_at_a_hitl_question_can_still_answer_it(tmp_path):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "clarify" and d.hitl_answer)
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        page.locator('button[data-action="continue"]').first.click()
+        page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
+        page.wait_for_url(re.compile(r"[?&]run=main-"), timeout=15_000)
+        wait_idle(page)
+
+        page.reload(wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)  # live, not a recording
+        assert not page.get_by_text("Replay — recorded run").count()
+        page.get_by_label("Answer").fill(demo.hitl_answer)
+        page.get_by_role("button", name="Send answer").click()
+        page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        page.wait_for_url(re.compile(r"[?&]run=resume-"), timeout=15_000)  # the link follows the newest run
+        assert not page.get_by_text("Traceback").count()
