@@ -157,7 +157,7 @@ def _take_over(session: Any, run_id: str) -> Any:
 
     if session.segments:
         return session
-    found = run_owners.adoptable(run_id)
+    found = run_owners.adoptable(run_id, session.browser_id)
     if found is None:
         return session
     run_owners.hand_over(found, session.client_id)

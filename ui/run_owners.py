@@ -59,10 +59,25 @@ def left_behind(owners: Mapping[str, Owner], is_active: Callable[[str], bool]) -
     return abandon, forget
 
 
-def adoptable(run_id: str, is_active: Callable[[str], bool] = None) -> Any:
-    """The session holding `run_id` when the tab that drove it is gone (a reload): the new tab
-    may take it over and go on live. None when nobody holds it, or its tab is still connected
-    (a colleague's link must not take over someone's run: that opens a replay)."""
+def browser_token(cookie: Optional[str]) -> Optional[str]:
+    """The browser's token from Streamlit's `_streamlit_xsrf` cookie (Tornado's format
+    `2|mask|masked token|time`), or None. The cookie is masked anew on every page load; the token
+    under it stays the same for one browser, so it tells a reload from another person's browser."""
+    try:
+        version, mask, masked, _ = str(cookie).split("|")
+        if version != "2":
+            return None
+        key, data = bytes.fromhex(mask), bytes.fromhex(masked)
+        return bytes(b ^ key[i % len(key)] for i, b in enumerate(data)).hex() if key and data else None
+    except (ValueError, TypeError):
+        return None
+
+
+def adoptable(run_id: str, browser: Optional[str] = None, is_active: Callable[[str], bool] = None) -> Any:
+    """The session holding `run_id` when the tab that drove it is gone and `browser` is the
+    browser that drove it (a reload): the new tab may take it over and go on live. None when
+    nobody holds it, its tab is still connected, or another browser asks (a colleague's link must
+    not take over someone's run, nor the model key typed into it: that opens a replay)."""
     is_active = is_active or _is_active
     with _lock:
         owner = _owners.get(run_id)
@@ -70,6 +85,8 @@ def adoptable(run_id: str, is_active: Callable[[str], bool] = None) -> Any:
     if session is None or owner.client_id is None or is_active(owner.client_id):
         return None
     if run_id not in {seg.run_id for seg in getattr(session, "segments", ())}:
+        return None
+    if getattr(session, "browser_id", None) != browser:
         return None
     return session
 

@@ -140,6 +140,9 @@ class DebugSession:
         session is left behind (a reload, a closed tab; see ui/run_owners.py)."""
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
+        self.browser_id: Optional[str] = None
+        """Which browser drives it (`ui.run_owners.browser_token`), when known: only the same
+        browser may take the session over after a reload."""
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:

@@ -39,7 +39,7 @@ def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
-        session.client_id = _client_id()
+        session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
     return session
 
@@ -50,6 +50,16 @@ def _client_id():
 
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else None
+
+
+def browser_id():
+    """This browser's token (ui/run_owners.py), None when Streamlit sets no XSRF cookie."""
+    from ui.run_owners import browser_token
+
+    try:
+        return browser_token(st.context.cookies.get("_streamlit_xsrf"))
+    except Exception:  # noqa: BLE001 - no request context (AppTest): unknown
+        return None
 
 
 def reset_session() -> DebugSession:

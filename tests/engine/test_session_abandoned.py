@@ -90,13 +90,15 @@ def test_the_next_start_abandons_what_a_previous_process_left_running(tmp_path):
 
 def test_a_reloaded_tab_takes_over_the_session_its_page_left_behind(settings, history):
     session = DebugSession(settings, history=history)
-    session.client_id = "old-tab"
+    session.client_id, session.browser_id = "old-tab", "browser-a"
     session.start(QUESTION)
     session.step()
     run_id = session.current.run_id
     assert run_owners.adoptable(run_id, is_active=lambda client: True) is None  # a colleague's link: no
     assert run_owners.adoptable("main-unknown", is_active=lambda client: False) is None
-    found = run_owners.adoptable(run_id, is_active=lambda client: client != "old-tab")
+    gone = lambda client: client != "old-tab"  # noqa: E731
+    assert run_owners.adoptable(run_id, "browser-b", is_active=gone) is None  # another person's browser
+    found = run_owners.adoptable(run_id, "browser-a", is_active=gone)
     assert found is session
     run_owners.hand_over(found, "new-tab")
     assert run_owners.sweep(history, is_active=lambda client: client != "old-tab") == []  # driven again
@@ -104,3 +106,11 @@ def test_a_reloaded_tab_takes_over_the_session_its_page_left_behind(settings, hi
     assert len(found.current.stepper.steps) == 2 and history.get_run(run_id).status == "running"
     found.start(QUESTION)  # replaced: nobody can take the old run over any more
     assert run_owners.adoptable(run_id, is_active=lambda client: False) is None
+
+
+def test_the_browser_token_is_the_same_under_every_mask():
+    a = "2|b311d27a|f2b4dc2c2c63806ab08f72351bc5e31b|1796288433"
+    b = "2|42ea8e42|034f8014dd98dc5241742e0dea3ebf23|1796288433"
+    assert run_owners.browser_token(a) == run_owners.browser_token(b) == "41a50e569f725210039ea04fa8d43161"
+    for bad in (None, "", "garbage", "2|zz|zz|1", "1|00|00|0"):
+        assert run_owners.browser_token(bad) is None

@@ -102,6 +102,13 @@ def test_a_reload_at_a_hitl_question_can_still_answer_it(tmp_path):
         page.wait_for_url(re.compile(r"[?&]run=main-"), timeout=15_000)
         wait_idle(page)
 
+        colleague = page.context.browser.new_context().new_page()  # another browser, same link
+        colleague.goto(page.url, wait_until="domcontentloaded")
+        wait_idle(colleague)
+        colleague.get_by_text("Replay — recorded run").first.wait_for(timeout=30_000)  # never the owner's session
+        colleague.get_by_text("The workflow asked (clarify) — recorded").first.wait_for(timeout=5_000)
+        colleague.close()
+
         page.reload(wait_until="domcontentloaded")
         wait_idle(page)
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)  # live, not a recording
