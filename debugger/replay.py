@@ -232,6 +232,13 @@ class ReplayStepper:
         return self._pos
 
     @property
+    def cut_short(self) -> bool:
+        """The recording stops before the graph's end with no failed step: the run was paused
+        (or abandoned) there. Its end is then not a finish: there is no outcome to show."""
+        last = self.all_steps[-1] if self.all_steps else None
+        return bool(self.path[-1].next) and not (last is not None and last.error)
+
+    @property
     def done(self) -> bool:
         return self._pos >= len(self.all_steps)
 

@@ -14,6 +14,7 @@ from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.run_link import open_from_url, remember_link
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
@@ -151,7 +152,8 @@ def render_replay_banner(session: DebugSession) -> None:
             origin = "imported file" if info.origin == "imported" else "this app's history"
             st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
                        f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
-                       f"{seg.stepper.total_steps} steps")
+                       f"{seg.stepper.total_steps} steps"
+                       + ("" if info.status == "done" else f" · status {info.status}"))
         st.button("⏏ Leave replay", key="exit_replay", on_click=on_exit_replay,
                   help="Back to live debugging; the recorded run stays in the history")
 
@@ -228,6 +230,10 @@ def render_page() -> None:
     """The page body below its heading (pages/debugger.py draws the heading before this module's
     imports, so the first paint does not wait for LangGraph)."""
     session = get_session()
+    followed = open_from_url(session)  # a reload, a bookmark or a link: ?run=<id>&step=<n>
+    if followed is not session:  # a reload took its run over: the box shows that run's question
+        session = followed
+        st.session_state[QUESTION_KEY] = session.question
     render_question(session)
     workbench()
 
@@ -254,5 +260,6 @@ def _workbench() -> None:
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, box=_question())
+    remember_link(session, travel)  # the inspector writes it into the URL
     if session.current and full_state_wanted():
         render_full_state(values)

@@ -25,6 +25,8 @@ from rag.runs.history import HistoryDamagedError, RunHistory
 
 log = logging.getLogger("rag_debugger.history")
 
+log = logging.getLogger(__name__)
+
 ENV_DB = "RAG_HISTORY_DB"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
 
@@ -67,6 +69,7 @@ def history(path: Optional[str | Path] = None) -> RunHistory:
                 _give_up(resolved, f"{type(exc).__name__}: {exc}")
                 raise
             _histories[resolved] = found
+            abandon_leftovers(found)
         return found
 
 
@@ -83,6 +86,20 @@ def problem(path: Optional[str | Path] = None) -> Optional[str]:
             return _problems[resolved]
         found = _histories.get(resolved)
         return found.damage if found is not None else None
+
+
+def abandon_leftovers(found: RunHistory) -> None:
+    """On the first open in this process, every run still `running` was left by a previous
+    process (a restart, a killed server): none of them can go on, so they are marked abandoned.
+    Limit: two servers sharing one history file mark each other's unfinished runs at start
+    (a run that then finishes still records its outcome)."""
+    try:
+        marked = found.mark_abandoned()
+    except Exception:  # noqa: BLE001 - the history is a record; the app starts anyway
+        log.warning("could not mark the previous process's unfinished runs abandoned", exc_info=True)
+        return
+    if marked:
+        log.info("marked %d unfinished run(s) of a previous process abandoned", len(marked))
 
 
 def close_all() -> None:

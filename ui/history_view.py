@@ -21,6 +21,7 @@ AT_STEP_KEY = "history_at_step"
 UPLOAD_KEY = "history_upload"
 CONFIRM_KEY = "history_confirm_delete"
 GOTO_KEY = "history_goto_debugger"
+HIDE_ABANDONED_KEY = "history_hide_abandoned"
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 RUN_COLUMNS = ["question", "route", "status", "provider", "prompt version", "duration (ms)", "date", "kind",
                "origin", "run id"]
@@ -59,7 +60,8 @@ def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
 def run_label(info: RunInfo) -> str:
     route = f" → {info.route}" if info.route else ""
     origin = " · imported" if info.origin == "imported" else ""
-    return f"{_date(info.created_at)} · {info.kind}{route} · {info.question[:70]}{origin}"
+    status = f" · {info.status}" if info.status in ("abandoned", "running", "error") else ""
+    return f"{_date(info.created_at)} · {info.kind}{route} · {info.question[:70]}{origin}{status}"
 
 
 # ----- actions (pure enough to test without Streamlit) ---------------------------------------
@@ -160,6 +162,9 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
                    f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}")
         if info.error:
             st.warning(f"This run failed: {as_text(info.error)}")
+        if info.status == "abandoned":
+            st.caption(f"Abandoned {_date(info.finished_at)} UTC: it never finished (the app restarted, the page was "
+                       "reloaded or closed, or a new run replaced it). Its recorded steps can still be replayed.")
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help="0 = before the first node; time travel works from there too")
@@ -205,14 +210,28 @@ def render_page() -> None:
     show_flash()
     try:
         history = _store()
-        runs = history.list_runs()
+        history.list_runs(limit=1)  # a damaged file shows here, before anything is drawn
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
         render_unusable(exc)
         return
+    from ui.run_owners import sweep
+
+    sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
     st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")
     render_tools()
+    hide = st.toggle("Hide abandoned runs", key=HIDE_ABANDONED_KEY,
+                     help="Runs that never finished: the app restarted, the page was reloaded or closed, or a new "
+                          "run replaced them")
+    try:
+        runs = history.list_runs(hide_abandoned=hide)
+    except Exception as exc:  # noqa: BLE001 - damage met while reading: say so, keep the app
+        render_unusable(exc)
+        return
     if not runs:
-        st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")
+        if hide and history.list_runs(limit=1):
+            st.info("Every run in the history was abandoned; turn off “Hide abandoned runs” to see them.")
+        else:
+            st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")
         return
     st.dataframe(runs_frame(runs), hide_index=True, width="stretch", key="history_runs")
     by_id = {r.run_id: r for r in runs}

@@ -7,7 +7,9 @@ never see each other's runs. Streamlit-free on purpose: the pages render it, tes
 Recording: with a `RunHistory`, every segment is a run of the history (`record_start` when it
 starts, `record_finish` when it ends or fails; a resume links to its parent run), on the history's
 own checkpointer, so the history page can list, export and replay it after a restart. Recording
-never breaks debugging: a failing history write is logged and the run goes on.
+never breaks debugging: a failing history write is logged and the run goes on. A run that never
+finishes is marked abandoned when a new run or a replay replaces it, or when its tab is gone
+(ui/run_owners.py).
 
 Replay: `open_replay` puts `ReplayStepper`s (same surface as `GraphStepper`) in place of live
 steppers. Nothing is executed in that mode, so Run and HITL answers are refused with a message;
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord, Stepper, graph_to_dot
+from debugger.position import marks_after
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -31,6 +34,7 @@ from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
 from rag.errors import UserInputError  # noqa: F401 - re-exported from its old home
+from ui import run_owners
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -122,6 +126,14 @@ class DebugSession:
         self._pending_lock = threading.Lock()
         self._runs_started = 0
         self._result_cache: Optional[tuple] = None
+        self.open_runs: set[str] = set()
+        """Recorded live runs that have not finished: abandoned when replaced, or when this
+        session is left behind (a reload, a closed tab; see ui/run_owners.py)."""
+        self.client_id: Optional[str] = None
+        """The Streamlit session id of the browser tab driving this session, when known."""
+        self.browser_id: Optional[str] = None
+        """Which browser drives it (`ui.run_owners.browser_token`), when known: only the same
+        browser may take the session over after a reload."""
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -203,6 +215,16 @@ class DebugSession:
             seg.run_id = info.run_id
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
             log.warning("could not record the start of a run", exc_info=True)
+            return
+        self.open_runs.add(info.run_id)
+        run_owners.claim(info.run_id, self, self.client_id)
+        run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
+
+    def _abandon_open_runs(self) -> None:
+        """A new run or a replay replaces this session's runs: the unfinished ones are abandoned."""
+        run_owners.release(seg.run_id for seg in self.segments if seg.run_id)
+        if self.open_runs:
+            abandon_runs(self.history, self.open_runs)
 
     def _record_progress(self, seg: Segment) -> None:
         """Close the segment's run in the history when it finished or failed (again after a retry)."""
@@ -213,6 +235,8 @@ class DebugSession:
             return
         progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
         duration = sum(rec.duration_ms for rec in stepper.steps)
+        if stepper.done:
+            self.open_runs.discard(seg.run_id)
         try:
             if stepper.done:
                 self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
@@ -235,6 +259,7 @@ class DebugSession:
             text = validate_text(question, what="question", limit=self.settings.max_question_chars)
         except InvalidQuestionError as exc:
             raise UserInputError(str(exc)) from None
+        self._abandon_open_runs()
         self.question = text
         return self._new_segment("main", initial_state(text), "main run")
 
@@ -290,7 +315,7 @@ class DebugSession:
         """The client-facing result of the current segment once it has finished. Built once per
         finished position: the page asks for it several times per rerun (HITL panel, inspector)."""
         seg = self.current
-        if not seg or not seg.stepper.done:
+        if not seg or not seg.stepper.done or self.cut_short:
             return None
         key = (id(seg), seg.stepper.thread_id, len(seg.stepper.steps))
         if self._result_cache is not None and self._result_cache[0] == key:
@@ -301,6 +326,12 @@ class DebugSession:
             result["retriever"] = "recorded (replay)"
         self._result_cache = (key, result)
         return dict(result)
+
+    @property
+    def cut_short(self) -> bool:
+        """A replayed run whose recording stops before the graph's end (it never finished)."""
+        seg = self.current
+        return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
 
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()
@@ -342,6 +373,7 @@ class DebugSession:
             raise UserInputError(f"this run cannot be replayed: {exc}") from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
+        self._abandon_open_runs()
         self.history = self.history or history
         self.segments = segments
         self.question = chain[0].question
@@ -396,34 +428,55 @@ class DebugSession:
 
     def exit_replay(self) -> None:
         """Leave replay mode: an empty live session (the recorded run stays in the history)."""
+        self._abandon_open_runs()
         self.segments = []
         self.question = ""
         self.replay_mode = False
 
     # ----- drawing ------------------------------------------------------------------------
-    def dot(self, kind: Optional[str] = None) -> str:
-        """DOT of the current segment's graph with the next nodes and the nodes already run."""
+    def viewed(self, travel: Optional[int] = None) -> tuple[Optional[Segment], int]:
+        """The run a view shows and how many of its steps had run: the current position, or
+        after step `travel` (0-based over the session's steps, as the timeline numbers them)."""
         seg = self.current
-        kind = kind or (seg.kind if seg else "main")
-        graph = seg.graph if seg and seg.kind == kind and seg.graph is not None else shared_graph(kind, self.checkpointer)
-        current: tuple[str, ...] = ()
-        done: set[str] = set()
-        fanout = []
-        if seg and seg.kind == kind:
-            current = seg.stepper.next_nodes
-            for rec in seg.stepper.steps:
-                done.update(rec.nodes)
-            if done and seg.stepper.done:
-                done.add("__end__")
-            done.add("__start__")
-            lanes = max((len(r.lanes) for r in seg.stepper.steps if "rag_sub_agent" in r.nodes), default=0)
-            lanes = lanes or sum(1 for n in current if n == "rag_sub_agent")
-            fanout = [(src, dst, lanes or None) for src, dst in FANOUT_EDGES]
-        else:
-            fanout = list(FANOUT_EDGES)
+        if seg is None or travel is None or travel < 0:
+            return seg, len(seg.stepper.steps) if seg else 0
+        for candidate in self.segments:
+            count = len(candidate.stepper.steps)
+            if travel < count:
+                return candidate, travel + 1
+            travel -= count
+        return seg, len(seg.stepper.steps)
+
+    def dot(self, travel: Optional[int] = None) -> str:
+        """DOT of the graph the viewed step ran in (main or resume), with what had run by then
+        and what ran next: the current position, or after step `travel` (time travel)."""
+        seg, steps = self.viewed(travel)
+        kind = seg.kind if seg else "main"
+        graph = seg.graph if seg and seg.graph is not None else shared_graph(kind, self.checkpointer)
         title = "RAG workflow" if kind == "main" else "HITL resume path"
-        return graph_to_dot(_drawn(graph), current=current, done=done, fanout_edges=fanout, docs=_NODE_DOCS,
-                            title=title)
+        if seg is None:
+            return graph_to_dot(_drawn(graph), fanout_edges=FANOUT_EDGES, docs=_NODE_DOCS, title=title)
+        stepper = seg.stepper
+        # the head's view, except at a replay's end, where a recording cut short still knows
+        # (from its last record) which node was about to run
+        latest = steps == len(stepper.steps) and not (seg.replay and stepper.done)
+        marks = marks_after(stepper.steps, steps, next_now=stepper.next_nodes if latest else None,
+                            finished_now=stepper.done if latest else None)
+        fanout = [(src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES]
+        return graph_to_dot(_drawn(graph), current=marks.current, done=marks.done, fanout_edges=fanout,
+                            docs=_NODE_DOCS, title=title)
+
+def abandon_runs(history: Any, run_ids: set) -> None:
+    """Mark unfinished runs abandoned in the history and forget them; never raises."""
+    ids = list(run_ids)
+    run_ids.clear()
+    run_owners.release(ids)
+    if history is None or not ids:
+        return
+    try:
+        history.mark_abandoned(ids)
+    except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
+        log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
 
 
 def run_chain(history: Any, run_id: str) -> list:

@@ -46,8 +46,27 @@ def get_session() -> DebugSession:
         from ui.session import DebugSession  # LangGraph and the engine load here, after the first paint
 
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
+        session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
     return session
+
+
+def _client_id():
+    """This browser tab's Streamlit session id (to tell when it is gone: ui/run_owners.py)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def browser_id():
+    """This browser's token (ui/run_owners.py), None when Streamlit sets no XSRF cookie."""
+    from ui.run_owners import browser_token
+
+    try:
+        return browser_token(st.context.cookies.get("_streamlit_xsrf"))
+    except Exception:  # noqa: BLE001 - no request context (AppTest): unknown
+        return None
 
 
 def reset_session() -> DebugSession:

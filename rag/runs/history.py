@@ -33,7 +33,9 @@ from rag.schemas import ProgressStep
 from rag.errors import HistoryDamagedError, UnknownRunError  # noqa: F401 - re-exported from their old home
 
 RunKind = Literal["main", "resume"]
-RunStatus = Literal["running", "done", "error"]
+RunStatus = Literal["running", "done", "error", "abandoned"]
+"""`abandoned`: the run never finished (the app restarted, the page was reloaded or closed, or a new
+run replaced it); `finished_at` says when it was marked so."""
 RunOrigin = Literal["live", "imported"]
 
 _COLUMNS = (
@@ -301,6 +303,28 @@ class RunHistory:
         )
         return self.get_run(run_id)
 
+    def mark_abandoned(self, run_ids: Optional[Iterable[str]] = None, *, at: Optional[str] = None) -> list[str]:
+        """Mark runs that are still `running` as `abandoned`, with `finished_at` = when (now by
+        default); `run_ids=None` means every running run. Finished or failed runs are left alone,
+        so a late or repeated call cannot rewrite an outcome. Returns the ids marked."""
+        if self._closed:
+            raise RuntimeError("this RunHistory is closed")
+        when = at or _now()
+        with self._saver.cursor() as cur:  # one transaction: select and update under the saver's lock
+            if run_ids is None:
+                cur.execute("SELECT run_id FROM runs WHERE status='running'")
+            else:
+                ids = list(dict.fromkeys(run_ids))
+                if not ids:
+                    return []
+                cur.execute(f"SELECT run_id FROM runs WHERE status='running' AND run_id IN "
+                            f"({', '.join('?' for _ in ids)})", ids)
+            found = [row[0] for row in cur.fetchall()]
+            if found:
+                cur.execute(f"UPDATE runs SET status='abandoned', finished_at=? WHERE status='running' AND run_id IN "
+                            f"({', '.join('?' for _ in found)})", [when, *found])
+        return found
+
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
         """Insert a finished run that came from an export document (see `rag.runs.export.import_run`)."""
         info = info.model_copy(update={"origin": "imported"})
@@ -319,9 +343,10 @@ class RunHistory:
         data.pop("document_json", None)
         return RunInfo.model_validate(data)
 
-    def list_runs(self, *, limit: Optional[int] = None) -> list[RunInfo]:
-        """Runs, newest first."""
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs ORDER BY created_at DESC, rowid DESC"
+    def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False) -> list[RunInfo]:
+        """Runs, newest first; without the abandoned ones when `hide_abandoned`."""
+        where = " WHERE status<>'abandoned'" if hide_abandoned else ""
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY created_at DESC, rowid DESC"
         params: tuple = ()
         if limit is not None:
             sql += " LIMIT ?"

@@ -26,6 +26,7 @@ from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
+from ui.run_link import link_query
 from ui.session import DebugSession, route_decision
 
 COMPONENT_NAME = "rag_debugger_inspector"
@@ -144,7 +145,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
     if travel is None:
         head += result_html(session.result())
-    dot = session.dot(seg.kind if seg else "main")
+    dot = session.dot(travel)
     svg = dot_to_svg(dot)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
@@ -163,6 +164,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "step": step_html(record, progress_table=step_progress),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
+        "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
     }
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
@@ -176,7 +178,9 @@ def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint
     if not seg:
         return f'<div class="rdi-position">No run yet · {esc(idle_hint)}</div>'
     chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
-    if seg.stepper.done:
+    if seg.stepper.done and session.cut_short:
+        where = "end of the recording: the run stopped here and never finished"
+    elif seg.stepper.done:
         where = "finished"
     else:
         nxt = seg.stepper.next_nodes

@@ -23,6 +23,12 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     }
   }
   followQuestionBox(root);
+  // The URL names the run and the step shown (ui/run_link.py), so a reload or a shared link opens
+  // them; replaceState, so the browser history gets no entry per Step and Streamlit re-renders nothing.
+  if (typeof data.link === "string" && window.location.search !== data.link) {
+    const url = window.location.pathname + data.link + window.location.hash;
+    window.history.replaceState(window.history.state, "", url);
+  }
   if (!root.__wired) {
     root.__wired = true;
     const travel = (el) => root.__setTrigger("travel", Number(el.dataset.travel));
