@@ -24,12 +24,30 @@ def cache_root() -> Path:
     return Path(base) / "rag-debugger"
 
 
+def kbs_root() -> Path:
+    """Where the app's named knowledge bases live: `<cache>/kbs/<name>/docs` (the uploaded files)
+    beside `<cache>/kbs/<name>/store` (their chunks, parents included, and vectors)."""
+    return cache_root() / "kbs"
+
+
+def named_kb_of(kb_dir: Path) -> str | None:
+    """The name of an app-managed knowledge base when `kb_dir` is its `docs` folder, else None."""
+    kb_dir = Path(kb_dir).expanduser().resolve()
+    root = kbs_root().expanduser().resolve()
+    if kb_dir.name == "docs" and kb_dir.parent.parent == root:
+        return kb_dir.parent.name
+    return None
+
+
 def default_store_dir(kb_dir: Path) -> Path:
-    """The store of a knowledge-base folder. The bundled KB ships its own; any other folder gets
-    one in the cache keyed by its absolute path, so user documents are never written into."""
+    """The store of a knowledge-base folder. The bundled KB ships its own; a named knowledge base
+    of the app keeps its store beside its documents; any other folder gets one in the cache keyed
+    by its absolute path, so user documents are never written into."""
     kb_dir = Path(kb_dir).resolve()
     if kb_dir == BUNDLED_KB_DIR.resolve():
         return BUNDLED_INDEX_DIR
+    if named_kb_of(kb_dir) is not None:
+        return kb_dir.parent / "store"
     digest = hashlib.sha1(str(kb_dir).encode("utf-8")).hexdigest()[:12]
     return cache_root() / "stores" / f"{kb_dir.name or 'kb'}-{digest}"
 
