@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from rag.errors import UserInputError
 from rag.ingest.store import MANIFEST, Store
-from rag.retrieval.paths import BUNDLED_KB_DIR, kbs_root, named_kb_of
+from rag.retrieval.paths import kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 NAME_RULE = "1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit"
@@ -150,16 +150,3 @@ def file_rows(name: str, skipped: Optional[dict[str, str]] = None) -> list[FileR
         else:
             rows.append(FileRow(filename=filename, status="waiting", reason="not ingested yet"))
     return rows
-
-
-def kb_label(kb_dir: Optional[Path]) -> str:
-    """How a person names the knowledge base a setting points at."""
-    if not kb_dir:
-        return "bundled demo (zh/en)"
-    path = Path(kb_dir).expanduser()
-    name = named_kb_of(path)
-    if name is not None:
-        return name
-    if path.resolve() == BUNDLED_KB_DIR.resolve():
-        return "bundled demo (zh/en)"
-    return f"folder {path.name or path}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Optional
 
 from rag.settings import DATA_DIR
 
@@ -56,3 +57,17 @@ def fallback_store_dir(store_dir: Path) -> Path:
     """Where to write when `store_dir` is read-only (e.g. the bundled index inside site-packages)."""
     digest = hashlib.sha1(str(Path(store_dir).resolve()).encode("utf-8")).hexdigest()[:12]
     return cache_root() / "stores" / f"readonly-{digest}"
+
+
+def kb_label(kb_dir: Optional[Path]) -> str:
+    """How a person names the knowledge base a setting points at (the sidebar shows it on every
+    page, so this stays light: no store is opened)."""
+    if not kb_dir:
+        return "bundled demo (zh/en)"
+    path = Path(kb_dir).expanduser()
+    name = named_kb_of(path)
+    if name is not None:
+        return name
+    if path.resolve() == BUNDLED_KB_DIR.resolve():
+        return "bundled demo (zh/en)"
+    return f"folder {path.name or path}"
