@@ -121,7 +121,7 @@ def _summary(state: jobs.JobState) -> str:
     if state.index_sync is not None:
         parts.append(f"Milvus: {state.index_sync.get('inserted', 0)} rows written, "
                      f"{state.index_sync.get('deleted', 0)} deleted")
-    return "Ingestion finished: " + ", ".join(parts) + f" ({report.seconds:.1f} s)."
+    return "Ingestion finished: " + ", ".join(parts) + "."
 
 
 def _files_table(name: str, state) -> pd.DataFrame:
@@ -151,7 +151,8 @@ def _progress_panel(name: str) -> None:
     elif state.status == "failed":
         st.error(_summary(state))
     else:
-        st.progress(1.0, text="Ingestion finished")
+        took = f" in {state.report.seconds:.1f} s" if state.report is not None else ""
+        st.progress(1.0, text=f"All files processed{took}")
         st.success(_summary(state))
         if state.report is not None and state.report.embedding_error:
             st.warning(f"No dense vectors: {state.report.embedding_error}. The knowledge base is searched sparse-only.")
@@ -167,11 +168,10 @@ def _progress_panel(name: str) -> None:
 
 
 def _create_form() -> None:
-    with st.form("kb_create", clear_on_submit=False, border=True):
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        c1.text_input("New knowledge base", key=NEW_NAME_KEY, placeholder="e.g. support-docs",
+    with st.form("kb_create", clear_on_submit=False, border=False):
+        st.text_input("New knowledge base", key=NEW_NAME_KEY, placeholder="e.g. support-docs",
                       help="1 to 40 characters: lowercase letters, digits, '-' and '_'")
-        c2.form_submit_button("Create", key="kb_create_submit", on_click=_on_create, width="stretch")
+        st.form_submit_button("Create", key="kb_create_submit", on_click=_on_create, type="primary")
 
 
 def _kb_panel(name: str) -> None:
@@ -179,20 +179,23 @@ def _kb_panel(name: str) -> None:
     active = settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name
     busy = jobs.is_busy(name)
 
-    c1, c2 = st.columns([1, 3], vertical_alignment="center")
+    c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
     c1.button("✅ Used by the debugger" if active else "Use in the debugger", key="kb_use", type="primary",
               disabled=active, on_click=_on_use, args=(name,), width="stretch")
     if active:
         c2.page_link("pages/debugger.py", label="Ask it a question in the step debugger", icon="🪜")
     else:
         c2.caption(f"The debugger now searches **{kb_label(settings.kb_dir)}**.")
+    c3.button("Use the bundled demo KB", key="kb_use_bundled", on_click=_on_use_bundled,
+              disabled=settings.kb_dir is None, width="stretch")
 
     with st.form("kb_upload_form", clear_on_submit=False, border=True):
-        st.file_uploader("Add documents: Markdown, text or PDF, or a .zip of them",
+        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+        c1.file_uploader("Add documents: Markdown, text or PDF, or a .zip of them",
                          type=[s.lstrip(".") for s in UPLOAD_SUFFIXES], accept_multiple_files=True,
                          key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy)
-        st.form_submit_button("Upload and ingest", key="kb_upload_submit", on_click=_on_upload, args=(name,),
-                              type="primary", disabled=busy)
+        c2.form_submit_button("Upload and ingest", key="kb_upload_submit", on_click=_on_upload, args=(name,),
+                              type="primary", disabled=busy, width="stretch")
 
     if busy:
         state = jobs.job_state(name)
@@ -214,25 +217,24 @@ def render_page() -> None:
     st.title("📚 Knowledge bases")
     show_flash()
     settings = current_settings()
-    backend = settings.retriever_backend
-    where = "Milvus (`MILVUS_URI`)" if backend == "milvus" else "this server's cache folder"
-    st.caption(f"Documents you upload are chunked, embedded and indexed in {where}; an unchanged file is "
-               "never embedded twice. Switching the debugger to a knowledge base applies to this browser session.")
-    if backend == "langchain":
+    where = "Milvus (`MILVUS_URI`)" if settings.retriever_backend == "milvus" else "this server's cache folder"
+    st.caption(f"Uploaded documents are chunked, embedded and indexed in {where}; an unchanged file is never "
+               "embedded twice. Switching the debugger applies to this browser session.")
+    if settings.retriever_backend == "langchain":
         st.info("`RAG_RETRIEVER=langchain`: the debugger searches your own retriever, not these knowledge bases.")
-    _create_form()
 
     names = list_kbs()
     if not names:
-        st.info("No knowledge base yet: create one above.")
+        st.info("No knowledge base yet: create one.")
+        _create_form()
         return
     current = named_kb_of(settings.kb_dir) if settings.kb_dir else None
     if st.session_state.get(SELECTED_KEY) not in names:
         st.session_state[SELECTED_KEY] = current if current in names else names[0]
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.selectbox("Knowledge base", names, key=SELECTED_KEY)
-    c2.button("Use the bundled demo KB", key="kb_use_bundled", on_click=_on_use_bundled,
-              disabled=settings.kb_dir is None, width="stretch")
+    with c2.popover("➕ New knowledge base", width="stretch"):
+        _create_form()
     try:
         _kb_panel(st.session_state[SELECTED_KEY])
     except UserFixableError as exc:  # e.g. the folder was removed by hand meanwhile
