@@ -92,6 +92,22 @@ def _on_reingest(name: str) -> None:
     guarded(jobs.start_ingest, name, current_settings())
 
 
+def _on_delete_kb(name: str) -> None:
+    if not st.session_state.get("kb_delete_confirm"):
+        flash("warning", "Tick the box first: deleting a knowledge base cannot be undone.")
+        return
+
+    def delete():
+        settings = current_settings()
+        jobs.delete_knowledge_base(name, settings)
+        if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
+            apply_overrides({"kb_dir": None})
+        st.session_state.pop(SELECTED_KEY, None)
+        st.session_state["kb_delete_confirm"] = False
+        flash("success", f"Knowledge base **{name}** deleted.")
+    guarded(delete)
+
+
 def _on_use(name: str) -> None:
     def use():
         folders = existing_kb(name)
@@ -204,13 +220,18 @@ def _kb_panel(name: str) -> None:
     st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
 
     files = [r.filename for r in file_rows(name)]
-    with st.expander("Manage files"):
+    with st.expander("Manage files and the knowledge base"):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
         c1.selectbox("File", files, key=DELETE_FILE_KEY, disabled=not files or busy)
         c2.button("Delete file", key="kb_delete_button", on_click=_on_delete_file, args=(name,),
                   disabled=not files or busy, width="stretch")
         c3.button("Re-ingest", key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
                   width="stretch", help="Check every file again (unchanged files cost nothing)")
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        c1.checkbox(f"Delete **{name}**: its documents, chunks and index (cannot be undone)", key="kb_delete_confirm",
+                    disabled=busy)
+        c2.button("Delete knowledge base", key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
+                  width="stretch")
 
 
 def render_page() -> None:

@@ -66,8 +66,11 @@ class JobState(BaseModel):
         return self.status in ("done", "failed")
 
     def skipped_reasons(self) -> dict[str, str]:
-        """filename → why the last ingestion skipped it (files still on disk)."""
-        return {f.filename: f.reason or "skipped" for f in self.files if f.stage == "skipped"}
+        """filename → why the last ingestion skipped it (files still on disk). The report is read
+        too, so a file skipped by a rule that emits no event is still listed with its reason."""
+        reasons = {s.filename: s.reason for s in (self.report.skipped if self.report else [])}
+        reasons.update({f.filename: f.reason or "skipped" for f in self.files if f.stage == "skipped"})
+        return reasons
 
 
 class IngestJob:
@@ -159,30 +162,36 @@ class IngestJob:
             self._set(status="failed", stage="failed", finished_at=time.time(),
                       error=f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
         finally:
-            self._save_result()
+            self._save_result()  # first: its mtime is the version other app servers compare
+            self._forget_retrievers()
             self._done.set()
+
+    def _forget_retrievers(self) -> None:
+        """Whatever was written, the next question must open the folder afresh."""
+        try:
+            from rag.retrieval import factory
+
+            factory.forget_knowledge_base(self.folders.docs)
+        except Exception:  # noqa: BLE001 - the version check of the factory catches up anyway
+            log.warning("could not drop the cached retrievers of %s", self.folders.name, exc_info=True)
 
     def _ingest(self) -> None:
         from rag.retrieval import factory
 
         embedder, embedding_error = self._embedder()
-        try:
-            report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event)
-            if embedding_error and not report.embedding_error:
-                report.embedding_error = embedding_error
-            self._set(report=report)
-            if self.settings.retriever_backend == "milvus":
-                from rag.ingest.store import Store
-                from rag.retrieval.milvus_backend import sync_collection
+        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event)
+        if embedding_error and not report.embedding_error:
+            report.embedding_error = embedding_error
+        self._set(report=report)
+        if self.settings.retriever_backend == "milvus":
+            from rag.ingest.store import Store
+            from rag.retrieval.milvus_backend import sync_collection
 
-                self._set(stage="writing the chunks to Milvus", fraction=FILES_SHARE + EMBED_SHARE)
-                client = factory.milvus_client(self.settings)
-                collection = factory.milvus_collection_of(self.settings, self.folders.docs)
-                counts = sync_collection(client, collection, Store.load(self.folders.store))
-                self._set(index_sync=counts)
-        finally:
-            # whatever was written, the next question must open the folder afresh
-            factory.forget_knowledge_base(self.folders.docs)
+            self._set(stage="writing the chunks to Milvus", fraction=FILES_SHARE + EMBED_SHARE)
+            client = factory.milvus_client(self.settings)
+            collection = factory.milvus_collection_of(self.settings, self.folders.docs)
+            counts = sync_collection(client, collection, Store.load(self.folders.store))
+            self._set(index_sync=counts)
 
     def _save_result(self) -> None:
         try:
@@ -242,3 +251,22 @@ def forget_job(name: str) -> None:
         job = _jobs.get(name)
         if job is not None and job.snapshot().finished:
             del _jobs[name]
+
+
+def delete_knowledge_base(name: str, settings: RagSettings) -> None:
+    """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
+    collection; the retrievers of this process forget it. Refused while it is being ingested."""
+    from rag.ingest.kbs import delete_kb
+    from rag.retrieval import factory
+
+    folders = existing_kb(name)
+    if is_busy(folders.name):
+        raise UserInputError(f"knowledge base {folders.name!r} is being ingested; delete it when that finishes")
+    if settings.retriever_backend == "milvus":
+        client = factory.milvus_client(settings)
+        collection = factory.milvus_collection_of(settings, folders.docs)
+        if client.has_collection(collection):
+            client.drop_collection(collection)
+    factory.forget_knowledge_base(folders.docs)
+    delete_kb(folders.name)
+    forget_job(folders.name)

@@ -17,11 +17,10 @@ from pydantic import BaseModel
 
 from rag.errors import UserInputError
 from rag.ingest.store import MANIFEST, Store
-from rag.retrieval.paths import kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
+from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 NAME_RULE = "1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit"
-LAST_INGEST = "last_ingest.json"
 MAX_KBS = 200
 
 

@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Optional
 
 from rag.retrieval.base import Retriever
-from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of
+from rag.retrieval.paths import (BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of,
+                                   named_kb_version)
 from rag.settings import RagSettings, load_settings
 
 _lock = threading.RLock()
 _kbs: dict[tuple, object] = {}
 _retrievers: dict[str, Retriever] = {}
 _retriever_kb: dict[str, str] = {}  # fingerprint -> the folder it searches, to forget one KB's retrievers
+_retriever_version: dict[str, object] = {}  # fingerprint -> `named_kb_version` of its folder when built
 _milvus_clients: dict[str, object] = {}
 
 
@@ -136,10 +138,15 @@ def get_default_retriever(settings: Optional[RagSettings] = None) -> Retriever:
     """The process-wide retriever for these settings (environment settings when None)."""
     settings = settings or load_settings()
     key = _fingerprint(settings)
+    kb_dir = kb_dir_of(settings)
+    version = named_kb_version(kb_dir)  # a named KB re-ingested, maybe by another app server
     with _lock:
+        if key in _retrievers and _retriever_version.get(key) != version:
+            forget_knowledge_base(kb_dir)
         if key not in _retrievers:
             _retrievers[key] = build_retriever(settings)
-            _retriever_kb[key] = str(kb_dir_of(settings))
+            _retriever_kb[key] = str(kb_dir)
+            _retriever_version[key] = version
         return _retrievers[key]
 
 
@@ -149,6 +156,7 @@ def clear_cache() -> None:
         _kbs.clear()
         _retrievers.clear()
         _retriever_kb.clear()
+        _retriever_version.clear()
 
 
 def forget_knowledge_base(kb_dir: Path) -> int:
@@ -163,5 +171,6 @@ def forget_knowledge_base(kb_dir: Path) -> int:
             del _kbs[key]
         for key in retrievers:
             _retrievers.pop(key, None)
+            _retriever_version.pop(key, None)
             del _retriever_kb[key]
         return len(kbs) + len(retrievers)

@@ -31,6 +31,21 @@ def kbs_root() -> Path:
     return cache_root() / "kbs"
 
 
+LAST_INGEST = "last_ingest.json"
+
+
+def named_kb_version(kb_dir: Path) -> int | None:
+    """For a named knowledge base, when its last ingestion ended (the mtime of `last_ingest.json`,
+    written by whichever app server ran it): a cached retriever older than that is stale. None for
+    any other folder, or before the first ingestion."""
+    if named_kb_of(kb_dir) is None:
+        return None
+    try:
+        return (Path(kb_dir).expanduser().resolve().parent / LAST_INGEST).stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 def named_kb_of(kb_dir: Path) -> str | None:
     """The name of an app-managed knowledge base when `kb_dir` is its `docs` folder, else None."""
     kb_dir = Path(kb_dir).expanduser().resolve()

@@ -322,3 +322,29 @@ def test_with_milvus_the_job_writes_the_kb_collection_and_the_retriever_answers_
     state = run_job("team-docs", settings, None)
     assert state.index_sync["deleted"] > 0
     assert "Zorblax" not in " ".join(c.text for c in factory.get_default_retriever(settings).search("Zorblax").chunks)
+    jobs.delete_knowledge_base("team-docs", settings)
+    assert not client.has_collection(collection) and list_kbs() == []
+
+
+def test_a_retriever_sees_an_ingest_run_by_another_app_server(kb_cache):
+    """Two app servers sharing the cache folder: the other one's job writes the store and its
+    `last_ingest.json`; this process never ran a job, yet its next search sees the new file."""
+    import os
+
+    from rag.ingest import ingest_folder
+
+    folders = create_kb("shared")
+    save_document(folders.docs, "luma.txt", LUMA)
+    settings = make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)
+    run_job("shared", settings)
+    stale = factory.get_default_retriever(settings)
+    save_document(folders.docs, "zorblax.md", ZORBLAX)
+    ingest_folder(folders.docs, folders.store, embedder=None)  # the other server's ingestion
+    result = folders.last_ingest
+    result.write_text(result.read_text("utf-8"), "utf-8")
+    later = result.stat().st_mtime_ns + 1_000_000
+    os.utime(result, ns=(later, later))
+    fresh = factory.get_default_retriever(settings)
+    assert fresh is not stale
+    assert "Zorblax" in fresh.search("Zorblax reactor cooldown").chunks[0].text
+    assert factory.get_default_retriever(settings) is fresh  # no change: the cached one again

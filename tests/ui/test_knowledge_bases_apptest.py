@@ -123,3 +123,11 @@ def test_create_upload_see_results_switch_ask_and_delete(kb_env):
     kb_page(at).run()
     assert "zorblax.md" not in files_table(at).index
     assert any("1 removed" in s.body for s in at.success), shown(at)
+
+    kb_page(at).button(key="kb_delete_kb").click().run()  # not confirmed: nothing happens
+    assert any("Tick the box first" in w.body for w in at.warning)
+    at.checkbox(key="kb_delete_confirm").check()
+    kb_page(at).button(key="kb_delete_kb").click().run()
+    assert not problems(at)
+    assert any("No knowledge base yet" in i.body for i in at.info)
+    assert "Knowledge base: **bundled demo" in "\n".join(c.value for c in at.sidebar.caption)
