@@ -83,6 +83,7 @@ def _on_delete_file(name: str) -> None:
             flash("warning", "Wait for the ingestion to finish before deleting a file.")
             return
         delete_document(name, filename)
+        st.session_state[DELETE_FILE_KEY] = None
         jobs.start_ingest(name, current_settings())
         flash("info", f"Deleted **{filename}**; its chunks leave the index with this ingestion.")
     guarded(delete)
@@ -146,12 +147,14 @@ def _files_table(name: str, state) -> pd.DataFrame:
     progress = {f.filename: f for f in state.files} if state is not None else {}
     rows = []
     for row in file_rows(name, state.skipped_reasons() if state is not None else None):
-        stage = progress[row.filename].stage if running and row.filename in progress else row.status
-        if running and row.filename not in progress:
-            stage = "waiting"
-        rows.append({"file": row.filename, "status": STAGE_LABELS.get(stage, stage),
-                     "chunks": row.chunks or (progress[row.filename].chunks if row.filename in progress else 0),
-                     "reason": row.reason if row.status != "ingested" else ""})
+        now = progress.get(row.filename)
+        if running:  # what the job is doing to it; files it has not reached yet wait
+            stage, reason = (now.stage, now.reason or "") if now is not None else ("waiting", "")
+        else:
+            stage, reason = row.status, row.reason if row.status != "ingested" else ""
+        chunks = row.chunks or (now.chunks if now is not None else 0)
+        rows.append({"file": row.filename, "status": STAGE_LABELS.get(stage, stage), "chunks": chunks,
+                     "reason": reason})
     for r in (state.rejected if state is not None else []):
         rows.append({"file": r.filename, "status": STAGE_LABELS["refused"], "chunks": 0, "reason": r.reason})
     return pd.DataFrame(rows, columns=["file", "status", "chunks", "reason"])
@@ -222,7 +225,8 @@ def _kb_panel(name: str) -> None:
     files = [r.filename for r in file_rows(name)]
     with st.expander("Manage files and the knowledge base"):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-        c1.selectbox("File", files, key=DELETE_FILE_KEY, disabled=not files or busy)
+        c1.selectbox("File", files, key=DELETE_FILE_KEY, index=None, placeholder="Choose a file to delete",
+                     disabled=not files or busy)
         c2.button("Delete file", key="kb_delete_button", on_click=_on_delete_file, args=(name,),
                   disabled=not files or busy, width="stretch")
         c3.button("Re-ingest", key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
@@ -230,7 +234,7 @@ def _kb_panel(name: str) -> None:
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
         c1.checkbox(f"Delete **{name}**: its documents, chunks and index (cannot be undone)", key="kb_delete_confirm",
                     disabled=busy)
-        c2.button("Delete knowledge base", key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
+        c2.button("Delete it", key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
                   width="stretch")
 
 

@@ -113,11 +113,18 @@ class IngestJob:
                 state.stage = f"found {event.total} file(s)"
                 state.fraction = 0.0
             elif event.stage == "embedding":
-                for f in self._files.values():
-                    if f.stage == "embedding" and f.filename != event.filename:
-                        f.stage = "ingested"
-                if event.filename in self._files and self._files[event.filename].stage == "ingested":
-                    self._files[event.filename].stage = "embedding"
+                # the files chunked in this run wait for their vectors; leaves are embedded in the
+                # order the files were chunked, so every file before the batch's last one is done
+                if event.done == 0:
+                    for f in self._files.values():
+                        if f.stage == "ingested":
+                            f.stage = "embedding"
+                elif event.filename in self._files:
+                    for f in self._files.values():
+                        if f.filename == event.filename:
+                            break
+                        if f.stage == "embedding":
+                            f.stage = "ingested"
                 state.stage = f"embedding chunks {event.done}/{event.total}"
                 state.fraction = FILES_SHARE + EMBED_SHARE * (event.done / max(event.total, 1))
             elif event.stage == "finished":
