@@ -198,7 +198,7 @@ def test_progress_events_move_the_bar_forward_through_every_stage(kb_cache):
     save_document(folders.docs, "a.md", ZORBLAX)
     save_document(folders.docs, "b.txt", LUMA)
     job = jobs.IngestJob(existing_kb("steps"), make_settings(), embedder=CountingEmbedder())
-    fractions, stages = [], []
+    fractions, stages, file_stages = [], [], []
     real = job.on_event
 
     def spy(event):
@@ -206,11 +206,14 @@ def test_progress_events_move_the_bar_forward_through_every_stage(kb_cache):
         snap = job.snapshot()
         fractions.append(snap.fraction)
         stages.append(event.stage)
+        file_stages.append({f.filename: f.stage for f in snap.files})
     job.on_event = spy
     job.thread.start()
     assert job.wait(60) and job.snapshot().status == "done"
     assert fractions == sorted(fractions), "the bar never goes back"
     assert {"start", "parsing", "chunking", "ingested", "embedding", "finished"} <= set(stages)
+    assert {"a.md": "embedding", "b.txt": "embedding"} in file_stages  # both wait for their vectors
+    assert file_stages[-1] == {"a.md": "ingested", "b.txt": "ingested"}
 
 
 def test_a_second_start_while_running_is_refused(kb_cache, monkeypatch):
