@@ -8,6 +8,7 @@ at its `docs`, the CLI can ingest it, and the retriever opens it like any `RAG_K
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Optional
 from pydantic import BaseModel
 
 from rag.errors import UserInputError
-from rag.ingest.store import MANIFEST, Store
+from rag.ingest.store import DOCSTORE, Store
 from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -122,6 +123,16 @@ def delete_kb(name: str) -> None:
     shutil.rmtree(folders.root)
 
 
+@functools.lru_cache(maxsize=16)
+def _leaf_counts(store_dir: str, version: tuple) -> dict[str, int]:
+    """filename → leaf chunks in a store, read once per docstore version: the page asks twice a
+    second while a job runs, and parsing a large docstore each time would compete with the job."""
+    counts: dict[str, int] = {}
+    for chunk in Store.load(Path(store_dir)).leaves():
+        counts[chunk.filename] = counts.get(chunk.filename, 0) + 1
+    return counts
+
+
 class FileRow(BaseModel):
     """One document as the page lists it."""
 
@@ -136,10 +147,12 @@ def file_rows(name: str, skipped: Optional[dict[str, str]] = None) -> list[FileR
     skipped (with the reason of the last ingestion), or waiting for an ingestion."""
     folders = existing_kb(name)
     skipped = skipped or {}
-    leaves: dict[str, int] = {}
-    if (folders.store / MANIFEST).exists():
-        for chunk in Store.load(folders.store).leaves():
-            leaves[chunk.filename] = leaves.get(chunk.filename, 0) + 1
+    try:
+        st = (folders.store / DOCSTORE).stat()
+        version = (st.st_mtime_ns, st.st_size, st.st_ino)  # a save is a rename: a new inode
+    except OSError:
+        version = None
+    leaves = _leaf_counts(str(folders.store), version) if version is not None else {}
     rows = []
     for filename in document_names(folders.docs):
         if filename in skipped:

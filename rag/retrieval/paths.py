@@ -34,14 +34,16 @@ def kbs_root() -> Path:
 LAST_INGEST = "last_ingest.json"
 
 
-def named_kb_version(kb_dir: Path) -> int | None:
-    """For a named knowledge base, when its last ingestion ended (the mtime of `last_ingest.json`,
-    written by whichever app server ran it): a cached retriever older than that is stale. None for
+def named_kb_version(kb_dir: Path) -> tuple | None:
+    """For a named knowledge base, which ingestion ended last: `last_ingest.json` is rewritten by a
+    rename (a new inode) by whichever app server ran it, and its mtime and inode change, even on a
+    file system with coarse timestamps. A cached retriever built before a change is stale. None for
     any other folder, or before the first ingestion."""
     if named_kb_of(kb_dir) is None:
         return None
     try:
-        return (Path(kb_dir).expanduser().resolve().parent / LAST_INGEST).stat().st_mtime_ns
+        st = (Path(kb_dir).expanduser().resolve().parent / LAST_INGEST).stat()
+        return (st.st_mtime_ns, st.st_ino, st.st_size)
     except OSError:
         return None
 
