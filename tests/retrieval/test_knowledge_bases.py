@@ -238,6 +238,31 @@ def test_a_second_start_while_running_is_refused(kb_cache, monkeypatch):
     assert job.wait(60) and not jobs.is_busy("busy")
 
 
+def test_jobs_of_two_knowledge_bases_run_one_at_a_time(kb_cache):
+    import threading
+
+    for name in ("first", "second"):
+        save_document(create_kb(name).docs, "a.md", ZORBLAX)
+    gate, entered = threading.Event(), threading.Event()
+
+    class GatedEmbedder(CountingEmbedder):
+        def embed_passages(self, texts):
+            entered.set()
+            gate.wait(30)
+            return super().embed_passages(texts)
+
+    first = jobs.start_ingest("first", make_settings(), embedder=GatedEmbedder())
+    assert entered.wait(30)  # the first job is inside its ingestion
+    second = jobs.start_ingest("second", make_settings(), embedder=CountingEmbedder())
+    try:
+        assert not second.wait(0.5), "the second job must wait for the first"
+        assert second.snapshot().status == "queued" and "waiting" in second.snapshot().stage
+    finally:
+        gate.set()
+    assert first.wait(60) and second.wait(60)
+    assert first.snapshot().status == second.snapshot().status == "done"
+
+
 def test_a_failing_job_says_why_and_never_raises(kb_cache):
     folders = create_kb("fails")
     save_document(folders.docs, "a.md", ZORBLAX)
