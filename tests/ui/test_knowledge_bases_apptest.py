@@ -131,3 +131,43 @@ def test_create_upload_see_results_switch_ask_and_delete(kb_env):
     assert not problems(at)
     assert any("No knowledge base yet" in i.body for i in at.info)
     assert "Knowledge base: **bundled demo" in "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_a_page_opened_mid_ingestion_shows_the_running_job(kb_env):
+    """A reload (here: a new browser session) while a job runs finds it by the knowledge base's name:
+    the bar, the files' stages, uploads and deletes held back; then the result once it ends."""
+    import threading
+
+    import numpy as np
+
+    from rag.ingest.kbs import create_kb
+    from rag.ingest.uploads import save_document
+    from rag.settings import RagSettings
+
+    gate, entered = threading.Event(), threading.Event()
+
+    class GatedEmbedder:
+        model_id = "gated-4"
+
+        def embed_passages(self, texts):
+            entered.set()
+            gate.wait(60)
+            return np.ones((len(texts), 4), dtype=np.float32)
+
+    folders = create_kb("slow")
+    save_document(folders.docs, "zorblax.md", ZORBLAX)
+    job = jobs.start_ingest("slow", RagSettings(), embedder=GatedEmbedder())
+    try:
+        assert entered.wait(60)
+        at = kb_page(new_app().run()).run()
+        assert not problems(at)
+        assert at.progress and at.progress[0].value < 100
+        assert "Ingesting: embedding chunks 0/" in at.progress[0].proto.text
+        assert "embedding" in files_table(at).loc["zorblax.md", "status"]
+        assert at.button(key="kb_upload_submit").disabled and at.button(key="kb_delete_button").disabled
+    finally:
+        gate.set()
+    assert job.wait(60)
+    kb_page(at).run()
+    assert any("Ingestion finished: 1 ingested" in s.body for s in at.success), shown(at)
+    assert not at.button(key="kb_upload_submit").disabled
