@@ -171,3 +171,23 @@ def test_a_page_opened_mid_ingestion_shows_the_running_job(kb_env):
     kb_page(at).run()
     assert any("Ingestion finished: 1 ingested" in s.body for s in at.success), shown(at)
     assert not at.button(key="kb_upload_submit").disabled
+
+
+def test_with_milvus_the_page_writes_to_the_knowledge_bases_collection(kb_env, monkeypatch):
+    from tests.retrieval.conftest import milvus_missing_reason
+
+    if milvus_missing_reason():
+        pytest.skip(milvus_missing_reason())
+    monkeypatch.setenv("RAG_RETRIEVER", "milvus")
+    monkeypatch.setenv("MILVUS_URI", str(kb_env / "lite" / "kb.db"))
+    at = kb_page(new_app().run()).run()
+    assert any("Milvus" in c.value for c in at.caption)
+    at.text_input(key="kb_new_name").input("team")
+    kb_page(at).button(key="kb_create_submit").click().run()
+    at.file_uploader(key="kb_upload_0").set_value(("zorblax.md", ZORBLAX, "text/markdown"))
+    kb_page(at).button(key="kb_upload_submit").click().run()
+    wait_for_job("team")
+    kb_page(at).run()
+    assert not problems(at)
+    assert any("Milvus: 2 rows written" in s.body for s in at.success), shown(at)
+    assert "retriever `milvus`" in "\n".join(c.value for c in at.sidebar.caption)
