@@ -26,6 +26,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/trace.py", "Trace explorer", "🧾"),
     PageInfo("pages/playground.py", "Prompt playground", "🧪"),
     PageInfo("pages/history.py", "Run history", "🗂️"),
+    PageInfo("pages/knowledge_bases.py", "Knowledge bases", "📚"),
     PageInfo("pages/settings.py", "Settings", "⚙️"),
 )
 

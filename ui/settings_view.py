@@ -153,4 +153,11 @@ def _knowledge_bases() -> dict[str, str]:
         kbs["Python language reference (pydoc topics, stdlib)"] = str(pydoc_corpus_dir())
     except Exception:  # noqa: BLE001 - optional corpus
         pass
+    try:
+        from rag.ingest.kbs import kb_folders, list_kbs
+
+        for name in list_kbs():  # created on the Knowledge bases page
+            kbs[f"Knowledge base: {name}"] = str(kb_folders(name).docs)
+    except Exception:  # noqa: BLE001 - a broken cache folder must not hide the settings
+        pass
     return kbs

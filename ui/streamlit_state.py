@@ -30,6 +30,19 @@ def settings_overrides() -> dict:
     return st.session_state.setdefault(OVERRIDES_KEY, {})
 
 
+def apply_overrides(changes: dict) -> RagSettings:
+    """Add `changes` (field names) to this browser session's overrides and hand the new settings to
+    its debug session, if one exists (new runs use them). Raises pydantic's ValidationError and
+    keeps the old overrides when the result is not valid."""
+    overrides = {**settings_overrides(), **changes}
+    settings = RagSettings(**overrides)
+    st.session_state[OVERRIDES_KEY] = overrides
+    session = st.session_state.get(SESSION_KEY)
+    if session is not None:
+        session.settings = settings
+    return settings
+
+
 def current_settings() -> RagSettings:
     """Environment settings with this browser session's overrides."""
     try:
@@ -154,6 +167,9 @@ def provider_banner() -> None:
         )
     else:
         model_badge(settings)
+    from rag.retrieval.paths import kb_label
+
+    st.sidebar.caption(f"📚 Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · retriever `{settings.retriever_backend}`")
 
 
 BADGE_STATE_KEY = "model_badge_state"

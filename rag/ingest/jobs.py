@@ -1,0 +1,279 @@
+"""Background ingestion of a named knowledge base, with progress a page can poll.
+
+Why a registry outside the UI: an ingestion outlives the script run (and the browser tab) that
+started it. Jobs live in this process, one per knowledge base, found again by the knowledge base's
+name, so a page reloaded mid-ingestion shows the same progress bar; a finished job's result is also
+written to `<kb>/last_ingest.json`, so the per-file results survive a server restart too.
+
+Jobs run one at a time in this process (a second waits as "queued"): embedding with the local model
+uses every core of a small server, and two at once would only take twice as long each. Each job
+is `rag.ingest.ingest_folder` (incremental: an unchanged file is not parsed or embedded again) with
+its `events` hook feeding the progress; with `RAG_RETRIEVER=milvus` the knowledge base's collection
+is then synced from the store. Last, the retriever caches of that folder are dropped, so the next
+question searches the new files.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, Field
+
+from rag.ingest import AUTO, ingest_folder
+from rag.ingest.kbs import KbFolders, existing_kb
+from rag.ingest.models import IngestEvent, IngestReport, SkippedFile
+from rag.ingest.store import _atomic_write
+from rag.errors import UserInputError
+from rag.settings import RagSettings
+
+log = logging.getLogger(__name__)
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+
+#: Share of the progress bar per phase: files (parse + chunk), then embedding, then the index sync.
+FILES_SHARE, EMBED_SHARE = 0.5, 0.45
+
+
+class FileProgress(BaseModel):
+    filename: str
+    stage: str = "waiting"  # parsing, chunking, embedding, ingested, unchanged, skipped, removed
+    chunks: int = 0
+    reason: Optional[str] = None
+
+
+class JobState(BaseModel):
+    """A snapshot of one ingestion, safe to hand to a page (a copy: the job keeps running)."""
+
+    job_id: str
+    kb: str
+    status: JobStatus = "queued"
+    stage: str = "waiting for another ingestion to finish"
+    fraction: float = Field(0.0, ge=0.0, le=1.0)
+    files: list[FileProgress] = Field(default_factory=list)
+    rejected: list[SkippedFile] = Field(default_factory=list, description="refused at upload, never written")
+    report: Optional[IngestReport] = None
+    backend: str = "embedded"
+    index_sync: Optional[dict[str, int]] = None
+    error: Optional[str] = None
+    started_at: float = Field(default_factory=time.time)
+    finished_at: Optional[float] = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed")
+
+    def skipped_reasons(self) -> dict[str, str]:
+        """filename → why the last ingestion skipped it (files still on disk). The report is read
+        too, so a file skipped by a rule that emits no event is still listed with its reason."""
+        reasons = {s.filename: s.reason for s in (self.report.skipped if self.report else [])}
+        reasons.update({f.filename: f.reason or "skipped" for f in self.files if f.stage == "skipped"})
+        return reasons
+
+
+class IngestJob:
+    """One ingestion of one knowledge base, run in a daemon thread."""
+
+    def __init__(self, folders: KbFolders, settings: RagSettings, *, rejected: list[SkippedFile] = (),
+                 embedder: Any = AUTO):
+        self.folders = folders
+        self.settings = settings
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._state = JobState(job_id=uuid.uuid4().hex[:12], kb=folders.name, rejected=list(rejected),
+                               backend=settings.retriever_backend)
+        self._files: dict[str, FileProgress] = {}
+        self.thread = threading.Thread(target=self._run, name=f"ingest-{folders.name}", daemon=True)
+
+    # --- reading ------------------------------------------------------------------------------
+    def snapshot(self) -> JobState:
+        with self._lock:
+            state = self._state.model_copy(deep=True)
+            state.files = [f.model_copy() for f in self._files.values()]
+            return state
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """True once the job finished (done or failed) within `timeout` seconds."""
+        return self._done.wait(timeout)
+
+    # --- progress -----------------------------------------------------------------------------
+    def _set(self, **fields) -> None:
+        with self._lock:
+            for key, value in fields.items():
+                setattr(self._state, key, value)
+
+    def on_event(self, event: IngestEvent) -> None:
+        """The `events` hook of `ingest_folder`: per-file stage and the bar's position."""
+        with self._lock:
+            state = self._state
+            if event.stage == "start":
+                state.stage = f"found {event.total} file(s)"
+                state.fraction = 0.0
+            elif event.stage == "embedding":
+                # the files chunked in this run wait for their vectors; leaves are embedded in the
+                # order the files were chunked, so every file before the batch's last one is done
+                if event.done == 0:
+                    for f in self._files.values():
+                        if f.stage == "ingested":
+                            f.stage = "embedding"
+                elif event.filename in self._files:
+                    for f in self._files.values():
+                        if f.filename == event.filename:
+                            break
+                        if f.stage == "embedding":
+                            f.stage = "ingested"
+                state.stage = f"embedding chunks {event.done}/{event.total}"
+                state.fraction = FILES_SHARE + EMBED_SHARE * (event.done / max(event.total, 1))
+            elif event.stage == "finished":
+                for f in self._files.values():
+                    if f.stage == "embedding":
+                        f.stage = "ingested"
+                state.fraction = max(state.fraction, FILES_SHARE + EMBED_SHARE)
+            elif event.filename:
+                f = self._files.setdefault(event.filename, FileProgress(filename=event.filename))
+                f.stage = event.stage
+                if event.stage == "ingested":
+                    f.chunks = event.chunks
+                if event.reason:
+                    f.reason = event.reason
+                if event.total:
+                    where = f"({event.index}/{event.total})"
+                    state.stage = f"{event.stage} {event.filename} {where}"
+                    done = event.index - (1 if event.stage in ("parsing", "chunking") else 0)
+                    state.fraction = FILES_SHARE * done / event.total
+                else:
+                    state.stage = f"{event.stage} {event.filename}"
+
+    # --- the work -----------------------------------------------------------------------------
+    def _embedder(self) -> tuple[Any, Optional[str]]:
+        if self.embedder != AUTO:
+            return self.embedder, None
+        if not self.settings.dense_enabled or self.settings.retriever_backend == "bm25":
+            return None, None
+        from rag.retrieval.dense import default_embedder
+
+        return default_embedder(self.settings)
+
+    def _run(self) -> None:
+        try:
+            with _run_lock:
+                self._set(status="running", stage="starting")
+                self._ingest()
+            self._set(status="done", stage="finished", fraction=1.0, finished_at=time.time())
+        except Exception as exc:  # noqa: BLE001 - reported on the page; the full traceback goes to the log
+            log.exception("ingestion of knowledge base %s failed", self.folders.name)
+            text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            self._set(status="failed", stage="failed", finished_at=time.time(),
+                      error=f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+        finally:
+            self._save_result()  # first: its mtime is the version other app servers compare
+            self._forget_retrievers()
+            self._done.set()
+
+    def _forget_retrievers(self) -> None:
+        """Whatever was written, the next question must open the folder afresh."""
+        try:
+            from rag.retrieval import factory
+
+            factory.forget_knowledge_base(self.folders.docs)
+        except Exception:  # noqa: BLE001 - the version check of the factory catches up anyway
+            log.warning("could not drop the cached retrievers of %s", self.folders.name, exc_info=True)
+
+    def _ingest(self) -> None:
+        from rag.retrieval import factory
+
+        embedder, embedding_error = self._embedder()
+        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event)
+        if embedding_error and not report.embedding_error:
+            report.embedding_error = embedding_error
+        self._set(report=report)
+        if self.settings.retriever_backend == "milvus":
+            from rag.ingest.store import Store
+            from rag.retrieval.milvus_backend import sync_collection
+
+            self._set(stage="writing the chunks to Milvus", fraction=FILES_SHARE + EMBED_SHARE)
+            client = factory.milvus_client(self.settings)
+            collection = factory.milvus_collection_of(self.settings, self.folders.docs)
+            counts = sync_collection(client, collection, Store.load(self.folders.store))
+            self._set(index_sync=counts)
+
+    def _save_result(self) -> None:
+        try:
+            state = self.snapshot()
+            _atomic_write(self.folders.last_ingest, state.model_dump_json(indent=1).encode("utf-8"))
+        except OSError:
+            log.warning("could not write %s", self.folders.last_ingest, exc_info=True)
+
+
+_jobs: dict[str, IngestJob] = {}
+_jobs_lock = threading.Lock()
+_run_lock = threading.Lock()
+
+
+def start_ingest(name: str, settings: RagSettings, *, rejected: list[SkippedFile] = (),
+                 embedder: Any = AUTO) -> IngestJob:
+    """Start ingesting a knowledge base in the background; UserInputError when it does not exist
+    or an ingestion of it is already queued or running. `rejected`: files refused at upload, kept
+    in the job's result so the page lists them with the rest. `embedder`: "auto" (the settings'
+    embedder when the dense leg is on), None, or an embedder object (tests)."""
+    folders = existing_kb(name)
+    with _jobs_lock:
+        running = _jobs.get(folders.name)
+        if running is not None and not running.snapshot().finished:
+            raise UserInputError(f"knowledge base {folders.name!r} is already being ingested; wait for it to finish")
+        job = _jobs[folders.name] = IngestJob(folders, settings, rejected=rejected, embedder=embedder)
+        job.thread.start()
+        return job
+
+
+def get_job(name: str) -> Optional[IngestJob]:
+    """The job of this process for a knowledge base (running or the last one), if any."""
+    with _jobs_lock:
+        return _jobs.get(name)
+
+
+def job_state(name: str) -> Optional[JobState]:
+    """The latest ingestion of a knowledge base: this process's job, else the result saved by the
+    last one (after a restart), else None."""
+    job = get_job(name)
+    if job is not None:
+        return job.snapshot()
+    try:
+        return JobState.model_validate_json(existing_kb(name).last_ingest.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def is_busy(name: str) -> bool:
+    job = get_job(name)
+    return job is not None and not job.snapshot().finished
+
+
+def forget_job(name: str) -> None:
+    """Drop a finished job from the registry (a deleted knowledge base)."""
+    with _jobs_lock:
+        job = _jobs.get(name)
+        if job is not None and job.snapshot().finished:
+            del _jobs[name]
+
+
+def delete_knowledge_base(name: str, settings: RagSettings) -> None:
+    """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
+    collection; the retrievers of this process forget it. Refused while it is being ingested."""
+    from rag.ingest.kbs import delete_kb
+    from rag.retrieval import factory
+
+    folders = existing_kb(name)
+    if is_busy(folders.name):
+        raise UserInputError(f"knowledge base {folders.name!r} is being ingested; delete it when that finishes")
+    if settings.retriever_backend == "milvus":
+        client = factory.milvus_client(settings)
+        collection = factory.milvus_collection_of(settings, folders.docs)
+        if client.has_collection(collection):
+            client.drop_collection(collection)
+    factory.forget_knowledge_base(folders.docs)
+    delete_kb(folders.name)
+    forget_job(folders.name)

@@ -1,0 +1,164 @@
+"""Named knowledge bases managed from the app: `<cache>/kbs/<name>/docs` holds the documents people
+upload, `<cache>/kbs/<name>/store` their chunks and vectors (`rag.retrieval.paths`), and
+`<cache>/kbs/<name>/last_ingest.json` what the last ingestion did, so a page opened after a restart
+still says which files were skipped and why.
+
+A named knowledge base is an ordinary folder to the rest of the engine: `RagSettings.kb_dir` points
+at its `docs`, the CLI can ingest it, and the retriever opens it like any `RAG_KB_DIR`.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+from pathlib import Path
+from typing import Optional
+
+from pydantic import BaseModel
+
+from rag.errors import UserInputError
+from rag.ingest.store import DOCSTORE, Store
+from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
+
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+NAME_RULE = "1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit"
+MAX_KBS = 200
+
+
+def validate_kb_name(name: str) -> str:
+    """The name as stored, or UserInputError naming the rule. Names become folder names and part of
+    a Milvus collection name, so the charset is narrow on purpose; case is folded so `Docs` and
+    `docs` cannot be two knowledge bases on one file system and the same one on another."""
+    text = (name or "").strip().lower()
+    if not NAME_PATTERN.match(text):
+        raise UserInputError(f"invalid knowledge base name {name!r}: use {NAME_RULE}")
+    return text
+
+
+class KbFolders(BaseModel):
+    name: str
+    root: Path
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store"
+
+    @property
+    def last_ingest(self) -> Path:
+        return self.root / LAST_INGEST
+
+
+def kb_folders(name: str) -> KbFolders:
+    name = validate_kb_name(name)
+    return KbFolders(name=name, root=kbs_root() / name)
+
+
+def list_kbs() -> list[str]:
+    """Names of the knowledge bases on disk, sorted (folders with an unsafe name are ignored)."""
+    root = kbs_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and not p.is_symlink() and NAME_PATTERN.match(p.name) and (p / "docs").is_dir())
+
+
+def create_kb(name: str) -> KbFolders:
+    """Create an empty knowledge base; UserInputError when the name is invalid or taken."""
+    folders = kb_folders(name)
+    if folders.docs.exists():
+        raise UserInputError(f"a knowledge base named {folders.name!r} already exists")
+    if len(list_kbs()) >= MAX_KBS:
+        raise UserInputError(f"there are already {MAX_KBS} knowledge bases; delete one first")
+    folders.docs.mkdir(parents=True)
+    return folders
+
+
+def existing_kb(name: str) -> KbFolders:
+    folders = kb_folders(name)
+    if not folders.docs.is_dir():
+        raise UserInputError(f"no knowledge base named {folders.name!r}")
+    return folders
+
+
+def document_names(folder: Path) -> list[str]:
+    """Relative names of the files in a docs folder as ingestion sees them (hidden parts left out;
+    symlinks listed, ingestion reports them)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    names = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if p.is_file() or p.is_symlink():
+            names.append(rel.as_posix())
+    return names
+
+
+def delete_document(name: str, filename: str) -> None:
+    """Remove one document from a knowledge base's folder (its chunks leave the store at the next
+    ingestion). UserInputError for a name outside the folder or not in it."""
+    from rag.ingest.uploads import safe_relative_name
+
+    folders = existing_kb(name)
+    rel = safe_relative_name(filename)
+    path = folders.docs / rel
+    if rel not in document_names(folders.docs):
+        raise UserInputError(f"{filename!r} is not in knowledge base {folders.name!r}")
+    path.unlink()
+    parent = path.parent
+    while parent != folders.docs and parent.is_dir() and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent
+
+
+def delete_kb(name: str) -> None:
+    """Remove a knowledge base: its documents, its store and its last report."""
+    folders = existing_kb(name)
+    shutil.rmtree(folders.root)
+
+
+@functools.lru_cache(maxsize=16)
+def _leaf_counts(store_dir: str, version: tuple) -> dict[str, int]:
+    """filename → leaf chunks in a store, read once per docstore version: the page asks twice a
+    second while a job runs, and parsing a large docstore each time would compete with the job."""
+    counts: dict[str, int] = {}
+    for chunk in Store.load(Path(store_dir)).leaves():
+        counts[chunk.filename] = counts.get(chunk.filename, 0) + 1
+    return counts
+
+
+class FileRow(BaseModel):
+    """One document as the page lists it."""
+
+    filename: str
+    status: str            # ingested / skipped / waiting
+    chunks: int = 0        # searchable (leaf) chunks in the store
+    reason: str = ""
+
+
+def file_rows(name: str, skipped: Optional[dict[str, str]] = None) -> list[FileRow]:
+    """Every document of a knowledge base with its state: in the store (with its leaf chunks),
+    skipped (with the reason of the last ingestion), or waiting for an ingestion."""
+    folders = existing_kb(name)
+    skipped = skipped or {}
+    try:
+        st = (folders.store / DOCSTORE).stat()
+        version = (st.st_mtime_ns, st.st_size, st.st_ino)  # a save is a rename: a new inode
+    except OSError:
+        version = None
+    leaves = _leaf_counts(str(folders.store), version) if version is not None else {}
+    rows = []
+    for filename in document_names(folders.docs):
+        if filename in skipped:
+            rows.append(FileRow(filename=filename, status="skipped", reason=skipped[filename]))
+        elif filename in leaves:
+            rows.append(FileRow(filename=filename, status="ingested", chunks=leaves[filename]))
+        else:
+            rows.append(FileRow(filename=filename, status="waiting", reason="not ingested yet"))
+    return rows

@@ -1,0 +1,222 @@
+"""Files that arrive from a browser: safe names, bounded sizes, and zip archives opened safely.
+
+Why a module of its own: everything here is about not trusting the upload. A name may try to climb
+out of the folder (`../../.bashrc`) or hide (`.env`); a zip may hold symlinks, absolute paths,
+encrypted members, thousands of entries, or a few KB that inflate to gigabytes (a zip bomb). Each
+member that cannot be taken is refused with the reason (`SkippedFile`), like a bad file in a
+folder ingest, and never raises past the caller: one bad member never loses the others. Declared
+sizes in a zip header can lie, so every member is also counted while it is inflated.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Optional
+
+from pydantic import BaseModel
+
+from rag.errors import UserInputError
+from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES
+from rag.ingest.models import SkippedFile
+
+ZIP_SUFFIX = ".zip"
+UPLOAD_SUFFIXES = tuple(sorted({*SUPPORTED_SUFFIXES, ZIP_SUFFIX}))
+
+
+class UploadLimits(BaseModel):
+    """Bounds on what one upload may put on disk (defaults sized for a team's documents on a small
+    server; tests shrink them)."""
+
+    max_file_bytes: int = MAX_FILE_BYTES          # one document, as the folder ingest allows
+    max_zip_bytes: int = 50 * 1024 * 1024         # the archive as uploaded
+    max_zip_members: int = 1000                   # entries in one archive
+    max_zip_total_bytes: int = 200 * 1024 * 1024  # everything one archive inflates to
+    max_ratio: float = 100.0                      # inflated / compressed size of one member
+    max_kb_bytes: int = 1024 * 1024 * 1024        # all documents of one knowledge base
+    max_path_parts: int = 8                       # folders kept from an archive, file included
+
+
+class Saved(BaseModel):
+    """What one upload did: the documents written (relative names) and those refused, with why."""
+
+    written: list[str] = []
+    skipped: list[SkippedFile] = []
+
+
+_SAFE_PART = re.compile(r"^[\w\-. ()+,&@#\[\]]{1,120}$", re.UNICODE)
+_CHUNK = 1024 * 1024
+
+
+def safe_relative_name(name: str, max_parts: int = 8) -> str:
+    """A name that stays inside the folder, or UserInputError saying why not. Backslashes count as
+    separators (archives made on Windows); absolute paths, `..`, hidden parts (ingestion ignores
+    them anyway) and control or odd characters are refused rather than rewritten, so a file is
+    stored under the name its owner gave it or not at all."""
+    text = (name or "").replace("\\", "/")
+    if not text.strip() or text.startswith("/") or re.match(r"^[A-Za-z]:", text):
+        raise UserInputError(f"unsafe file name {name!r}: absolute or empty")
+    parts = [p for p in PurePosixPath(text).parts if p not in ("", ".")]
+    if not parts:
+        raise UserInputError(f"unsafe file name {name!r}: empty")
+    for part in parts:
+        if part == "..":
+            raise UserInputError(f"unsafe file name {name!r}: it climbs out of the folder (..)")
+        if part.startswith("."):
+            raise UserInputError(f"hidden file or folder {part!r} is not taken")
+        if not _SAFE_PART.match(part):
+            raise UserInputError(f"unsafe file name {name!r}: use letters, digits, spaces and - _ . ( ) only")
+    if len(parts) > max_parts:
+        raise UserInputError(f"file name {name!r} is nested more than {max_parts} folders deep")
+    return "/".join(parts)
+
+
+def document_suffix_ok(name: str) -> Optional[str]:
+    """None when the name is a document type ingestion reads, else the reason it is refused."""
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in SUPPORTED_SUFFIXES:
+        return None
+    return f"unsupported file type {suffix or '(none)'} (use {', '.join(sorted(SUPPORTED_SUFFIXES))} or a .zip of them)"
+
+
+def folder_bytes(folder: Path) -> int:
+    total = 0
+    for p in Path(folder).rglob("*"):
+        try:
+            if p.is_file() and not p.is_symlink():
+                total += p.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def _write_stream(dest: Path, chunks, limit: int) -> int:
+    """Write `chunks` to `dest` atomically (temp file then rename), refusing past `limit` bytes, so
+    a reader never sees half a file and a lying archive never fills the disk."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    written = 0
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for chunk in chunks:
+                written += len(chunk)
+                if written > limit:
+                    raise UserInputError(f"too large (more than {limit} bytes)")
+                fh.write(chunk)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dest)
+        return written
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _target(folder: Path, rel: str) -> Path:
+    dest = (folder / rel)
+    root = folder.resolve()
+    if root not in dest.resolve().parents:
+        raise UserInputError(f"unsafe file name {rel!r}: it resolves outside the folder")
+    if dest.is_symlink():
+        raise UserInputError(f"{rel!r} exists as a symlink; it is not overwritten")
+    return dest
+
+
+def save_document(folder: Path, name: str, data: bytes, limits: UploadLimits = UploadLimits(),
+                  used_bytes: Optional[int] = None) -> Saved:
+    """Save one uploaded document into `folder` (a zip goes through `save_zip`). Never raises for a
+    bad file: the result says what was written and what was refused."""
+    folder = Path(folder)
+    if PurePosixPath((name or "").replace("\\", "/")).suffix.lower() == ZIP_SUFFIX:
+        return save_zip(folder, name, data, limits, used_bytes)
+    out = Saved()
+    try:
+        rel = safe_relative_name(PurePosixPath((name or "").replace("\\", "/")).name, limits.max_path_parts)
+        reason = document_suffix_ok(rel)
+        if reason:
+            raise UserInputError(reason)
+        if len(data) > limits.max_file_bytes:
+            raise UserInputError(f"too large ({len(data)} bytes > {limits.max_file_bytes})")
+        used = folder_bytes(folder) if used_bytes is None else used_bytes
+        if used + len(data) > limits.max_kb_bytes:
+            raise UserInputError(f"the knowledge base would exceed {limits.max_kb_bytes} bytes")
+        _write_stream(_target(folder, rel), [data], limits.max_file_bytes)
+        out.written.append(rel)
+    except (UserInputError, OSError) as exc:
+        out.skipped.append(SkippedFile(filename=name or "(no name)", reason=str(exc)))
+    return out
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _member_problem(info: zipfile.ZipInfo, limits: UploadLimits) -> Optional[str]:
+    if _is_symlink(info):
+        return "symlink in the archive (not followed)"
+    if info.flag_bits & 0x1:
+        return "encrypted member"
+    if info.file_size > limits.max_file_bytes:
+        return f"too large ({info.file_size} bytes > {limits.max_file_bytes})"
+    if info.file_size > limits.max_ratio * max(info.compress_size, 1) and info.file_size > _CHUNK:
+        return f"suspicious compression ratio ({info.file_size} bytes from {info.compress_size}): a zip bomb?"
+    return None
+
+
+def save_zip(folder: Path, name: str, data: bytes, limits: UploadLimits = UploadLimits(),
+             used_bytes: Optional[int] = None) -> Saved:
+    """Extract the documents of an uploaded archive into `folder`, keeping its sub-folders. Refused
+    as a whole: not a zip, too large, too many members, or more inflated bytes than allowed. Refused
+    per member (with the reason): unsafe or hidden names, symlinks, encrypted members, unsupported
+    types (nested archives included), members over the size or ratio limits."""
+    folder = Path(folder)
+    out = Saved()
+    label = name or "(archive)"
+    if len(data) > limits.max_zip_bytes:
+        out.skipped.append(SkippedFile(filename=label, reason=f"archive too large ({len(data)} bytes > {limits.max_zip_bytes})"))
+        return out
+    import io
+
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        out.skipped.append(SkippedFile(filename=label, reason=f"not a readable zip archive: {exc}"))
+        return out
+    files = [i for i in infos if not i.is_dir()]
+    if len(files) > limits.max_zip_members:
+        out.skipped.append(SkippedFile(filename=label, reason=f"archive has {len(files)} files (at most {limits.max_zip_members})"))
+        return out
+    declared = sum(i.file_size for i in files)
+    if declared > limits.max_zip_total_bytes:
+        out.skipped.append(SkippedFile(filename=label, reason=f"archive inflates to {declared} bytes (at most {limits.max_zip_total_bytes})"))
+        return out
+    used = folder_bytes(folder) if used_bytes is None else used_bytes
+    inflated = 0
+    with zf:
+        for info in files:
+            shown = f"{label}:{info.filename}"
+            if info.filename.startswith("__MACOSX/"):
+                continue  # Finder's resource forks: not documents, not worth a line in the report
+            try:
+                rel = safe_relative_name(info.filename, limits.max_path_parts)
+                problem = _member_problem(info, limits) or document_suffix_ok(rel)
+                if problem:
+                    raise UserInputError(problem)
+                budget = min(limits.max_file_bytes, limits.max_zip_total_bytes - inflated,
+                             limits.max_kb_bytes - used)
+                if budget <= 0:
+                    raise UserInputError("the archive or the knowledge base reached its size limit")
+                with zf.open(info) as member:
+                    size = _write_stream(_target(folder, rel), iter(lambda: member.read(_CHUNK), b""), budget)
+                inflated += size
+                used += size
+                out.written.append(rel)
+            except (UserInputError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError) as exc:
+                out.skipped.append(SkippedFile(filename=shown, reason=str(exc) or type(exc).__name__))
+    return out

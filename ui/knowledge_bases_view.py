@@ -1,0 +1,266 @@
+"""The Knowledge bases page: create a named knowledge base, upload documents (or a zip of them),
+watch the ingestion, see what each file became, delete a file, and point the debugger at it.
+
+The work happens in `rag.ingest` (names, safe uploads, the background job registry); this page only
+draws it. Ingestion runs in a thread of the server, not of this script run, so the page polls the
+job with a fragment that reruns itself every half second while the job is active, and finds the job
+again by the knowledge base's name after a reload.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rag.errors import UserFixableError
+from rag.ingest import jobs
+from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
+from rag.ingest.models import SkippedFile
+from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
+from rag.retrieval.paths import kb_label, named_kb_of
+from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
+
+SELECTED_KEY = "kb_selected"
+NEW_NAME_KEY = "kb_new_name"
+UPLOAD_ROUND_KEY = "kb_upload_round"  # a new uploader key after each upload empties the widget
+WATCHING_KEY = "kb_watching_job"      # the job this page saw running, to refresh once it ends
+DELETE_FILE_KEY = "kb_delete_file"
+POLL_SECONDS = 0.5
+UPLOAD_LIMIT_MB = 50
+
+STAGE_LABELS = {"waiting": "⏳ waiting", "parsing": "📄 parsing", "chunking": "✂️ chunking",
+                "embedding": "🧮 embedding", "ingested": "✅ ingested", "unchanged": "✅ unchanged",
+                "skipped": "⚠️ skipped", "removed": "🗑️ removed", "refused": "⛔ refused at upload"}
+
+
+def _uploader_key() -> str:
+    return f"kb_upload_{st.session_state.get(UPLOAD_ROUND_KEY, 0)}"
+
+
+# ----- callbacks (run before the script body, so the page draws the new state) --------------
+
+def _on_create() -> None:
+    def create():
+        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""))
+        st.session_state[SELECTED_KEY] = folders.name
+        st.session_state[NEW_NAME_KEY] = ""
+        flash("success", f"Knowledge base **{folders.name}** created. Upload documents to it below.")
+    guarded(create)
+
+
+def _on_upload(name: str) -> None:
+    files = st.session_state.get(_uploader_key()) or []
+    st.session_state[UPLOAD_ROUND_KEY] = st.session_state.get(UPLOAD_ROUND_KEY, 0) + 1
+    if not files:
+        flash("warning", "Choose one or more files first.")
+        return
+
+    def upload():
+        folders = existing_kb(name)
+        if jobs.is_busy(folders.name):
+            flash("warning", f"**{folders.name}** is being ingested; upload again when it finishes.")
+            return
+        used = folder_bytes(folders.docs)
+        written: list[str] = []
+        refused: list[SkippedFile] = []
+        for f in files:
+            saved = save_document(folders.docs, f.name, f.getvalue(), UploadLimits(), used_bytes=used)
+            written += saved.written
+            refused += saved.skipped
+            used = folder_bytes(folders.docs) if saved.written else used
+        jobs.start_ingest(folders.name, current_settings(), rejected=refused)
+        note = f" {len(refused)} refused (see the table)." if refused else ""
+        flash("info", f"Saved {len(written)} file(s); ingestion started.{note}")
+    guarded(upload)
+
+
+def _on_delete_file(name: str) -> None:
+    filename = st.session_state.get(DELETE_FILE_KEY)
+    if not filename:
+        return
+
+    def delete():
+        if jobs.is_busy(name):
+            flash("warning", "Wait for the ingestion to finish before deleting a file.")
+            return
+        delete_document(name, filename)
+        st.session_state[DELETE_FILE_KEY] = None
+        jobs.start_ingest(name, current_settings())
+        flash("info", f"Deleted **{filename}**; its chunks leave the index with this ingestion.")
+    guarded(delete)
+
+
+def _on_reingest(name: str) -> None:
+    guarded(jobs.start_ingest, name, current_settings())
+
+
+def _on_delete_kb(name: str) -> None:
+    if not st.session_state.get("kb_delete_confirm"):
+        flash("warning", "Tick the box first: deleting a knowledge base cannot be undone.")
+        return
+
+    def delete():
+        settings = current_settings()
+        jobs.delete_knowledge_base(name, settings)
+        if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
+            apply_overrides({"kb_dir": None})
+        st.session_state.pop(SELECTED_KEY, None)
+        st.session_state["kb_delete_confirm"] = False
+        flash("success", f"Knowledge base **{name}** deleted.")
+    guarded(delete)
+
+
+def _on_use(name: str) -> None:
+    def use():
+        folders = existing_kb(name)
+        apply_overrides({"kb_dir": str(folders.docs)})
+        flash("success", f"The debugger now searches **{folders.name}** (in this browser session).")
+    guarded(use)
+
+
+def _on_use_bundled() -> None:
+    apply_overrides({"kb_dir": None})
+    flash("success", "The debugger searches the bundled demo knowledge base again.")
+
+
+# ----- drawing ---------------------------------------------------------------------------------
+
+def _summary(state: jobs.JobState) -> str:
+    report = state.report
+    if state.status == "failed":
+        return f"Ingestion failed: {state.error}"
+    if report is None:
+        return state.stage
+    parts = [f"{len(report.ingested)} ingested", f"{len(report.unchanged)} unchanged",
+             f"{len(report.skipped) + len(state.rejected)} skipped"]
+    if report.removed:
+        parts.append(f"{len(report.removed)} removed")
+    parts.append(f"{report.embedded} chunk(s) embedded")
+    if state.index_sync is not None:
+        parts.append(f"Milvus: {state.index_sync.get('inserted', 0)} rows written, "
+                     f"{state.index_sync.get('deleted', 0)} deleted")
+    return "Ingestion finished: " + ", ".join(parts) + "."
+
+
+def _files_table(name: str, state) -> pd.DataFrame:
+    """The documents with what the last (or the running) ingestion did to each."""
+    running = state is not None and not state.finished
+    progress = {f.filename: f for f in state.files} if state is not None else {}
+    rows = []
+    for row in file_rows(name, state.skipped_reasons() if state is not None else None):
+        now = progress.get(row.filename)
+        if running:  # what the job is doing to it; files it has not reached yet wait
+            stage, reason = (now.stage, now.reason or "") if now is not None else ("waiting", "")
+        else:
+            stage, reason = row.status, row.reason if row.status != "ingested" else ""
+        chunks = row.chunks or (now.chunks if now is not None else 0)
+        rows.append({"file": row.filename, "status": STAGE_LABELS.get(stage, stage), "chunks": chunks,
+                     "reason": reason})
+    for r in (state.rejected if state is not None else []):
+        rows.append({"file": r.filename, "status": STAGE_LABELS["refused"], "chunks": 0, "reason": r.reason})
+    return pd.DataFrame(rows, columns=["file", "status", "chunks", "reason"])
+
+
+def _progress_panel(name: str) -> None:
+    """The bar and the table; a fragment that polls while the job runs."""
+    state = jobs.job_state(name)
+    if state is None:
+        st.caption("Not ingested yet: upload documents to start.")
+    elif not state.finished:
+        st.progress(state.fraction, text=f"Ingesting: {state.stage}")
+    elif state.status == "failed":
+        st.error(_summary(state))
+    else:
+        took = f" in {state.report.seconds:.1f} s" if state.report is not None else ""
+        st.progress(1.0, text=f"All files processed{took}")
+        st.success(_summary(state))
+        if state.report is not None and state.report.embedding_error:
+            st.warning(f"No dense vectors: {state.report.embedding_error}. The knowledge base is searched sparse-only.")
+    table = _files_table(name, state)
+    if table.empty:
+        st.caption("No documents yet.")
+    else:
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"chunks": st.column_config.NumberColumn("chunks", help="searchable (leaf) chunks")})
+    if state is not None and state.finished and st.session_state.get(WATCHING_KEY) == state.job_id:
+        st.session_state.pop(WATCHING_KEY, None)
+        st.rerun()  # the whole page: the buttons that waited for the job come back
+
+
+def _create_form() -> None:
+    with st.form("kb_create", clear_on_submit=False, border=False):
+        st.text_input("New knowledge base", key=NEW_NAME_KEY, placeholder="e.g. support-docs",
+                      help="1 to 40 characters: lowercase letters, digits, '-' and '_'")
+        st.form_submit_button("Create", key="kb_create_submit", on_click=_on_create, type="primary")
+
+
+def _kb_panel(name: str) -> None:
+    settings = current_settings()
+    active = settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name
+    busy = jobs.is_busy(name)
+
+    c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
+    c1.button("✅ Used by the debugger" if active else "Use in the debugger", key="kb_use", type="primary",
+              disabled=active, on_click=_on_use, args=(name,), width="stretch")
+    if active:
+        c2.page_link("pages/debugger.py", label="Ask it a question in the step debugger", icon="🪜")
+    else:
+        c2.caption(f"The debugger now searches **{kb_label(settings.kb_dir)}**.")
+    c3.button("Use the bundled demo KB", key="kb_use_bundled", on_click=_on_use_bundled,
+              disabled=settings.kb_dir is None, width="stretch")
+
+    with st.form("kb_upload_form", clear_on_submit=False, border=True):
+        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+        c1.file_uploader("Add documents: Markdown, text or PDF, or a .zip of them",
+                         type=[s.lstrip(".") for s in UPLOAD_SUFFIXES], accept_multiple_files=True,
+                         key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy)
+        c2.form_submit_button("Upload and ingest", key="kb_upload_submit", on_click=_on_upload, args=(name,),
+                              type="primary", disabled=busy, width="stretch")
+
+    if busy:
+        state = jobs.job_state(name)
+        if state is not None:
+            st.session_state[WATCHING_KEY] = state.job_id
+    st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
+
+    files = [r.filename for r in file_rows(name)]
+    with st.expander("Manage files and the knowledge base"):
+        c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+        c1.selectbox("File", files, key=DELETE_FILE_KEY, index=None, placeholder="Choose a file to delete",
+                     disabled=not files or busy)
+        c2.button("Delete file", key="kb_delete_button", on_click=_on_delete_file, args=(name,),
+                  disabled=not files or busy, width="stretch")
+        c3.button("Re-ingest", key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
+                  width="stretch", help="Check every file again (unchanged files cost nothing)")
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        c1.checkbox(f"Delete **{name}**: its documents, chunks and index (cannot be undone)", key="kb_delete_confirm",
+                    disabled=busy)
+        c2.button("Delete it", key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
+                  width="stretch")
+
+
+def render_page() -> None:
+    st.title("📚 Knowledge bases")
+    show_flash()
+    settings = current_settings()
+    where = "Milvus (`MILVUS_URI`)" if settings.retriever_backend == "milvus" else "this server's cache folder"
+    st.caption(f"Uploaded documents are chunked, embedded and indexed in {where}; an unchanged file is never "
+               "embedded twice. Switching the debugger applies to this browser session.")
+    if settings.retriever_backend == "langchain":
+        st.info("`RAG_RETRIEVER=langchain`: the debugger searches your own retriever, not these knowledge bases.")
+
+    names = list_kbs()
+    if not names:
+        st.info("No knowledge base yet: create one.")
+        _create_form()
+        return
+    current = named_kb_of(settings.kb_dir) if settings.kb_dir else None
+    if st.session_state.get(SELECTED_KEY) not in names:
+        st.session_state[SELECTED_KEY] = current if current in names else names[0]
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.selectbox("Knowledge base", names, key=SELECTED_KEY)
+    with c2.popover("➕ New knowledge base", width="stretch"):
+        _create_form()
+    try:
+        _kb_panel(st.session_state[SELECTED_KEY])
+    except UserFixableError as exc:  # e.g. the folder was removed by hand meanwhile
+        st.warning(friendly(exc))
