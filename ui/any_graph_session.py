@@ -1,6 +1,6 @@
 """One browser session stepping a graph of the user's own (`module:attr`), on the generic debugger.
 
-The same shape as `ui.session.DebugSession` where the inspector reads it (`current`, `segments`,
+The same shape as `rag.workbench.session.DebugSession` where the inspector reads it (`current`, `segments`,
 `all_steps`, `result`, `dot`, `done`, `replay_mode`), so the RAG debugger's inspector, timeline,
 diffs, lanes and time travel draw it unchanged; nothing RAG-specific is here. Streamlit-free: the
 page renders it, tests drive it.

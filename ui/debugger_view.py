@@ -15,7 +15,7 @@ from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.run_link import open_from_url, remember_link
-from ui.session import REPLAY_BANNER, DebugSession
+from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
 

@@ -214,7 +214,7 @@ def render_page() -> None:
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
         render_unusable(exc)
         return
-    from ui.run_owners import sweep
+    from rag.workbench.run_owners import sweep
 
     sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
     st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")

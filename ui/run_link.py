@@ -5,10 +5,10 @@ to a colleague) lost the run and showed "No run yet". The URL is the only thing 
 
 - `step` counts steps across the session's runs, as the timeline numbers them (a HITL resume's
   steps follow its main run's); 0 is before the first node. The run is the newest run of the
-  session (a resume run brings its main run along, see `ui.session.run_chain`).
+  session (a resume run brings its main run along, see `rag.workbench.session.run_chain`).
 - Opening a link: when this browser session holds the run, it is live and the view travels to the
   step. After a reload, the tab takes over the session the reloaded page left behind in this
-  server process, so the run goes on live (ui/run_owners.py). Otherwise (another process, a tab
+  server process, so the run goes on live (rag/workbench/run_owners.py). Otherwise (another process, a tab
   still connected, e.g. a colleague's) the run is replayed from the run history, at that step.
 - The inspector's script writes the URL (`history.replaceState`) when the page draws: writing
   `st.query_params` instead made the whole Streamlit app re-render in the browser on every Step
@@ -152,7 +152,7 @@ def _take_over(session: Any, run_id: str) -> Any:
     session over (only when this tab has nothing of its own yet)."""
     import streamlit as st
 
-    from ui import run_owners
+    from rag.workbench import run_owners
     from ui.streamlit_state import SESSION_KEY
 
     if session.segments:
@@ -169,7 +169,7 @@ def _open(session: Any, link: Link) -> list[str]:
     """Show `link` in `session`; returns messages for people."""
     from rag.runs.history import UnknownRunError
     from ui.panels.time_travel import reset_time_travel, travel_to
-    from ui.session import UserInputError
+    from rag.errors import UserInputError
     from ui.streamlit_state import shared_history
 
     live = {seg.run_id for seg in session.segments if seg.run_id}
@@ -188,7 +188,7 @@ def _open(session: Any, link: Link) -> list[str]:
     history = session.history or shared_history()
     if history is None:
         return ["The run history is not available, so the run in the link cannot be opened."]
-    from ui.run_owners import sweep
+    from rag.workbench.run_owners import sweep
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
     try:

@@ -17,7 +17,7 @@ from rag.errors import UserFixableError
 from ui.text import as_text
 
 if TYPE_CHECKING:
-    from ui.session import DebugSession
+    from rag.workbench.session import DebugSession
 
 log = logging.getLogger("rag_debugger.ui")
 
@@ -56,7 +56,7 @@ def current_settings() -> RagSettings:
 def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
-        from ui.session import DebugSession  # LangGraph and the engine load here, after the first paint
+        from rag.workbench.session import DebugSession  # LangGraph and the engine load here, after the first paint
 
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         session.client_id, session.browser_id = _client_id(), browser_id()
@@ -65,7 +65,7 @@ def get_session() -> DebugSession:
 
 
 def _client_id():
-    """This browser tab's Streamlit session id (to tell when it is gone: ui/run_owners.py)."""
+    """This browser tab's Streamlit session id (to tell when it is gone: rag/workbench/run_owners.py)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
@@ -73,8 +73,8 @@ def _client_id():
 
 
 def browser_id():
-    """This browser's token (ui/run_owners.py), None when Streamlit sets no XSRF cookie."""
-    from ui.run_owners import browser_token
+    """This browser's token (rag/workbench/run_owners.py), None when Streamlit sets no XSRF cookie."""
+    from rag.workbench.run_owners import browser_token
 
     try:
         return browser_token(st.context.cookies.get("_streamlit_xsrf"))

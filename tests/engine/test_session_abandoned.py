@@ -9,8 +9,9 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from ui import history_store, run_owners
-from ui.session import DebugSession
+from rag.workbench import run_owners
+from ui import history_store
+from rag.workbench.session import DebugSession
 
 
 @pytest.fixture

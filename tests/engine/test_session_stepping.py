@@ -10,7 +10,7 @@ import pytest
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from tests.debugger.readback import checked_step
-from ui.session import DebugSession
+from rag.workbench.session import DebugSession
 
 
 @pytest.fixture

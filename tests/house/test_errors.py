@@ -16,7 +16,7 @@ OLD_HOMES = [
     ("rag.ingest.loaders", "BadFile"), ("rag.prompts", "PromptTemplateError"),
     ("rag.prompts.versions", "PromptVersionError"), ("rag.prompts.versions", "UnknownPromptVersionError"),
     ("rag.playground", "ForkNotReachedError"), ("rag.runs.history", "UnknownRunError"),
-    ("rag.runs.export", "RunImportError"), ("ui.session", "UserInputError"), ("rag.trace", "InvalidTraceError"),
+    ("rag.runs.export", "RunImportError"), ("rag.workbench.session", "UserInputError"), ("rag.trace", "InvalidTraceError"),
     ("rag.runs.history", "HistoryDamagedError"),
     ("rag", "InvalidTraceError"),
 ]

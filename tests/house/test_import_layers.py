@@ -15,6 +15,7 @@ The layers, lowest first, and why they sit where they do:
 - runs: recording, history, export and replay of runs;
 - playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
 - evaluation: question sets run through the public API, scored per route;
+- workbench: the step debugger's logic without Streamlit (sessions, recording, replay, run owners);
 - app: the Streamlit pages and panels (`ui`, `pages`, `app.py`).
 `debugger` is beside all of this: it must not import any of ours (tests/debugger/test_package.py).
 """
@@ -37,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runs", ("rag.runs",)),
     ("playground", ("rag.playground",)),
     ("evaluation", ("rag.eval",)),
+    ("workbench", ("rag.workbench",)),
     ("app", ("ui", "pages", "app")),
 ]
 
@@ -92,7 +94,7 @@ def test_no_module_imports_a_layer_above_its_own():
 
 def test_the_layer_table_places_modules_as_documented():
     assert layer_of("rag.rules.fast_path") < layer_of("rag.graph.nodes") < layer_of("rag.api")
-    assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("ui.session")
+    assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("rag.workbench.session")
     assert layer_of("rag.retrieval.dense") == layer_of("rag.ingest.store")
     assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
 

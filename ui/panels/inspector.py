@@ -27,7 +27,7 @@ from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.run_link import link_query
-from ui.session import DebugSession, route_decision
+from rag.workbench.session import DebugSession, route_decision
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"

@@ -9,7 +9,7 @@ starts, `record_finish` when it ends or fails; a resume links to its parent run)
 own checkpointer, so the history page can list, export and replay it after a restart. Recording
 never breaks debugging: a failing history write is logged and the run goes on. A run that never
 finishes is marked abandoned when a new run or a replay replaces it, or when its tab is gone
-(ui/run_owners.py).
+(rag/workbench/run_owners.py).
 
 Replay: `open_replay` puts `ReplayStepper`s (same surface as `GraphStepper`) in place of live
 steppers. Nothing is executed in that mode, so Run and HITL answers are refused with a message;
@@ -33,8 +33,8 @@ from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
-from rag.errors import UserInputError  # noqa: F401 - re-exported from its old home
-from ui import run_owners
+from rag.errors import UserInputError
+from rag.workbench import run_owners
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -128,11 +128,11 @@ class DebugSession:
         self._result_cache: Optional[tuple] = None
         self.open_runs: set[str] = set()
         """Recorded live runs that have not finished: abandoned when replaced, or when this
-        session is left behind (a reload, a closed tab; see ui/run_owners.py)."""
+        session is left behind (a reload, a closed tab; see rag/workbench/run_owners.py)."""
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
         self.browser_id: Optional[str] = None
-        """Which browser drives it (`ui.run_owners.browser_token`), when known: only the same
+        """Which browser drives it (`rag.workbench.run_owners.browser_token`), when known: only the same
         browser may take the session over after a reload."""
 
     # ----- collaborators ------------------------------------------------------------------
