@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from debugger.position import marks_after
 from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
 from debugger.errors import DebuggerUserError
 from debugger.input_form import FormField, input_schema, schema_fields
@@ -75,6 +76,8 @@ class GraphSegment:
     replay: bool = False
     ctx: Any = None
     started_at: float = 0.0
+    run_id: Optional[str] = None
+    """Runs of your own graph are not kept in the run history (export one to keep it)."""
 
     @property
     def graph(self) -> Any:
@@ -212,16 +215,27 @@ class AnyGraphSession:
             self._drawing = drawing(self.graph)
         return self._drawing
 
-    def dot(self, kind: Optional[str] = None) -> str:
-        """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen."""
+    @property
+    def cut_short(self) -> bool:
+        """A replayed run whose recording stops before the graph's end."""
+        seg = self.current
+        return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
+
+    def dot(self, travel: Optional[int] = None) -> str:
+        """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:
+        at the current position, or after step `travel` (time travel; the inspector passes it)."""
         seg = self.current
         current: tuple[str, ...] = ()
         done: set[str] = set()
         fanout: tuple = ()
         if seg is not None:
-            current = ("__end__",) if seg.stepper.done else tuple(seg.stepper.next_nodes)
-            done = {"__start__", *seg.stepper.nodes_run}
-            fanout = fanout_edges_from_steps(self._drawn(), seg.stepper.steps)
+            steps = seg.stepper.steps
+            count = len(steps) if travel is None or not 0 <= travel < len(steps) else travel + 1
+            latest = count == len(steps)
+            marks = marks_after(steps, count, next_now=seg.stepper.next_nodes if latest else None,
+                                finished_now=seg.stepper.done if latest else None)
+            current, done = tuple(marks.current), set(marks.done)
+            fanout = fanout_edges_from_steps(self._drawn(), steps[:count])
         return subgraph_dot(self.graph, self._drawn(), current=current, done=done, fanout_edges=fanout,
                             docs=self.node_docs(), title=self.spec)
 

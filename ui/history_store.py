@@ -25,7 +25,6 @@ from rag.runs.history import HistoryDamagedError, RunHistory
 
 log = logging.getLogger("rag_debugger.history")
 
-log = logging.getLogger(__name__)
 
 ENV_DB = "RAG_HISTORY_DB"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"

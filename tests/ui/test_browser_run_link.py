@@ -113,7 +113,7 @@ def test_a_reload_at_a_hitl_question_can_still_answer_it(tmp_path):
         wait_idle(page)
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)  # live, not a recording
         assert not page.get_by_text("Replay — recorded run").count()
-        page.get_by_label("Answer").fill(demo.hitl_answer)
+        page.get_by_role("textbox", name="Answer").fill(demo.hitl_answer)
         page.get_by_role("button", name="Send answer").click()
         page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
         wait_idle(page)

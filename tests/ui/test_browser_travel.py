@@ -46,7 +46,7 @@ def test_a_timeline_click_moves_the_graph_even_after_a_resume(tmp_path):
         page.screenshot(path=str(SHOTS / "travel_step1.png"))
 
         main_steps = page.locator("#timeline tbody tr").count()
-        page.get_by_label("Answer").fill(demo.hitl_answer)
+        page.get_by_role("textbox", name="Answer").fill(demo.hitl_answer)
         page.get_by_role("button", name="Send answer").click()
         page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
         wait_idle(page)
