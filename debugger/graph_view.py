@@ -1,12 +1,16 @@
 """Draw a compiled graph as Graphviz DOT text, with the debugger's position marked on it.
 
 Why DOT by hand: `draw_mermaid_png` calls a web service (offline here) and `draw_png` needs
-pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), renders in the
-browser through `st.graphviz_chart`, and is plain text that tests can assert on. Output is
-deterministic: nodes in graph order (START first, END last), edges sorted by that order.
+pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), is laid out by
+`debugger.svg`, and is plain text that tests can assert on. Output is deterministic: nodes in graph
+order (START first, END last), edges sorted by that order.
+
+`GraphDrawing` splits a drawing in two: the topology, laid out once per graph, and the marks of
+one position (about to run, already run, the fan-out count), which the page moves with CSS classes.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 START_ID = "__start__"
@@ -113,7 +117,7 @@ def graph_to_dot(
                 color=COLOR_FANOUT,
                 fontcolor=COLOR_FANOUT,
                 penwidth="2.5",
-                label=f"Send ×{count}" if count else "Send",
+                label=send_label(count),
             )
         elif e.conditional:
             attrs["style"] = "dashed"
@@ -220,3 +224,44 @@ def node_docs(graph: Any) -> dict[str, str]:
         if doc and node_id not in (START_ID, END_ID):
             out[node_id] = doc.strip()
     return out
+
+
+SEND_LABEL = "Send"
+
+
+def send_label(count: Optional[int]) -> str:
+    return f"{SEND_LABEL} ×{count}" if count else SEND_LABEL
+
+
+@dataclass(frozen=True)
+class GraphDrawing:
+    """One position drawn on a graph: what `graph_to_dot` draws, split into the part that never
+    changes for a compiled graph (`layout_dot`, laid out once) and the part a Step changes
+    (`marks`, applied by the page as CSS classes on the laid-out picture). `dot()` is the same
+    drawing as one DOT text with the marks as colours, for people and tests to read."""
+
+    graph: Any
+    current: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    fanout_edges: tuple[FanoutEdge, ...] = ()
+    title: Optional[str] = None
+    docs: Mapping[str, str] = field(default_factory=dict)
+
+    def dot(self) -> str:
+        return graph_to_dot(self.graph, current=self.current, done=self.done, fanout_edges=self.fanout_edges,
+                            title=self.title, docs=self.docs, legend=False)
+
+    def layout_dot(self) -> str:
+        """The topology only: no marks, fan-out edges with their bare label. Equal for every
+        position on one graph, so its layout can be cached on this text."""
+        bare = tuple((str(e[0]), str(e[1])) for e in self.fanout_edges)
+        return graph_to_dot(self.graph, fanout_edges=bare, title=self.title, docs=self.docs, legend=False)
+
+    def marks(self) -> dict[str, Any]:
+        """What the page applies to the laid-out picture: node ids about to run and already run
+        (a node in both shows as about to run), and the label of each fan-out edge by its
+        `source->target` name (the edge's `<title>` in Graphviz's SVG)."""
+        current = sorted({str(n) for n in self.current})
+        done = sorted({str(n) for n in self.done} - set(current))
+        send = {f"{s}->{t}": send_label(c) for (s, t), c in _fanout_map(self.fanout_edges).items()}
+        return {"current": current, "done": done, "send": send}

@@ -8,7 +8,6 @@ the same HTML the browser shows. Every value is escaped here; nothing knows abou
 """
 from __future__ import annotations
 
-import base64
 import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -125,15 +124,51 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
-def graph_html(svg: Optional[str], dot: str) -> str:
-    """The graph picture (Graphviz SVG) and its DOT source one click away.
-
-    The SVG goes in as an image, not as inline markup: to the page it is one box instead of ~400
-    nodes to lay out again on every Step."""
+def graph_html(svg: Optional[str], graph: Any = None) -> str:
+    """The graph, then its legend. The picture is the laid-out SVG inline, not an image: it is
+    sent once per graph and stays in the page, and each Step only moves CSS classes on its nodes
+    (`GraphDrawing.marks`, applied by the inspector's script). Without a layout program, the nodes
+    as a list in graph order, with their edges, which take the same marks."""
     if svg:
-        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        picture = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
-                   f'src="data:image/svg+xml;base64,{data}"></div>')
+        body = f'<div class="rdi-graph" role="img" aria-label="the workflow graph with the current position">{svg}</div>'
+    elif graph is not None:
+        body = graph_list_html(graph)
     else:
-        picture = ""
-    return picture + details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")
+        body = ""
+    return body + LEGEND_HTML
+
+
+LEGEND_HTML = (
+    '<div class="rdi-legend" aria-label="legend">'
+    '<span class="rdi-lg-node rdi-current">about to run</span>'
+    '<span class="rdi-lg-node rdi-done">already run</span>'
+    '<span class="rdi-lg-node">not run</span>'
+    '<span class="rdi-lg-edge rdi-lg-dashed"></span>conditional'
+    '<span class="rdi-lg-edge rdi-lg-send"></span>Send fan-out'
+    "</div>"
+)
+
+
+def graph_list_html(graph: Any) -> str:
+    """The graph without a layout program: one row per node in graph order, with where it goes
+    (dashed: conditional). Each row carries `data-node`, so the page marks it like the picture."""
+    g = graph.get_graph() if hasattr(graph, "get_graph") else graph
+    ids = list(g.nodes.keys())
+    order = [i for i in ids if i == "__start__"] + [i for i in ids if i not in ("__start__", "__end__")] + \
+        [i for i in ids if i == "__end__"]
+    names = {"__start__": "START", "__end__": "END"}
+    out = ['<ol class="rdi-graph-list">']
+    for node_id in order:
+        targets = [e for e in g.edges if e.source == node_id]
+        arrows = ", ".join(
+            f'<span class="{"rdi-cond" if e.conditional else ""}" data-edge="{esc(e.source)}->{esc(e.target)}">'
+            f"{esc(names.get(e.target, e.target))}</span>" for e in targets)
+        out.append(f'<li data-node="{esc(node_id)}"><span class="rdi-gnode">{esc(names.get(node_id, node_id))}</span>'
+                   + (f" → {arrows}" if arrows else "") + "</li>")
+    out.append("</ol>")
+    return "".join(out)
+
+
+def dot_source_html(dot: str) -> str:
+    """The DOT of the drawing, marks included, one click away."""
+    return details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")

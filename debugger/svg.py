@@ -1,37 +1,101 @@
-"""Server-side rendering of DOT to SVG with Graphviz's `dot` binary, when it is installed.
+"""Lay a graph out as SVG on the server, once per topology.
 
-Why: `st.graphviz_chart` lays the graph out in the browser on every rerun (~0.5 s for the RAG graph
-on a 2-core machine), which dominated the time of a Step click. `dot` lays it out in ~10 ms on the
-server and the browser only shows a picture. When `dot` is missing (a fresh machine without the
-Debian `graphviz` package) callers fall back to the in-browser renderer.
+Why on the server: `st.graphviz_chart` lays the graph out in the browser on every rerun (~0.5 s
+for the RAG graph on a 2-core machine, a Step at 8x Streamlit's floor) and draws it as a Streamlit
+element of its own, below everything else. Why once: a compiled graph's topology never changes,
+so its layout never does either; each Step only moves the marks (about to run, already run),
+which the page applies as CSS classes (see `GraphDrawing.marks`), and no Step lays anything out.
+
+Which program: `graphviz-pure` first. It is a pinned PyPI wheel (Linux x86_64 / aarch64, macOS,
+Windows) that `pip install -r requirements.txt` brings, a self-contained port of Graphviz's `dot`
+that writes the same SVG on every platform. It installs no `dot` command, so it is looked up
+beside the running Python and then on PATH. A system Graphviz `dot` is the second choice (a
+platform without the wheel). With neither, callers draw the graph as HTML (`graph_list_html`).
+`DEBUGGER_GRAPH_LAYOUT` = `graphviz-pure`, `dot` or `html` forces one of them (tests, benchmarks).
 """
 from __future__ import annotations
 
 import functools
 import logging
+import os
+import re
 import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
 from typing import Optional
 
 log = logging.getLogger(__name__)
 
+LAYOUT_ENV = "DEBUGGER_GRAPH_LAYOUT"
+PROGRAMS = ("graphviz-pure", "dot")
+TIMEOUT_S = 20.0
+
+
+def _find(program: str) -> Optional[str]:
+    """The program's path: beside this Python's scripts first (a venv not on PATH), then PATH."""
+    names = [program + ".exe", program] if os.name == "nt" else [program]
+    scripts = sysconfig.get_path("scripts")
+    for name in names:
+        candidate = Path(scripts) / name if scripts else None
+        if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which(program)
+
 
 @functools.lru_cache(maxsize=1)
-def dot_available() -> bool:
-    return shutil.which("dot") is not None
+def layout_programs() -> tuple[tuple[str, str], ...]:
+    """(name, path) of the layout programs to try, in order; empty means "draw it as HTML"."""
+    wanted = os.environ.get(LAYOUT_ENV, "auto").strip().lower() or "auto"
+    if wanted == "html":
+        return ()
+    names = PROGRAMS if wanted == "auto" else tuple(p for p in PROGRAMS if p == wanted)
+    if not names:
+        log.warning("%s=%r is not one of auto, %s, html: using auto", LAYOUT_ENV, wanted, ", ".join(PROGRAMS))
+        names = PROGRAMS
+    found = []
+    for name in names:
+        path = _find(name)
+        if path:
+            found.append((name, path))
+    return tuple(found)
 
 
-@functools.lru_cache(maxsize=256)
-def dot_to_svg(dot: str) -> Optional[str]:
-    """The SVG document for `dot`, or None when Graphviz is unavailable or rejects the input."""
-    if not dot_available():
+def layout_available() -> bool:
+    return bool(layout_programs())
+
+
+@functools.lru_cache(maxsize=32)
+def layout_svg(dot: str) -> Optional[str]:
+    """The `<svg>` element for `dot`, laid out by the first program that succeeds; None when none
+    is installed or all of them reject the input. Cached: callers pass the unmarked topology, so
+    this runs once per graph (~10 ms), not once per Step."""
+    for name, path in layout_programs():
+        try:
+            done = subprocess.run([path, "-Tsvg"], input=dot.encode("utf-8"), capture_output=True,
+                                  timeout=TIMEOUT_S, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.warning("%s could not lay out the graph: %s", name, type(exc).__name__)
+            continue
+        if done.returncode != 0:
+            log.warning("%s rejected the graph (exit %s): %s", name, done.returncode,
+                        done.stderr.decode("utf-8", "replace")[:300])
+            continue
+        svg = inline_svg(done.stdout.decode("utf-8", errors="replace"))
+        if svg:
+            return svg
+    return None
+
+
+_SIZE = re.compile(r'\s(?:width|height)="[^"]*"')
+
+
+def inline_svg(document: str) -> Optional[str]:
+    """The bare `<svg>` element of an SVG document, ready to sit in HTML: no XML prolog, doctype
+    or comments, and no fixed width/height (the viewBox stays, so CSS sizes it to its box)."""
+    start = document.find("<svg")
+    if start < 0:
         return None
-    try:
-        import graphviz
-
-        data = graphviz.Source(dot).pipe(format="svg", quiet=True)
-    except Exception as exc:  # noqa: BLE001 - any failure means "use the browser renderer"
-        log.warning("dot could not render the graph: %s", type(exc).__name__)
-        return None
-    text = data.decode("utf-8", errors="replace")
-    start = text.find("<svg")
-    return text[start:] if start >= 0 else None
+    svg = re.sub(r"<!--.*?-->\n?", "", document[start:], flags=re.S)
+    head_end = svg.find(">")
+    return _SIZE.sub("", svg[:head_end]) + svg[head_end:]

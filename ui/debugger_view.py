@@ -16,6 +16,7 @@ from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
+from ui.panels.icons import MATERIAL
 
 QUESTION_KEY = "question"
 
@@ -92,7 +93,7 @@ def run_pending(session: DebugSession) -> None:
                 break
             for p in record.annotations.get("progress") or []:
                 group = f" [{p.get('group_label')}]" if p.get("group_label") else ""
-                st.write(f"{p.get('icon', '')} **{p.get('label', '')}**{group} — {p.get('detail', '')} "
+                st.write(f"**{p.get('label', '')}**{group} — {p.get('detail', '')} "
                          f"· {p.get('elapsed_ms', 0)} ms")
             if not record.annotations.get("progress"):
                 st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
@@ -137,13 +138,13 @@ def render_replay_banner(session: DebugSession) -> None:
     info = seg.info if seg is not None else None
     with st.container(border=True, key="replay_banner"):
         st.warning(f"**{REPLAY_BANNER}.** Stepping walks the recorded checkpoints; nothing is executed. "
-                   "Run and HITL answers are disabled.", icon="📼")
+                   "Run and HITL answers are disabled.", icon=MATERIAL["replay"])
         if info is not None:
             origin = "imported file" if info.origin == "imported" else "this app's history"
             st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
                        f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
                        f"{seg.stepper.total_steps} steps")
-        st.button("⏏ Leave replay", key="exit_replay", on_click=on_exit_replay,
+        st.button("Leave replay", icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help="Back to live debugging; the recorded run stays in the history")
 
 
@@ -192,7 +193,7 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
     """The recorded run asked the user: show the question read-only, and the answers recorded then."""
     trace = result.get("rag_trace") or {}
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asked ({result.get('route')}) — recorded")
+        st.markdown(f"### {MATERIAL['ask']} The workflow asked ({result.get('route')}) — recorded")
         st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
         options = trace.get("hitl_options") or []
         if options:
@@ -204,7 +205,7 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
         if answers:
             for child in answers:
                 answer = ((child.result or {}).get("rag_trace") or {}).get("hitl_answer") or child.question
-                st.button(f"▶ Replay the recorded answer “{answer[:60]}”", key=f"follow_{child.run_id}",
+                st.button(f"Replay the recorded answer “{answer[:60]}”", icon=MATERIAL["play"], key=f"follow_{child.run_id}",
                           on_click=on_follow_recorded, args=(child.run_id,), type="primary")
         else:
             st.caption("No recorded answer to this question is in the history. Leave replay to answer it live.")
@@ -213,7 +214,7 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
 
 
 def render_page() -> None:
-    st.title("🪜 Step debugger")
+    st.title(f"{MATERIAL['debugger']} Step debugger")
     session = get_session()
     render_question(session)
     workbench()

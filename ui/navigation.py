@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
+
 
 class PageInfo(NamedTuple):
     path: str
@@ -20,11 +22,11 @@ class PageInfo(NamedTuple):
 
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("pages/debugger.py", "Step debugger", "🪜"),
-    PageInfo("pages/trace.py", "Trace explorer", "🧾"),
-    PageInfo("pages/playground.py", "Prompt playground", "🧪"),
-    PageInfo("pages/history.py", "Run history", "🗂️"),
-    PageInfo("pages/settings.py", "Settings", "⚙️"),
+    PageInfo("pages/debugger.py", "Step debugger", MATERIAL["debugger"]),
+    PageInfo("pages/trace.py", "Trace explorer", MATERIAL["trace"]),
+    PageInfo("pages/playground.py", "Prompt playground", MATERIAL["playground"]),
+    PageInfo("pages/history.py", "Run history", MATERIAL["history"]),
+    PageInfo("pages/settings.py", "Settings", MATERIAL["settings"]),
 )
 
 
@@ -35,7 +37,7 @@ def st_pages() -> list:
 
 def page_frame() -> None:
     """The layout and the sidebar menu, the same however the page was reached."""
-    st.set_page_config(page_title="RAG debugger", page_icon="🔎", layout="wide")
+    st.set_page_config(page_title="RAG debugger", page_icon=MATERIAL["app"], layout="wide")
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=p.title, icon=p.icon, width="stretch")

@@ -22,7 +22,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from debugger import GraphStepper, StepRecord, graph_to_dot
+from debugger import GraphStepper, StepRecord
+from debugger.graph_view import GraphDrawing
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -387,6 +388,11 @@ class DebugSession:
     # ----- drawing ------------------------------------------------------------------------
     def dot(self, kind: Optional[str] = None) -> str:
         """DOT of the current segment's graph with the next nodes and the nodes already run."""
+        return self.drawing(kind).dot()
+
+    def drawing(self, kind: Optional[str] = None) -> GraphDrawing:
+        """The current segment's graph (or the `kind` graph) with the next nodes and the nodes
+        already run marked: its topology is laid out once, its marks move on every Step."""
         seg = self.current
         kind = kind or (seg.kind if seg else "main")
         graph = seg.graph if seg and seg.kind == kind and seg.graph is not None else shared_graph(kind, self.checkpointer)
@@ -406,8 +412,8 @@ class DebugSession:
         else:
             fanout = list(FANOUT_EDGES)
         title = "RAG workflow" if kind == "main" else "HITL resume path"
-        return graph_to_dot(_drawn(graph), current=current, done=done, fanout_edges=fanout, docs=_NODE_DOCS,
-                            title=title)
+        return GraphDrawing(_drawn(graph), current=tuple(current), done=tuple(sorted(done)),
+                            fanout_edges=tuple(tuple(f) for f in fanout), title=title, docs=_NODE_DOCS)
 
 
 def run_chain(history: Any, run_id: str) -> list:

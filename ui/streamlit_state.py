@@ -13,6 +13,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from rag.settings import RagSettings
 from ui.session import DebugSession, UserInputError
+from ui.panels.icons import MATERIAL
 
 log = logging.getLogger("rag_debugger.ui")
 
@@ -116,10 +117,10 @@ def provider_banner() -> None:
         st.sidebar.info(
             "**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
             "Connect an OpenAI-compatible endpoint on the Settings page.",
-            icon="🧪",
+            icon=MATERIAL["offline"],
         )
     else:
-        st.sidebar.success(f"Model: {settings.provider_label()}", icon="🤖")
+        st.sidebar.success(f"Model: {settings.provider_label()}", icon=MATERIAL["model"])
 
 
 def guarded_page(render: Callable[[], Any]) -> None:

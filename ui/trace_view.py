@@ -5,10 +5,11 @@ import streamlit as st
 
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
+from ui.panels.icons import MATERIAL
 
 
 def render_page() -> None:
-    st.title("🧾 Trace explorer")
+    st.title(f"{MATERIAL['trace']} Trace explorer")
     session = get_session()
     seg = session.current
     if seg is None:

@@ -12,17 +12,32 @@ import pandas as pd
 
 from tests.support.html_reader import read_html
 from ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
-from ui.panels.inspector import COMPONENT_NAME, join_sections
+from ui.panels.inspector import COMPONENT_NAME, MARKS, SECTIONS, join_sections
 from ui.panels.time_travel import TRAVEL_KEY
+
+
+def inspector_data(at) -> dict:
+    """The data the debugger's inspector received ({} when the page has none)."""
+    for element in at.main:
+        proto = getattr(element, "proto", None)
+        if getattr(proto, "component_name", None) == COMPONENT_NAME:
+            return json.loads(proto.json)
+    return {}
 
 
 def inspector_html(at) -> str:
     """The HTML of the debugger's inspector ("" when the page has none)."""
-    for element in at.main:
-        proto = getattr(element, "proto", None)
-        if getattr(proto, "component_name", None) == COMPONENT_NAME:
-            return join_sections(json.loads(proto.json))
-    return ""
+    data = inspector_data(at)
+    return join_sections(data) if data else ""
+
+
+def inspector_sections(at) -> dict:
+    return {name: html for name, html in inspector_data(at).items() if name in SECTIONS}
+
+
+def inspector_marks(at) -> dict:
+    """The graph's marks the page applies as CSS classes: nodes about to run and already run."""
+    return inspector_data(at).get(MARKS) or {}
 
 
 def inspector_text(at) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional
 import streamlit as st
 
 from debugger.html_view import esc
+from ui.panels.icons import svg_icon
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +34,10 @@ class Control(NamedTuple):
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("run", "▶ Run", "Start the question and run it to the end, with live progress", primary=True),
-    Control("step", "⏭ Step", "Run exactly one superstep (parallel sub-questions run together)"),
-    Control("continue", "⏩ Continue to end", "Run the remaining steps to the end"),
-    Control("restart", "↺ Restart", "Start the same question again on a fresh thread"),
+    Control("run", "Run", "Start the question and run it to the end, with live progress", primary=True),
+    Control("step", "Step", "Run exactly one superstep (parallel sub-questions run together)"),
+    Control("continue", "Continue to end", "Run the remaining steps to the end"),
+    Control("restart", "Restart", "Start the same question again on a fresh thread"),
 )
 ACTIONS = tuple(c.action for c in CONTROLS)
 
@@ -57,7 +58,8 @@ def controls_html(*, done: bool, has_run: bool, replay: bool) -> str:
     enabled = enabled_actions(done=done, has_run=has_run, replay=replay)
     buttons = "".join(
         f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
-        f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{esc(c.label)}</button>'
+        f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{svg_icon(c.action)}'
+        f'<span>{esc(c.label)}</span></button>'
         for c in CONTROLS
     )
     help_line = REPLAY_HELP if replay else CONTROLS_HELP

@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
+from ui.panels.icons import MATERIAL
 
 
 def _answer(text: str) -> None:
@@ -27,7 +28,7 @@ def render_hitl(result: dict) -> bool:
     trace = result.get("rag_trace") or {}
     route = result.get("route")
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asks you ({route})")
+        st.markdown(f"### {MATERIAL['ask']} The workflow asks you ({route})")
         st.markdown(trace.get("hitl_prompt") or "Please add more detail.")
         options = trace.get("hitl_options") or []
         if route == "scope_select" and options:
