@@ -74,6 +74,7 @@ def graph_to_dot(
     title: Optional[str] = None,
     docs: Optional[Mapping[str, str]] = None,
     legend: bool = True,
+    fanout_label: Optional[str] = None,
 ) -> str:
     """DOT source for `graph` (compiled or `get_graph()` output).
 
@@ -82,6 +83,7 @@ def graph_to_dot(
     edges (blue, bold, "Send ×N"); LangGraph's drawing cannot tell a `Send` router from an
     ordinary one, so the caller says which (see `fanout_edges_from_steps`). Conditional edges are
     dashed, labelled with their path-map key when `conditional_labels`. `docs`: node → tooltip.
+    `fanout_label` replaces every fan-out edge's label.
     """
     g = _drawable(graph)
     current_set = {str(n) for n in current}
@@ -117,7 +119,7 @@ def graph_to_dot(
                 color=COLOR_FANOUT,
                 fontcolor=COLOR_FANOUT,
                 penwidth="2.5",
-                label=send_label(count),
+                label=fanout_label or send_label(count),
             )
         elif e.conditional:
             attrs["style"] = "dashed"
@@ -227,6 +229,8 @@ def node_docs(graph: Any) -> dict[str, str]:
 
 
 SEND_LABEL = "Send"
+SEND_LAYOUT_LABEL = "Send xN"
+"""The fan-out label the layout reserves room for; the page writes the real one ("Send ×3") in."""
 
 
 def send_label(count: Optional[int]) -> str:
@@ -252,10 +256,11 @@ class GraphDrawing:
                             title=self.title, docs=self.docs, legend=False)
 
     def layout_dot(self) -> str:
-        """The topology only: no marks, fan-out edges with their bare label. Equal for every
-        position on one graph, so its layout can be cached on this text."""
+        """The topology only: no marks, fan-out edges with a placeholder label as wide as a
+        counted one. Equal for every position on one graph, so its layout is cached on this text."""
         bare = tuple((str(e[0]), str(e[1])) for e in self.fanout_edges)
-        return graph_to_dot(self.graph, fanout_edges=bare, title=self.title, docs=self.docs, legend=False)
+        return graph_to_dot(self.graph, fanout_edges=bare, title=self.title, docs=self.docs, legend=False,
+                            fanout_label=SEND_LAYOUT_LABEL)
 
     def marks(self) -> dict[str, Any]:
         """What the page applies to the laid-out picture: node ids about to run and already run

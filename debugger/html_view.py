@@ -143,8 +143,8 @@ LEGEND_HTML = (
     '<span class="rdi-lg-node rdi-current">about to run</span>'
     '<span class="rdi-lg-node rdi-done">already run</span>'
     '<span class="rdi-lg-node">not run</span>'
-    '<span class="rdi-lg-edge rdi-lg-dashed"></span>conditional'
-    '<span class="rdi-lg-edge rdi-lg-send"></span>Send fan-out'
+    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>conditional</span>'
+    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>Send fan-out</span>'
     "</div>"
 )
 

@@ -15,6 +15,9 @@ import streamlit as st
 from ui.panels.icons import MATERIAL
 
 
+SIDEBAR_WIDTH_PX = 220
+
+
 class PageInfo(NamedTuple):
     path: str
     title: str
@@ -37,7 +40,10 @@ def st_pages() -> list:
 
 def page_frame() -> None:
     """The layout and the sidebar menu, the same however the page was reached."""
-    st.set_page_config(page_title="RAG debugger", page_icon=MATERIAL["app"], layout="wide")
+    # A narrow sidebar (Streamlit's default is 300 px): at projector widths (1024, 1280) the page
+    # needs the room for the graph beside the step's diff. The user can still drag it wider.
+    st.set_page_config(page_title="RAG debugger", page_icon=MATERIAL["app"], layout="wide",
+                       initial_sidebar_state=SIDEBAR_WIDTH_PX)
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=p.title, icon=p.icon, width="stretch")
