@@ -1,4 +1,4 @@
-"""A faithful, production-grade implementation of the RAG workflow of SPEC.md on LangGraph.
+"""A faithful, production-grade implementation of the RAG workflow of docs/workflow.md on LangGraph.
 
 Public API (stable): `run_rag_graph`, `resume_rag_from_hitl`, `build_rag_graph`, `build_resume_graph`,
 `normalize_rag_trace`, `RAG_TRACE_FIELDS`, the schemas, and `make_context` for injecting collaborators.

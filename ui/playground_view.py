@@ -189,10 +189,10 @@ def render_editor(role: str, prompts: PromptSet) -> str:
         try:
             names = validate_template(role, text)
         except PromptTemplateError as exc:
-            st.error(f"✗ Not runnable: {exc}", icon=MATERIAL["invalid"])
+            st.error(f"Not runnable: {exc}", icon=MATERIAL["invalid"])
         else:
             same = " (identical to A)" if text == a_text else ""
-            st.success(f"✓ Valid template{same} — uses {', '.join('{' + n + '}' for n in sorted(names))}", icon=MATERIAL["valid"])
+            st.success(f"Valid template{same} — uses {', '.join('{' + n + '}' for n in sorted(names))}", icon=MATERIAL["valid"])
         st.button("Reset B to A", key="pg_reset_b", on_click=on_reset_b, args=(role,))
     return text
 
@@ -288,7 +288,7 @@ def render_versions(prompts: PromptSet) -> None:
         c4.button("Save", icon=MATERIAL["save"], key="pg_save", on_click=on_save, width="stretch")
     if versions:
         rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
-                 "active": "✓" if v.name == active else ""} for v in versions]
+                 "active": "active" if v.name == active else ""} for v in versions]
         st.dataframe(pd.DataFrame(rows, columns=["name", "date", "note", "active"]), hide_index=True,
                      width="stretch", key="pg_versions")
     else:

@@ -17,32 +17,40 @@ def click(page, name: str, *, exact: bool = True) -> None:
     wait_idle(page)
 
 
+def marked(page, mark: str) -> list[str]:
+    """Names of the graph's nodes that carry `mark` (rdi-current: about to run; rdi-done: run)."""
+    return page.eval_on_selector_all(f".rdi-graph g.node.{mark} > title", "els => els.map(e => e.textContent)")
+
+
 def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
     demo = next(d for d in load_demo_questions() if d.expected_route == "scope_select" and d.hitl_answer)
     SHOTS.mkdir(exist_ok=True)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        # the graph: an SVG laid out on the server by Graphviz (scripts/test.sh installs it), shown
-        # as a picture in the inspector
-        graph = page.locator(".rdi-graph img").first
-        graph.wait_for(timeout=30_000)
-        page.wait_for_function("() => document.querySelector('.rdi-graph img').naturalWidth > 200")
+        # the graph: an SVG laid out once on the server by the pip-installed graphviz-pure, inline in
+        # the inspector, in the left column beside the step (not drawn below the page)
+        page.locator(".rdi-left .rdi-graph svg g.node").first.wait_for(timeout=30_000)
+        assert page.locator('[data-testid="stGraphVizChart"]').count() == 0
 
         page.locator(f".st-key-demo_{demo.id} button").first.click()  # Streamlit tags a widget with its key
         page.wait_for_timeout(150)
         wait_idle(page)
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        click(page, "⏭ Step")
+        click(page, "Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
         wait_idle(page)
+        # the step moved the marks on the same picture: what runs next, what has run
+        assert marked(page, "rdi-current") == ["retrieve_initial"]
+        assert "classify_complexity" in marked(page, "rdi-done")
         # unchanged fields are hidden until asked for, in the browser (no rerun)
         unchanged = page.locator("#diff tr.rdi-kind-unchanged").first
         assert not unchanged.is_visible()
         page.get_by_text("Show unchanged fields").first.click()
         unchanged.wait_for(state="visible", timeout=5_000)
-        click(page, "⏭ Step")
+        click(page, "Step")
         page.get_by_text("Step 2:").first.wait_for(timeout=15_000)
+        assert marked(page, "rdi-current") == ["grade_documents"]
         assert page.locator("#diff tr.rdi-kind-unchanged").first.is_visible()  # the choice survives a step
         # clicking a row of the timeline travels back to that step
         page.locator("#timeline tbody tr").first.click()
@@ -56,7 +64,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         page.keyboard.press("Enter")
         page.get_by_text("nothing was re-run").first.wait_for(timeout=15_000)
         wait_idle(page)
-        click(page, "⏩ Continue to end")
+        click(page, "Continue to end")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "hitl_question.png"), full_page=True)
 
@@ -66,7 +74,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         page.wait_for_timeout(150)
         wait_idle(page)
         page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
-        click(page, "⏩ Continue to end")
+        click(page, "Continue to end")
         page.locator(".rdi-result", has_text=f"Result: {demo.expected_resume_route}").first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "resumed_result.png"), full_page=True)
         # lazy panels: built only when opened
