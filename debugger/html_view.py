@@ -12,6 +12,7 @@ import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states
+from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
 
@@ -152,13 +153,10 @@ LEGEND_HTML = (
 def graph_list_html(graph: Any) -> str:
     """The graph without a layout program: one row per node in graph order, with where it goes
     (dashed: conditional). Each row carries `data-node`, so the page marks it like the picture."""
-    g = graph.get_graph() if hasattr(graph, "get_graph") else graph
-    ids = list(g.nodes.keys())
-    order = [i for i in ids if i == "__start__"] + [i for i in ids if i not in ("__start__", "__end__")] + \
-        [i for i in ids if i == "__end__"]
-    names = {"__start__": "START", "__end__": "END"}
+    g = _drawable(graph)
+    names = {START_ID: "START", END_ID: "END"}
     out = ['<ol class="rdi-graph-list">']
-    for node_id in order:
+    for node_id in _node_order(g):
         targets = [e for e in g.edges if e.source == node_id]
         arrows = ", ".join(
             f'<span class="{"rdi-cond" if e.conditional else ""}" data-edge="{esc(e.source)}->{esc(e.target)}">'

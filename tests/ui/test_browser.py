@@ -84,3 +84,23 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         full_state.first.wait_for(timeout=15_000)
         assert not page.get_by_text("Traceback").count()
     assert (SHOTS / "resumed_result.png").stat().st_size > 10_000
+
+
+def test_without_any_layout_program_the_graph_is_a_marked_list_beside_the_step():
+    """A platform with neither graphviz-pure's wheel nor a system `dot`: the nodes as a list, in
+    the same column, and a Step moves the same marks on it."""
+    with streamlit_server(ROOT / "app.py", env={"DEBUGGER_GRAPH_LAYOUT": "html"}) as url, chromium_page() as page:
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(".rdi-left .rdi-graph-list li").first.wait_for(timeout=30_000)
+        assert page.locator(".rdi-graph svg").count() == 0
+        demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        click(page, "Step")
+        page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        current = page.eval_on_selector_all(".rdi-graph-list li.rdi-current", "els => els.map(e => e.dataset.node)")
+        done = page.eval_on_selector_all(".rdi-graph-list li.rdi-done", "els => els.map(e => e.dataset.node)")
+        assert current == ["retrieve_initial"] and "classify_complexity" in done

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from debugger.html_view import esc
+
 # 24x24 paths of the Material Icons set (Apache-2.0), drawn in the text colour.
 _PATHS: Mapping[str, str] = {
     "run": "M8 5v14l11-7z",
@@ -33,7 +35,7 @@ def svg_icon(name: str, *, label: str = "") -> str:
     """An inline SVG icon for the inspector's HTML (`info` for an unknown name). Decorative
     unless `label` is given."""
     path = _PATHS.get(name, _PATHS["info"])
-    a11y = f' role="img" aria-label="{label}"' if label else ' aria-hidden="true"'
+    a11y = f' role="img" aria-label="{esc(label)}"' if label else ' aria-hidden="true"'
     return (f'<svg class="rdi-icon rdi-icon-{name if name in _PATHS else "info"}" viewBox="0 0 24 24"{a11y}>'
             f'<path d="{path}"/></svg>')
 
