@@ -11,12 +11,12 @@ import streamlit as st
 from ui.panels.controls import enabled_actions, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
+from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, show_flash
-from ui.panels.icons import MATERIAL
 
 QUESTION_KEY = "question"
 

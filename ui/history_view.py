@@ -12,9 +12,9 @@ import pandas as pd
 import streamlit as st
 
 from rag.runs.history import RunHistory, RunInfo
+from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
-from ui.panels.icons import MATERIAL
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"

@@ -25,9 +25,9 @@ from rag.prompts import (
     validate_template,
 )
 from rag.prompts.playground import FORK_NODES, ABResult, VariantResult, run_ab
+from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
-from ui.panels.icons import MATERIAL
 
 ROLE_KEY = "pg_role"
 QUESTION_KEY = "pg_question"

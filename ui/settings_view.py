@@ -9,8 +9,8 @@ import streamlit as st
 from pydantic import SecretStr, ValidationError
 
 from rag.settings import RagSettings, is_really_set
-from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 from ui.panels.icons import MATERIAL
+from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 

@@ -12,8 +12,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from rag.settings import RagSettings
-from ui.session import DebugSession, UserInputError
 from ui.panels.icons import MATERIAL
+from ui.session import DebugSession, UserInputError
 
 log = logging.getLogger("rag_debugger.ui")
 

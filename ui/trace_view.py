@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
-from ui.panels.icons import MATERIAL
 
 
 def render_page() -> None:

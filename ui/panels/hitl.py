@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
-from ui.panels.icons import MATERIAL
 
 
 def _answer(text: str) -> None:
