@@ -6,7 +6,8 @@ pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), i
 order (START first, END last), edges sorted by that order.
 
 `GraphDrawing` splits a drawing in two: the topology, laid out once per graph, and the marks of
-one position (about to run, already run, the fan-out count), which the page moves with CSS classes.
+one position (about to run, already run, the fan-out count), written into the laid-out SVG as CSS
+classes (`debugger.svg.mark_svg`).
 """
 from __future__ import annotations
 
@@ -241,7 +242,7 @@ def send_label(count: Optional[int]) -> str:
 class GraphDrawing:
     """One position drawn on a graph: what `graph_to_dot` draws, split into the part that never
     changes for a compiled graph (`layout_dot`, laid out once) and the part a Step changes
-    (`marks`, applied by the page as CSS classes on the laid-out picture). `dot()` is the same
+    (`marks`, written into the laid-out picture as CSS classes). `dot()` is the same
     drawing as one DOT text with the marks as colours, for people and tests to read."""
 
     graph: Any
@@ -263,7 +264,7 @@ class GraphDrawing:
                             fanout_label=SEND_LAYOUT_LABEL)
 
     def marks(self) -> dict[str, Any]:
-        """What the page applies to the laid-out picture: node ids about to run and already run
+        """What is marked on the laid-out picture: node ids about to run and already run
         (a node in both shows as about to run), and the label of each fan-out edge by its
         `source->target` name (the edge's `<title>` in Graphviz's SVG)."""
         current = sorted({str(n) for n in self.current})

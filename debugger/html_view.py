@@ -8,6 +8,7 @@ the same HTML the browser shows. Every value is escaped here; nothing knows abou
 """
 from __future__ import annotations
 
+import base64
 import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -125,15 +126,18 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
-def graph_html(svg: Optional[str], graph: Any = None) -> str:
-    """The graph, then its legend. The picture is the laid-out SVG inline, not an image: it is
-    sent once per graph and stays in the page, and each Step only moves CSS classes on its nodes
-    (`GraphDrawing.marks`, applied by the inspector's script). Without a layout program, the nodes
-    as a list in graph order, with their edges, which take the same marks."""
+def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[str, Any]] = None) -> str:
+    """The graph, then its legend. The picture is the SVG laid out once and marked for this
+    position (`debugger.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
+    elements to style and lay out again on every Step (inline, Chrome counted about twice the layout
+    time per Step). Without a layout program, the nodes as a list in graph order, with their edges
+    and the same marks."""
     if svg:
-        body = f'<div class="rdi-graph" role="img" aria-label="the workflow graph with the current position">{svg}</div>'
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        body = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
+                f'src="data:image/svg+xml;base64,{data}"></div>')
     elif graph is not None:
-        body = graph_list_html(graph)
+        body = graph_list_html(graph, marks)
     else:
         body = ""
     return body + LEGEND_HTML
@@ -150,10 +154,12 @@ LEGEND_HTML = (
 )
 
 
-def graph_list_html(graph: Any) -> str:
+def graph_list_html(graph: Any, marks: Optional[Mapping[str, Any]] = None) -> str:
     """The graph without a layout program: one row per node in graph order, with where it goes
-    (dashed: conditional). Each row carries `data-node`, so the page marks it like the picture."""
+    (dashed: conditional), and the same marks as the picture (about to run, already run)."""
     g = _drawable(graph)
+    current = set((marks or {}).get("current") or ())
+    done = set((marks or {}).get("done") or ())
     names = {START_ID: "START", END_ID: "END"}
     out = ['<ol class="rdi-graph-list">']
     for node_id in _node_order(g):
@@ -161,7 +167,8 @@ def graph_list_html(graph: Any) -> str:
         arrows = ", ".join(
             f'<span class="{"rdi-cond" if e.conditional else ""}" data-edge="{esc(e.source)}->{esc(e.target)}">'
             f"{esc(names.get(e.target, e.target))}</span>" for e in targets)
-        out.append(f'<li data-node="{esc(node_id)}"><span class="rdi-gnode">{esc(names.get(node_id, node_id))}</span>'
+        mark = " class=\"rdi-current\"" if node_id in current else " class=\"rdi-done\"" if node_id in done else ""
+        out.append(f'<li data-node="{esc(node_id)}"{mark}><span class="rdi-gnode">{esc(names.get(node_id, node_id))}</span>'
                    + (f" → {arrows}" if arrows else "") + "</li>")
     out.append("</ol>")
     return "".join(out)

@@ -3,6 +3,7 @@ found beside the running Python even when PATH has no Graphviz), a system `dot` 
 forced or as the next choice, and every failure means None (the page then lists the nodes)."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -86,3 +87,17 @@ def test_inline_svg_strips_the_document_around_the_element():
            'viewBox="0 0 10 20"><!-- a --><g><title>n</title></g></svg>\n')
     assert svg_mod.inline_svg(doc) == '<svg viewBox="0 0 10 20"><g><title>n</title></g></svg>\n'
     assert svg_mod.inline_svg("no picture") is None
+
+
+def test_marks_are_written_into_the_laid_out_picture(layout):
+    layout()
+    drawing = GraphDrawing(tg.fanout_graph(), current=("worker",), done=("__start__", "plan"),
+                           fanout_edges=(("plan", "worker", 3),))
+    svg = svg_mod.layout_svg(drawing.layout_dot())
+    marked = svg_mod.mark_svg(svg, drawing.marks())
+    assert re.search(r'class="node rdi-current">\s*<title>worker</title>', marked)
+    assert re.search(r'class="node rdi-done">\s*<title>plan</title>', marked)
+    assert not re.search(r'class="node rdi-\w+">\s*<title>merge</title>', marked)
+    assert ">Send ×3</text>" in marked and "Send xN" not in marked
+    assert "<style>" in marked and "#ffb74d" in marked  # styled inside the SVG: works as an image
+    assert svg_mod.mark_svg(svg, {}) .replace(svg_mod.MARK_STYLE, "") == svg

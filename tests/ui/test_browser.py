@@ -18,8 +18,14 @@ def click(page, name: str, *, exact: bool = True) -> None:
 
 
 def marked(page, mark: str) -> list[str]:
-    """Names of the graph's nodes that carry `mark` (rdi-current: about to run; rdi-done: run)."""
-    return page.eval_on_selector_all(f".rdi-graph g.node.{mark} > title", "els => els.map(e => e.textContent)")
+    """Names of the nodes the picture on the page marks with `mark` (rdi-current: about to run,
+    rdi-done: already run), read from the SVG the browser shows."""
+    return page.evaluate(
+        """(mark) => {
+             const src = document.querySelector('.rdi-graph img').src;
+             const svg = new DOMParser().parseFromString(atob(src.split(',')[1]), 'image/svg+xml');
+             return [...svg.querySelectorAll('g.node.' + mark + ' > title')].map(t => t.textContent);
+           }""", mark)
 
 
 def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
@@ -28,9 +34,9 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        # the graph: an SVG laid out once on the server by the pip-installed graphviz-pure, inline in
-        # the inspector, in the left column beside the step (not drawn below the page)
-        page.locator(".rdi-left .rdi-graph svg g.node").first.wait_for(timeout=30_000)
+        # the graph: an SVG laid out once on the server by the pip-installed graphviz-pure, shown in
+        # the left column beside the step (not drawn below the page)
+        page.locator(".rdi-left .rdi-graph img").first.wait_for(timeout=30_000)
         assert page.locator('[data-testid="stGraphVizChart"]').count() == 0
 
         page.locator(f".st-key-demo_{demo.id} button").first.click()  # Streamlit tags a widget with its key
@@ -93,7 +99,7 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_beside_the_step()
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
         page.locator(".rdi-left .rdi-graph-list li").first.wait_for(timeout=30_000)
-        assert page.locator(".rdi-graph svg").count() == 0
+        assert page.locator(".rdi-graph img").count() == 0
         demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
         page.locator(f".st-key-demo_{demo.id} button").first.click()
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)

@@ -47,15 +47,20 @@ def test_controls_graph_and_diff_fit_one_screen(width, height):
         page.mouse.move(1, 1)
         page.screenshot(path=str(SHOTS / f"projector_{width}x{height}.png"))
 
-        controls, graph = box(page, ".rdi-controls"), box(page, ".rdi-graph svg")
+        controls, graph = box(page, ".rdi-controls"), box(page, ".rdi-graph img")
         step_title, diff_head = box(page, ".rdi-step-title"), box(page, ".rdi-right table thead")
         assert controls["y"] >= 0 and controls["x"] + controls["width"] <= width
         assert graph["y"] >= 0 and graph["y"] + graph["height"] <= height, "the whole graph is on the screen"
         assert graph["x"] + graph["width"] <= step_title["x"], "the graph is beside the step, not above it"
         assert step_title["y"] + step_title["height"] <= height
         assert diff_head["y"] + diff_head["height"] + 40 <= height, "the diff's first row is on the screen"
-        # every node name drawn at a readable size: 11 SVG units times the picture's scale
-        scale = page.locator(".rdi-graph svg").first.evaluate("svg => svg.getScreenCTM().a")
+        # every node name drawn at a readable size: 11 SVG units times the picture's scale (the image
+        # keeps its proportions inside its box)
+        scale = page.locator(".rdi-graph img").first.evaluate(
+            """img => { const svg = atob(img.src.split(',')[1]);
+                        const [, , w, h] = svg.match(/viewBox="([^"]+)"/)[1].split(' ').map(Number);
+                        const r = img.getBoundingClientRect();
+                        return Math.min(r.width / w, r.height / h); }""")
         assert 11 * scale >= MIN_GRAPH_TEXT_PX, f"graph text {11 * scale:.1f}px at {width}x{height}"
         assert page.locator('[data-testid="stGraphVizChart"]').count() == 0  # no second drawing below
 

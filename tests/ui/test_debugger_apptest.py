@@ -7,8 +7,8 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.apptest import (control_enabled, inspector_dot, inspector_html, inspector_marks, inspector_sections,
-                                   inspector_table, inspector_text, press, travel_to_step)
+from tests.support.apptest import (control_enabled, graph_svg, inspector_dot, inspector_html, inspector_marks,
+                                   inspector_sections, inspector_table, inspector_text, press, travel_to_step)
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"
@@ -56,7 +56,7 @@ def test_page_loads_with_graph_and_demo_buttons(app_test):
         assert f'"{node}"' in dot
     assert "style=\"dashed\"" in dot and "Send" in dot
     assert "about to run" in inspector_text(at) and "already run" in inspector_text(at)  # the legend
-    assert inspector_sections(at)["graph"].count("<title>") > 10  # laid out on the server by graphviz-pure
+    assert graph_svg(inspector_sections(at)["graph"]).count("<title>") > 10  # laid out on the server
     labels = {b.label for b in at.button}
     for demo in load_demo_questions():
         assert demo.label in labels
@@ -215,21 +215,30 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app
     assert not problems(at)
     assert not at.get("graphviz_chart")  # nothing drawn below the page any more
     graph = inspector_sections(at)["graph"]
-    assert "<svg" not in graph and '<li data-node="retrieve_initial">' in graph
-    assert inspector_marks(at)["current"] == ["retrieve_initial"]
+    assert "<img" not in graph and '<li data-node="retrieve_initial" class="rdi-current">' in graph
+    assert inspector_marks(at) == {"current": ["retrieve_initial"], "done": ["__start__", "classify_complexity"]}
 
 
-def test_each_step_moves_the_marks_on_one_fixed_picture(app_test):
+def test_each_step_moves_the_marks_on_a_picture_laid_out_once(app_test, monkeypatch):
+    import debugger.svg as svg_mod
+
+    calls = []
+    real_run = svg_mod.subprocess.run
+    monkeypatch.setattr(svg_mod.subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    svg_mod.layout_svg.cache_clear()
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "step")
-    picture = inspector_sections(at)["graph"]
+    first = graph_svg(inspector_sections(at)["graph"])
     assert inspector_marks(at) == {"current": ["retrieve_initial"], "done": ["__start__", "classify_complexity"],
                                    "send": {"prepare_sub_questions->rag_sub_agent": "Send"}}
     press(at, "step")
-    assert inspector_sections(at)["graph"] == picture  # not laid out or sent again
     assert inspector_marks(at)["current"] == ["grade_documents"]
     assert "retrieve_initial" in inspector_marks(at)["done"]
+    unmarked = [re.sub(r' class="node rdi-\w+"', ' class="node"', graph_svg(inspector_sections(at)["graph"])), first]
+    unmarked[1] = re.sub(r' class="node rdi-\w+"', ' class="node"', unmarked[1])
+    assert unmarked[0] == unmarked[1]  # the same layout, only the marks moved
+    assert len(calls) == 1, "the graph was laid out once, not once per Step"
 
 
 def test_a_fan_out_step_shows_one_lane_per_sub_question(app_test):

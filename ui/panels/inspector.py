@@ -18,7 +18,7 @@ from typing import Any, Optional
 import streamlit as st
 
 from debugger.html_view import code, details, dot_source_html, esc, graph_html, step_html, timeline_html
-from debugger.svg import layout_svg
+from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from ui.panels.controls import controls_html, queue_action
 from ui.panels.evidence import evidence_html
@@ -78,8 +78,7 @@ SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evi
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
 (the controls only when one turns on or off, the graph picture and the node docs only when the
 graph changes, the evidence only when retrieval ran), so a Step re-lays out less and a focused
-button stays focused. The graph's marks are not a section: `MARKS` data, applied as CSS classes."""
-MARKS = "graph_marks"
+button stays focused."""
 TEMPLATE = (
     '<div class="rdi-root"><div data-sec="controls"></div><div data-sec="head"></div>'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="dot"></div>'
@@ -95,8 +94,8 @@ columns is cut."""
 def render_inspector(session: DebugSession, travel: Optional[int]) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); returns
     the state values shown, for the panels that stay outside (full state)."""
-    sections, values, marks = inspector_sections(session, travel, full_state=full_state_wanted())
-    _component()(data={**sections, MARKS: marks}, key=KEY, default={"full_state": False},
+    sections, values = inspector_sections(session, travel, full_state=full_state_wanted())
+    _component()(data=sections, key=KEY, default={"full_state": False},
                  on_travel_change=_on_travel, on_action_change=_on_action, on_full_state_change=_on_full_state,
                  width="stretch")
     return values
@@ -107,8 +106,8 @@ def join_sections(sections: dict[str, str]) -> str:
 
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *,
-                       full_state: bool = False) -> tuple[dict[str, str], dict, dict]:
-    """(HTML per section, state values shown, the graph's marks for the page to apply)."""
+                       full_state: bool = False) -> tuple[dict[str, str], dict]:
+    """(HTML per section, state values shown)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -134,7 +133,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
     sections = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode),
         "head": head,
-        "graph": graph_html(layout_svg(drawing.layout_dot()), drawing.graph),
+        "graph": _graph_section(drawing),
         "dot": dot_source_html(drawing.dot()),
         "docs": _node_docs_html(),
         "timeline": _timeline_section(session, pairs, travel),
@@ -146,7 +145,14 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *,
     if all_progress:
         sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
-    return sections, values, drawing.marks()
+    return sections, values
+
+
+def _graph_section(drawing) -> str:
+    """The picture laid out once per graph (cached on its unmarked DOT), marked for this position."""
+    marks = drawing.marks()
+    svg = layout_svg(drawing.layout_dot())
+    return graph_html(mark_svg(svg, marks) if svg else None, drawing.graph, marks)
 
 
 def position_html(session: DebugSession) -> str:
