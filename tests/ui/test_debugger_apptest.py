@@ -209,6 +209,7 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app
     import ui.panels.inspector as inspector
 
     monkeypatch.setattr(inspector, "layout_svg", lambda dot: None)  # neither graphviz-pure nor `dot`
+    inspector._marked_picture.cache_clear()
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "step")
@@ -217,15 +218,18 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app
     graph = inspector_sections(at)["graph"]
     assert "<img" not in graph and '<li data-node="retrieve_initial" class="rdi-current">' in graph
     assert inspector_marks(at) == {"current": ["retrieve_initial"], "done": ["__start__", "classify_complexity"]}
+    inspector._marked_picture.cache_clear()
 
 
 def test_each_step_moves_the_marks_on_a_picture_laid_out_once(app_test, monkeypatch):
     import debugger.svg as svg_mod
+    import ui.panels.inspector as inspector
 
     calls = []
     real_run = svg_mod.subprocess.run
     monkeypatch.setattr(svg_mod.subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
     svg_mod.layout_svg.cache_clear()
+    inspector._marked_picture.cache_clear()
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "step")
