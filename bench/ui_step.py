@@ -9,18 +9,25 @@ timed). A click is timed until the page shows the new count / step number (for t
 inspector's position line, drawn in the same update as the graph, timeline, diff and evidence).
 Both buttons are found by one CSS selector each, so both sides pay the same for Playwright's lookup.
 
-    python -m bench.ui_step [--steps 20] [--rounds 2]
+    python -m bench.ui_step [--steps 20] [--rounds 2] [--layout auto|graphviz-pure|dot|html]
+
+`--layout` picks the debugger's graph layout program (debugger/svg.py; `auto`: graphviz-pure, the
+one `pip install -r requirements.txt` brings, else a system `dot`). The graph is laid out once per
+compiled graph whichever it is, so a Step costs the same with each.
 
 Ends with `step_vs_floor: X` (median debugger step / median floor click, all rounds).
 """
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from debugger.svg import LAYOUT_ENV, layout_programs
 from rag.demo import load_demo_questions
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
 
@@ -93,30 +100,49 @@ def measure_floor(n: int) -> list[float]:
         return [floor.click() for _ in range(n)]
 
 
-def measure_debugger(n: int) -> list[float]:
+def measure_debugger(n: int, layout: str = "auto") -> list[float]:
     with tempfile.TemporaryDirectory() as tmp, \
-            streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "history.db")}) as url, \
+            streamlit_server(ROOT / "app.py", env={"RAG_HISTORY_DB": str(Path(tmp) / "history.db"),
+                                                   LAYOUT_ENV: layout}) as url, \
             chromium_page() as page:
         debugger = Debugger(page, url)
         return [debugger.step() for _ in range(n)]
 
 
-def measure(n: int, rounds: int) -> tuple[list[float], list[float]]:
+def measure(n: int, rounds: int, layout: str = "auto") -> tuple[list[float], list[float]]:
     """(floor click times, debugger step times): `rounds` x (n floor clicks, then n Steps)."""
     floor: list[float] = []
     steps: list[float] = []
     for _ in range(rounds):
         floor += measure_floor(n)
-        steps += measure_debugger(n)
+        steps += measure_debugger(n, layout)
     return floor, steps
+
+
+def layout_program(layout: str) -> str:
+    """Which program the app will lay the graph out with, under this PATH and `layout`."""
+    old = os.environ.get(LAYOUT_ENV)
+    os.environ[LAYOUT_ENV] = layout
+    try:
+        layout_programs.cache_clear()
+        programs = layout_programs()
+    finally:
+        if old is None:
+            os.environ.pop(LAYOUT_ENV, None)
+        else:
+            os.environ[LAYOUT_ENV] = old
+        layout_programs.cache_clear()
+    return f"{programs[0][0]} ({programs[0][1]})" if programs else "none: an HTML list of the nodes"
 
 
 def main(argv=None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--layout", default="auto", choices=["auto", "graphviz-pure", "dot", "html"])
     args = parser.parse_args(argv)
-    floor, debugger = measure(args.steps, args.rounds)
+    print(f"graph layout: {layout_program(args.layout)}; `dot` on PATH: {shutil.which('dot') or 'no'}")
+    floor, debugger = measure(args.steps, args.rounds, args.layout)
     f, d = statistics.median(floor), statistics.median(debugger)
     print(f"floor (one-button Streamlit page): median {f * 1000:.0f} ms over {len(floor)} clicks")
     print(f"debugger Step (complex demo):      median {d * 1000:.0f} ms over {len(debugger)} steps")

@@ -1,12 +1,17 @@
 """Draw a compiled graph as Graphviz DOT text, with the debugger's position marked on it.
 
 Why DOT by hand: `draw_mermaid_png` calls a web service (offline here) and `draw_png` needs
-pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), renders in the
-browser through `st.graphviz_chart`, and is plain text that tests can assert on. Output is
-deterministic: nodes in graph order (START first, END last), edges sorted by that order.
+pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), is laid out by
+`debugger.svg`, and is plain text that tests can assert on. Output is deterministic: nodes in graph
+order (START first, END last), edges sorted by that order.
+
+`GraphDrawing` splits a drawing in two: the topology, laid out once per graph, and the marks of
+one position (about to run, already run, the fan-out count), written into the laid-out SVG as CSS
+classes (`debugger.svg.mark_svg`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 START_ID = "__start__"
@@ -70,6 +75,7 @@ def graph_to_dot(
     title: Optional[str] = None,
     docs: Optional[Mapping[str, str]] = None,
     legend: bool = True,
+    fanout_label: Optional[str] = None,
 ) -> str:
     """DOT source for `graph` (compiled or `get_graph()` output).
 
@@ -78,6 +84,7 @@ def graph_to_dot(
     edges (blue, bold, "Send ×N"); LangGraph's drawing cannot tell a `Send` router from an
     ordinary one, so the caller says which (see `fanout_edges_from_steps`). Conditional edges are
     dashed, labelled with their path-map key when `conditional_labels`. `docs`: node → tooltip.
+    `fanout_label` replaces every fan-out edge's label.
     """
     g = _drawable(graph)
     current_set = {str(n) for n in current}
@@ -113,7 +120,7 @@ def graph_to_dot(
                 color=COLOR_FANOUT,
                 fontcolor=COLOR_FANOUT,
                 penwidth="2.5",
-                label=f"Send ×{count}" if count else "Send",
+                label=fanout_label or send_label(count),
             )
         elif e.conditional:
             attrs["style"] = "dashed"
@@ -220,3 +227,47 @@ def node_docs(graph: Any) -> dict[str, str]:
         if doc and node_id not in (START_ID, END_ID):
             out[node_id] = doc.strip()
     return out
+
+
+SEND_LABEL = "Send"
+SEND_LAYOUT_LABEL = "Send xN"
+"""The fan-out label the layout reserves room for; the page writes the real one ("Send ×3") in."""
+
+
+def send_label(count: Optional[int]) -> str:
+    return f"{SEND_LABEL} ×{count}" if count else SEND_LABEL
+
+
+@dataclass(frozen=True)
+class GraphDrawing:
+    """One position drawn on a graph: what `graph_to_dot` draws, split into the part that never
+    changes for a compiled graph (`layout_dot`, laid out once) and the part a Step changes
+    (`marks`, written into the laid-out picture as CSS classes). `dot()` is the same
+    drawing as one DOT text with the marks as colours, for people and tests to read."""
+
+    graph: Any
+    current: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    fanout_edges: tuple[FanoutEdge, ...] = ()
+    title: Optional[str] = None
+    docs: Mapping[str, str] = field(default_factory=dict)
+
+    def dot(self) -> str:
+        return graph_to_dot(self.graph, current=self.current, done=self.done, fanout_edges=self.fanout_edges,
+                            title=self.title, docs=self.docs, legend=False)
+
+    def layout_dot(self) -> str:
+        """The topology only: no marks, fan-out edges with a placeholder label as wide as a
+        counted one. Equal for every position on one graph, so its layout is cached on this text."""
+        bare = tuple((str(e[0]), str(e[1])) for e in self.fanout_edges)
+        return graph_to_dot(self.graph, fanout_edges=bare, title=self.title, docs=self.docs, legend=False,
+                            fanout_label=SEND_LAYOUT_LABEL)
+
+    def marks(self) -> dict[str, Any]:
+        """What is marked on the laid-out picture: node ids about to run and already run
+        (a node in both shows as about to run), and the label of each fan-out edge by its
+        `source->target` name (the edge's `<title>` in Graphviz's SVG)."""
+        current = sorted({str(n) for n in self.current})
+        done = sorted({str(n) for n in self.done} - set(current))
+        send = {f"{s}->{t}": send_label(c) for (s, t), c in _fanout_map(self.fanout_edges).items()}
+        return {"current": current, "done": done, "send": send}

@@ -13,6 +13,7 @@ import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states
+from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
 
@@ -129,15 +130,54 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
-def graph_html(svg: Optional[str], dot: str) -> str:
-    """The graph picture (Graphviz SVG) and its DOT source one click away.
-
-    The SVG goes in as an image, not as inline markup: to the page it is one box instead of ~400
-    nodes to lay out again on every Step."""
+def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[str, Any]] = None) -> str:
+    """The graph, then its legend. The picture is the SVG laid out once and marked for this
+    position (`debugger.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
+    elements to style and lay out again on every Step (inline, Chrome counted about twice the layout
+    time per Step). Without a layout program, the nodes as a list in graph order, with their edges
+    and the same marks."""
     if svg:
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        picture = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
-                   f'src="data:image/svg+xml;base64,{data}"></div>')
+        body = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
+                f'src="data:image/svg+xml;base64,{data}"></div>')
+    elif graph is not None:
+        body = graph_list_html(graph, marks)
     else:
-        picture = ""
-    return picture + details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")
+        body = ""
+    return body + LEGEND_HTML
+
+
+LEGEND_HTML = (
+    '<div class="rdi-legend" aria-label="legend">'
+    '<span class="rdi-lg-node rdi-current">about to run</span>'
+    '<span class="rdi-lg-node rdi-done">already run</span>'
+    '<span class="rdi-lg-node">not run</span>'
+    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>conditional</span>'
+    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>Send fan-out</span>'
+    "</div>"
+)
+
+
+def graph_list_html(graph: Any, marks: Optional[Mapping[str, Any]] = None) -> str:
+    """The graph without a layout program: one row per node in graph order, with where it goes
+    (dashed: conditional), and the same marks as the picture (about to run, already run)."""
+    g = _drawable(graph)
+    current = set((marks or {}).get("current") or ())
+    done = set((marks or {}).get("done") or ())
+    names = {START_ID: "START", END_ID: "END"}
+    out = ['<ol class="rdi-graph-list">']
+    for node_id in _node_order(g):
+        targets = [e for e in g.edges if e.source == node_id]
+        arrows = ", ".join(
+            f'<span class="{"rdi-cond" if e.conditional else ""}" data-edge="{esc(e.source)}->{esc(e.target)}">'
+            f"{esc(names.get(e.target, e.target))}</span>" for e in targets)
+        mark = " class=\"rdi-current\"" if node_id in current else " class=\"rdi-done\"" if node_id in done else ""
+        out.append(f'<li data-node="{esc(node_id)}"{mark}><span class="rdi-gnode">{esc(names.get(node_id, node_id))}</span>'
+                   + (f" → {arrows}" if arrows else "") + "</li>")
+    out.append("</ol>")
+    return "".join(out)
+
+
+def dot_source_html(dot: str) -> str:
+    """The DOT of the drawing, marks included, one click away."""
+    return details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")

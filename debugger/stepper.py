@@ -2,7 +2,7 @@
 
 Why not re-implement the control flow: the debugger must show what the real graph does, so it
 drives the real compiled graph with a per-call `interrupt_before="*"` (the same compiled graph
-serves normal runs; see shared/NOTES.md). Each `step()` is one `stream(None, ...)`: LangGraph runs
+serves normal runs). Each `step()` is one `stream(None, ...)`: LangGraph runs
 exactly the tasks of the next superstep (all `Send` branches together) and pauses again. Per-task
 writes are LangGraph's own bookkeeping, not a guess at which keys a node touched: what
 `get_state(before_config).tasks[i].result` reads back, or, on the common path, the same task

@@ -7,9 +7,10 @@ on `graph_view.graph_to_dot`, so every other mark (current, done, Send) is the s
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable
 
-from debugger.graph_view import END_ID, START_ID, _q, graph_to_dot
+from debugger.graph_view import END_ID, SEND_LAYOUT_LABEL, START_ID, GraphDrawing, _q, graph_to_dot
 
 SEP = ":"
 
@@ -62,4 +63,31 @@ def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: I
     return body[:-1] + "\n".join(lines) + "\n}\n"
 
 
-__all__ = ["drawing", "members", "subgraph_dot", "subgraph_names"]
+@dataclass(frozen=True)
+class SubgraphDrawing(GraphDrawing):
+    """A `GraphDrawing` whose picture draws each subgraph of `root` as a cluster: laid out once like
+    any drawing, with a subgraph node's marks spread over its cluster's nodes."""
+
+    root: Any = None
+
+    def _clusters(self) -> dict[str, list[str]]:
+        found = {name: members(self.graph, name) for name in subgraph_names(self.root)}
+        return {k: v for k, v in found.items() if v}
+
+    def dot(self) -> str:
+        return subgraph_dot(self.root, self.graph, current=self.current, done=self.done,
+                            fanout_edges=self.fanout_edges, title=self.title, docs=self.docs, legend=False)
+
+    def layout_dot(self) -> str:
+        bare = tuple((str(e[0]), str(e[1])) for e in self.fanout_edges)
+        return subgraph_dot(self.root, self.graph, fanout_edges=bare, title=self.title, docs=self.docs,
+                            legend=False, fanout_label=SEND_LAYOUT_LABEL)
+
+    def marks(self) -> dict[str, Any]:
+        clusters = self._clusters()
+        current = sorted(_expand(self.current, clusters))
+        done = sorted(_expand(self.done, clusters) - set(current))
+        return {**super().marks(), "current": current, "done": done}
+
+
+__all__ = ["SubgraphDrawing", "drawing", "members", "subgraph_dot", "subgraph_names"]

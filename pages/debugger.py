@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui.streamlit_state import run_page
 
-TITLE = "🪜 Step debugger"
+TITLE = ":material/step_over: Step debugger"  # ui.panels.icons.MATERIAL["debugger"], spelled out: that module imports LangGraph
 
 
 def _render() -> None:

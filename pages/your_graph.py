@@ -7,7 +7,7 @@ import streamlit as st
 from ui.navigation import page_frame
 from ui.streamlit_state import guarded_page
 
-TITLE = "🧩 Your graph"
+TITLE = ":material/account_tree: Your graph"
 
 
 def _render() -> None:

@@ -1,4 +1,4 @@
-"""Public entry points: `run_rag_graph` and `resume_rag_from_hitl` (SPEC 3.11, 3.13).
+"""Public entry points: `run_rag_graph` and `resume_rag_from_hitl` (docs/workflow.md §3.11, §3.13).
 
 Both work with no argument but the question (offline rules + the bundled knowledge base); every
 collaborator can be injected per call. Input is validated before anything runs, so a bad question or

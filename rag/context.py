@@ -1,4 +1,4 @@
-"""The per-request context: collaborators and the progress sink (SPEC 3.14).
+"""The per-request context: collaborators and the progress sink (docs/workflow.md §3.14).
 
 It travels as LangGraph's runtime context (`graph.invoke(..., context=ctx)`), not in the state,
 because a callable sink and live clients cannot be checkpointed. Parallel `Send` tasks share it,

@@ -1,4 +1,4 @@
-"""Typed contracts of the RAG workflow (SPEC section 2 and 5).
+"""Typed contracts of the RAG workflow (docs/workflow.md §2 and §5).
 
 Everything that crosses a boundary (model output, resume snapshot, retrieval result, evidence item)
 is a pydantic model, so that bad data fails at the edge with a message that names the field instead
@@ -132,7 +132,7 @@ class EvidenceItem(BaseModel):
 
 
 class ProgressStep(BaseModel):
-    """One progress step sent to the request's sink (SPEC 3.14)."""
+    """One progress step sent to the request's sink (workflow §3.14)."""
 
     icon: str
     label: str

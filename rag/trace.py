@@ -1,4 +1,4 @@
-"""The `rag_trace` protocol: its 59 field names and `normalize_rag_trace` (SPEC 3.12 and 5).
+"""The `rag_trace` protocol: its 59 field names and `normalize_rag_trace` (docs/workflow.md §3.12, §5.1).
 
 Normalization is what a client sees. It keeps only protocol fields, drops keys whose value is None
 and keeps false / 0 / "" / [], so "absent", "null in the raw state" and "[]" stay distinguishable.

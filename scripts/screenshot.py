@@ -1,6 +1,10 @@
-"""Regenerate docs/screenshot.png: the debugger mid-run on the complex demo (parallel lanes).
+"""Regenerate docs/screenshot.png: the debugger mid-run on the complex demo (parallel lanes), at a
+projector's 1280x720, the graph laid out by graphviz-pure as after `pip install -r requirements.txt`.
 
     python scripts/screenshot.py
+
+The PNG is reduced to a 256-colour palette when Pillow is installed (a UI needs no more), which
+keeps it small in the repository.
 """
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ def main() -> None:
     demo = next(d for d in load_demo_questions() if d.id == "zh_complex_dimensions")
     out = ROOT / "docs" / "screenshot.png"
     out.parent.mkdir(exist_ok=True)
-    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
-        page.set_viewport_size({"width": 1600, "height": 1000})
+    with streamlit_server(ROOT / "app.py", env={"DEBUGGER_GRAPH_LAYOUT": "graphviz-pure"}) as url, \
+            chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(url)
         wait_idle(page)
         page.locator(f".st-key-demo_{demo.id} button").first.click()
@@ -33,7 +38,18 @@ def main() -> None:
         page.mouse.move(5, 5)
         page.wait_for_timeout(800)
         page.screenshot(path=str(out))
-    print(f"wrote {out}")
+    shrink(out)
+    print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
+
+
+def shrink(path: Path) -> None:
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    small.save(path, optimize=True)
 
 
 if __name__ == "__main__":

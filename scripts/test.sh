@@ -5,9 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# graphviz: server-side SVG of the graph (fast Step clicks); CJK and emoji fonts so screenshots
-# show the Chinese demo questions and the step icons.
-APT_PACKAGES=(chromium graphviz fonts-noto-cjk fonts-noto-color-emoji)
+# The app itself needs none of these. chromium: the browser tests; fonts-noto-cjk: screenshots show
+# the Chinese demo questions; graphviz: only for the tests of the system-`dot` layout path (the app
+# lays its graph out with graphviz-pure from requirements.txt). No emoji font: the pages use none,
+# so the screenshots show what a machine without one shows.
+APT_PACKAGES=(chromium fonts-noto-cjk graphviz)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

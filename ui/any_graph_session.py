@@ -25,7 +25,7 @@ from debugger.loading import load_graph, resolve
 from debugger.records import PendingInterrupt
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from debugger.stepper import StepperError
-from debugger.subgraph_view import drawing, subgraph_dot, subgraph_names
+from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
 
 EXPORT_FORMAT = "langgraph-step-debugger/run@1"
 
@@ -222,11 +222,15 @@ class AnyGraphSession:
         return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
 
     def dot(self, travel: Optional[int] = None) -> str:
+        """DOT of `drawing(travel)`, the marks as colours (for people and tests to read)."""
+        return self.drawing(travel).dot()
+
+    def drawing(self, travel: Optional[int] = None) -> SubgraphDrawing:
         """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:
         at the current position, or after step `travel` (time travel; the inspector passes it)."""
         seg = self.current
         current: tuple[str, ...] = ()
-        done: set[str] = set()
+        done: tuple[str, ...] = ()
         fanout: tuple = ()
         if seg is not None:
             steps = seg.stepper.steps
@@ -234,10 +238,10 @@ class AnyGraphSession:
             latest = count == len(steps)
             marks = marks_after(steps, count, next_now=seg.stepper.next_nodes if latest else None,
                                 finished_now=seg.stepper.done if latest else None)
-            current, done = tuple(marks.current), set(marks.done)
-            fanout = fanout_edges_from_steps(self._drawn(), steps[:count])
-        return subgraph_dot(self.graph, self._drawn(), current=current, done=done, fanout_edges=fanout,
-                            docs=self.node_docs(), title=self.spec)
+            current, done = tuple(marks.current), tuple(sorted(marks.done))
+            fanout = tuple(tuple(f) for f in fanout_edges_from_steps(self._drawn(), steps[:count]))
+        return SubgraphDrawing(self._drawn(), current=current, done=done, fanout_edges=fanout, title=self.spec,
+                               docs=self.node_docs(), root=self.graph)
 
     # ----- subgraphs ---------------------------------------------------------------------------
     def subgraphs_next(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ import streamlit as st
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
+from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
@@ -101,7 +102,7 @@ def run_pending(session: DebugSession) -> None:
                 break
             for p in record.annotations.get("progress") or []:
                 group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
-                st.write(f"{p.get('icon', '')} **{as_text(p.get('label', ''))}**{group} — "
+                st.write(f"**{as_text(p.get('label', ''))}**{group} — "
                          f"{as_text(p.get('detail', ''))} · {p.get('elapsed_ms', 0)} ms")
             if not record.annotations.get("progress"):
                 st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
@@ -147,14 +148,14 @@ def render_replay_banner(session: DebugSession) -> None:
     info = seg.info if seg is not None else None
     with st.container(border=True, key="replay_banner"):
         st.warning(f"**{REPLAY_BANNER}.** Stepping walks the recorded checkpoints; nothing is executed. "
-                   "Run and HITL answers are disabled.", icon="📼")
+                   "Run and HITL answers are disabled.", icon=MATERIAL["replay"])
         if info is not None:
             origin = "imported file" if info.origin == "imported" else "this app's history"
             st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
                        f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
                        f"{seg.stepper.total_steps} steps"
                        + ("" if info.status == "done" else f" · status {info.status}"))
-        st.button("⏏ Leave replay", key="exit_replay", on_click=on_exit_replay,
+        st.button("Leave replay", icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help="Back to live debugging; the recorded run stays in the history")
 
 
@@ -206,7 +207,7 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
     """The recorded run asked the user: show the question read-only, and the answers recorded then."""
     trace = result.get("rag_trace") or {}
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asked ({as_text(result.get('route'))}) — recorded")
+        st.markdown(f"### {MATERIAL['ask']} The workflow asked ({as_text(result.get('route'))}) — recorded")
         st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
         options = trace.get("hitl_options") or []
         if options:
@@ -218,7 +219,8 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
         if answers:
             for child in answers:
                 answer = ((child.result or {}).get("rag_trace") or {}).get("hitl_answer") or child.question
-                st.button(f"▶ Replay the recorded answer “{as_text(answer[:60])}”", key=f"follow_{child.run_id}",
+                st.button(f"Replay the recorded answer “{as_text(answer[:60])}”", icon=MATERIAL["play"],
+                          key=f"follow_{child.run_id}",
                           on_click=on_follow_recorded, args=(child.run_id,), type="primary")
         else:
             st.caption("No recorded answer to this question is in the history. Leave replay to answer it live.")

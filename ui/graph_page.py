@@ -27,6 +27,7 @@ from ui.panels.inspector import InspectorParts, full_state_wanted, render_inspec
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+from ui.panels.icons import MATERIAL
 
 SESSION_KEY = "any_graph_session"
 ERROR_KEY = "any_graph_error"
@@ -282,9 +283,9 @@ def render_subgraph_controls(session: AnyGraphSession) -> None:
         with st.container(border=True, key="yg_inside"):
             st.markdown(f"**Inside a subgraph:** `{session.spec}` — a run of its own on the input the parent "
                         "hands it; the parent's run has not moved.")
-            st.button("↖ Back to the parent graph", key="yg_step_out", on_click=on_step_out)
+            st.button("Back to the parent graph", icon=":material/arrow_upward:", key="yg_step_out", on_click=on_step_out)
     for name in session.subgraphs_next():
-        st.button(f"↘ Step into the subgraph `{name}`", key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
+        st.button(f"Step into the subgraph `{name}`", icon=":material/subdirectory_arrow_right:", key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
                   help="Run the subgraph node by node on the input the parent would give it now")
 
 
@@ -328,7 +329,7 @@ def render_lint(session: AnyGraphSession) -> None:
         st.markdown(f"**Graph lint: {len(findings)} finding{'s' if len(findings) > 1 else ''}** "
                     f"(also `python -m debugger.lint {session.spec}`)")
         for f in findings:
-            st.warning(f"**{f.code}** · `{f.node}` — {f.message} *Fix:* {f.fix}", icon="⚠️")
+            st.warning(f"**{f.code}** · `{f.node}` — {f.message} *Fix:* {f.fix}", icon=":material/warning:")
 
 
 def render_interrupts(session: AnyGraphSession) -> None:
@@ -339,7 +340,7 @@ def render_interrupts(session: AnyGraphSession) -> None:
         ask = ask_for(p.value)
         target = p.interrupt_id if len(pending) > 1 else None
         with st.container(border=True, key=f"yg_interrupt_{index}"):
-            st.markdown(f"### ✋ `{p.node}` asks you (interrupt)")
+            st.markdown(f"### {MATERIAL['ask']} `{p.node}` asks you (interrupt)")
             st.text(ask.question)
             if ask.kind == "options":
                 cols = st.columns(min(len(ask.options), 4))
@@ -392,7 +393,7 @@ def render_page() -> None:
         _load(spec, st.session_state.get(CONTEXT_FIELD))
         error, session = st.session_state.get(ERROR_KEY), _session()
     if error:
-        st.error(error, icon="🚫")
+        st.error(error, icon=":material/block:")
         return
     if session is None:
         st.info("Name a graph above (`package.module:attr`) and press **Load graph**, or start the app with "
@@ -423,7 +424,7 @@ def _workbench() -> None:
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
     if session.replay_mode:
-        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon="📼")
+        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon=MATERIAL["replay"])
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from rag.runs.history import RunHistory, RunInfo
+from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 from ui.text import as_text
@@ -151,7 +152,7 @@ def render_tools() -> None:
     with right:
         st.markdown("**Demo pack**")
         st.caption("Recorded runs of every route that ship with the app.")
-        st.button("📦 Load the demo pack", key="history_demo_pack", on_click=on_demo_pack)
+        st.button("Load the demo pack", icon=MATERIAL["package"], key="history_demo_pack", on_click=on_demo_pack)
 
 
 def render_selected(history: RunHistory, info: RunInfo) -> None:
@@ -168,18 +169,18 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help="0 = before the first node; time travel works from there too")
-        c2.button("🪜 Open in the step debugger", key="history_open", on_click=on_open, args=(info.run_id,),
+        c2.button("Open in the step debugger", icon=MATERIAL["debugger"], key="history_open", on_click=on_open, args=(info.run_id,),
                   type="primary", width="stretch", help="Replay mode: nothing is executed")
         try:
             data = export_text(history, info.run_id)
         except Exception as exc:  # noqa: BLE001 - e.g. a run whose checkpoints are gone
             c3.caption(f"Export unavailable: {as_text(friendly(exc))}")
         else:
-            c3.download_button("⬇ Export (JSON)", data=data, file_name=f"{info.run_id}.json",
+            c3.download_button("Export (JSON)", icon=MATERIAL["download"], data=data, file_name=f"{info.run_id}.json",
                                mime="application/json", key="history_export", width="stretch",
                                help="Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                     "Its sha256 is an integrity check against accidents, not a signature")
-        c4.button("🗑 Delete", key="history_delete", on_click=on_delete_request, args=(info.run_id,),
+        c4.button("Delete", icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request, args=(info.run_id,),
                   width="stretch")
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(f"Delete run `{info.run_id}` and all its checkpoints? This cannot be undone.")
@@ -206,7 +207,7 @@ def render_unusable(exc: BaseException) -> None:
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
-    st.title("🗂️ Run history")
+    st.title(f"{MATERIAL['history']} Run history")
     show_flash()
     try:
         history = _store()

@@ -18,6 +18,7 @@ from rag.ingest.models import SkippedFile
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.retrieval.paths import kb_label, named_kb_of
 from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
+from ui.panels.icons import MATERIAL
 
 SELECTED_KEY = "kb_selected"
 NEW_NAME_KEY = "kb_new_name"
@@ -27,9 +28,9 @@ DELETE_FILE_KEY = "kb_delete_file"
 POLL_SECONDS = 0.5
 UPLOAD_LIMIT_MB = 50
 
-STAGE_LABELS = {"waiting": "⏳ waiting", "parsing": "📄 parsing", "chunking": "✂️ chunking",
-                "embedding": "🧮 embedding", "ingested": "✅ ingested", "unchanged": "✅ unchanged",
-                "skipped": "⚠️ skipped", "removed": "🗑️ removed", "refused": "⛔ refused at upload"}
+STAGE_LABELS = {"waiting": "waiting", "parsing": "parsing", "chunking": "chunking",
+                "embedding": "embedding", "ingested": "ingested", "unchanged": "unchanged",
+                "skipped": "skipped", "removed": "removed", "refused": "refused at upload"}
 
 
 def _uploader_key() -> str:
@@ -199,10 +200,10 @@ def _kb_panel(name: str) -> None:
     busy = jobs.is_busy(name)
 
     c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
-    c1.button("✅ Used by the debugger" if active else "Use in the debugger", key="kb_use", type="primary",
+    c1.button("Used by the debugger" if active else "Use in the debugger", key="kb_use", type="primary",
               disabled=active, on_click=_on_use, args=(name,), width="stretch")
     if active:
-        c2.page_link("pages/debugger.py", label="Ask it a question in the step debugger", icon="🪜")
+        c2.page_link("pages/debugger.py", label="Ask it a question in the step debugger", icon=MATERIAL["debugger"])
     else:
         c2.caption(f"The debugger now searches **{kb_label(settings.kb_dir)}**.")
     c3.button("Use the bundled demo KB", key="kb_use_bundled", on_click=_on_use_bundled,
@@ -239,7 +240,7 @@ def _kb_panel(name: str) -> None:
 
 
 def render_page() -> None:
-    st.title("📚 Knowledge bases")
+    st.title(f"{MATERIAL['knowledge_bases']} Knowledge bases")
     show_flash()
     settings = current_settings()
     where = "Milvus (`MILVUS_URI`)" if settings.retriever_backend == "milvus" else "this server's cache folder"
@@ -258,7 +259,7 @@ def render_page() -> None:
         st.session_state[SELECTED_KEY] = current if current in names else names[0]
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.selectbox("Knowledge base", names, key=SELECTED_KEY)
-    with c2.popover("➕ New knowledge base", width="stretch"):
+    with c2.popover("New knowledge base", icon=":material/add:", width="stretch"):
         _create_form()
     try:
         _kb_panel(st.session_state[SELECTED_KEY])

@@ -13,6 +13,11 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
+
+
+SIDEBAR_WIDTH_PX = 220
+
 
 class PageInfo(NamedTuple):
     path: str
@@ -21,13 +26,13 @@ class PageInfo(NamedTuple):
 
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("pages/debugger.py", "Step debugger", "🪜"),
-    PageInfo("pages/your_graph.py", "Your graph", "🧩"),
-    PageInfo("pages/trace.py", "Trace explorer", "🧾"),
-    PageInfo("pages/playground.py", "Prompt playground", "🧪"),
-    PageInfo("pages/history.py", "Run history", "🗂️"),
-    PageInfo("pages/knowledge_bases.py", "Knowledge bases", "📚"),
-    PageInfo("pages/settings.py", "Settings", "⚙️"),
+    PageInfo("pages/debugger.py", "Step debugger", MATERIAL["debugger"]),
+    PageInfo("pages/your_graph.py", "Your graph", MATERIAL["your_graph"]),
+    PageInfo("pages/trace.py", "Trace explorer", MATERIAL["trace"]),
+    PageInfo("pages/playground.py", "Prompt playground", MATERIAL["playground"]),
+    PageInfo("pages/history.py", "Run history", MATERIAL["history"]),
+    PageInfo("pages/knowledge_bases.py", "Knowledge bases", MATERIAL["knowledge_bases"]),
+    PageInfo("pages/settings.py", "Settings", MATERIAL["settings"]),
 )
 
 
@@ -55,7 +60,10 @@ def st_pages(default: str | None = None) -> list:
 
 def page_frame() -> None:
     """The layout and the sidebar menu, the same however the page was reached."""
-    st.set_page_config(page_title="RAG debugger", page_icon="🔎", layout="wide")
+    # A narrow sidebar (Streamlit's default is 300 px): at projector widths (1024, 1280) the page
+    # needs the room for the graph beside the step's diff. The user can still drag it wider.
+    st.set_page_config(page_title="RAG debugger", page_icon=MATERIAL["app"], layout="wide",
+                       initial_sidebar_state=SIDEBAR_WIDTH_PX)
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=p.title, icon=p.icon, width="stretch")

@@ -25,6 +25,7 @@ from rag.prompts import (
     validate_template,
 )
 from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
+from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
 from ui.text import as_text
@@ -189,10 +190,10 @@ def render_editor(role: str, prompts: PromptSet) -> str:
         try:
             names = validate_template(role, text)
         except PromptTemplateError as exc:
-            st.error(f"✗ Not runnable: {exc}", icon="🚫")
+            st.error(f"Not runnable: {exc}", icon=MATERIAL["invalid"])
         else:
             same = " (identical to A)" if text == a_text else ""
-            st.success(f"✓ Valid template{same} — uses {', '.join('{' + n + '}' for n in sorted(names))}", icon="✅")
+            st.success(f"Valid template{same} — uses {', '.join('{' + n + '}' for n in sorted(names))}", icon=MATERIAL["valid"])
         st.button("Reset B to A", key="pg_reset_b", on_click=on_reset_b, args=(role,))
     return text
 
@@ -224,7 +225,7 @@ def render_notes(result: ABResult) -> None:
             st.warning(
                 "**The offline rule-based provider ignores prompt text**, so A and B can only differ with a model. "
                 "Connect an OpenAI-compatible endpoint on the **Settings** page (and use “Test connection”) to see "
-                "what your edit changes.", icon="🧪",
+                "what your edit changes.", icon=MATERIAL["offline"],
             )
         elif "ended in the same state" in note:
             continue  # said once, below the two sides
@@ -285,10 +286,10 @@ def render_versions(prompts: PromptSet) -> None:
         c1.text_input("Name", key="pg_save_name", placeholder="e.g. grader-strict")
         c2.text_input("Note (one line)", key="pg_save_note", placeholder="what changed and why")
         c3.checkbox("Overwrite", key="pg_save_overwrite")
-        c4.button("💾 Save", key="pg_save", on_click=on_save, width="stretch")
+        c4.button("Save", icon=MATERIAL["save"], key="pg_save", on_click=on_save, width="stretch")
     if versions:
         rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
-                 "active": "✓" if v.name == active else ""} for v in versions]
+                 "active": "active" if v.name == active else ""} for v in versions]
         st.dataframe(pd.DataFrame(rows, columns=["name", "date", "note", "active"]), hide_index=True,
                      width="stretch", key="pg_versions")
     else:
@@ -319,7 +320,7 @@ def render_versions(prompts: PromptSet) -> None:
 
 
 def render_page() -> None:
-    st.title("🧪 Prompt playground")
+    st.title(f"{MATERIAL['playground']} Prompt playground")
     show_flash()
     try:
         prompts = current_prompts()
@@ -330,12 +331,12 @@ def render_page() -> None:
         prompts = load_default_prompts()
     if not current_settings().models_configured():
         st.info("Offline mode: the rule-based provider does not read prompts. You can edit, validate, version and "
-                "fork here, but A and B only differ with a model connected (Settings page).", icon="🧪")
+                "fork here, but A and B only differ with a model connected (Settings page).", icon=MATERIAL["offline"])
     role = st.radio("Role", ROLES, key=ROLE_KEY, horizontal=True,
                     format_func=lambda r: f"{r} ({FORK_NODES[r]})")
     render_editor(role, prompts)
     render_question(role)
-    st.button("⚖ Run A/B", key="pg_run", on_click=on_run_ab, type="primary",
+    st.button("Run A/B", icon=MATERIAL["compare"], key="pg_run", on_click=on_run_ab, type="primary",
               help="Run upstream once, then A and B from the same checkpoint")
     result: Optional[ABResult] = st.session_state.get(RESULT_KEY)
     if result is not None:

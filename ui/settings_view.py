@@ -10,6 +10,7 @@ from pydantic import SecretStr, ValidationError
 
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.panels.icons import MATERIAL
 from ui.text import as_text
 from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 
@@ -86,13 +87,13 @@ def _test_connection() -> None:
 
 
 def render_page() -> None:
-    st.title("⚙️ Settings")
+    st.title(f"{MATERIAL['settings']} Settings")
     show_flash()
     settings = current_settings()
     st.markdown(f"**Active provider:** `{settings.provider_label()}`")
     if not settings.models_configured():
         st.info("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader and "
-                "rewriter. Everything works without a key or network; connect a model below for real grading.", icon="🧪")
+                "rewriter. Everything works without a key or network; connect a model below for real grading.", icon=MATERIAL["offline"])
 
     with st.form("model_form"):
         st.subheader("Model (OpenAI-compatible)")

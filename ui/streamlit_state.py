@@ -14,6 +14,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from rag.settings import RagSettings
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
+from ui.panels.icons import MATERIAL
 from ui.text import as_text
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def history_notice() -> None:
     if problem():
         st.sidebar.warning(
             f"**Run history off** — `{db_path()}` is damaged or unreadable, so runs are debugged in memory and "
-            "not recorded. The Run history page says how to recover.", icon="⚠️")
+            "not recorded. The Run history page says how to recover.", icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:
@@ -163,13 +164,13 @@ def provider_banner() -> None:
         st.sidebar.info(
             "**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
             "Connect an OpenAI-compatible endpoint on the Settings page.",
-            icon="🧪",
+            icon=MATERIAL["offline"],
         )
     else:
         model_badge(settings)
     from rag.retrieval.paths import kb_label
 
-    st.sidebar.caption(f"📚 Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · retriever `{settings.retriever_backend}`")
+    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · retriever `{settings.retriever_backend}`")
 
 
 BADGE_STATE_KEY = "model_badge_state"
@@ -185,12 +186,12 @@ def model_badge(settings: RagSettings) -> None:
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
     if health is None:
-        st.sidebar.info(f"{label} · not called yet", icon="🤖")
+        st.sidebar.info(f"{label} · not called yet", icon=MATERIAL["model"])
     elif health.ok:
-        st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon="🤖")
+        st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon=MATERIAL["model"])
     else:
         st.sidebar.error(f"{label} · last call FAILED ({health.role}: {health.kind}, {_clock(health.at)}); "
-                         "runs degrade until it answers", icon="🤖")
+                         "runs degrade until it answers", icon=MATERIAL["model"])
 
 
 def redraw_if_badge_stale(settings: RagSettings) -> None:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
 from ui.text import as_text
 
 
 def render_page() -> None:
-    st.title("🧾 Trace explorer")
+    st.title(f"{MATERIAL['trace']} Trace explorer")
     session = get_session()
     seg = session.current
     if seg is None:

@@ -1,4 +1,4 @@
-"""Assembling the compiled graphs (SPEC 1). Every conditional edge declares its targets (a
+"""Assembling the compiled graphs (docs/workflow.md §1). Every conditional edge declares its targets (a
 `Literal` return type or a path list), so `get_graph()` draws every node connected.
 
 The graphs are compiled WITHOUT breakpoints: the debugger pauses per call with

@@ -1,8 +1,8 @@
-"""The graph's nodes (SPEC 3). Each node returns only the fields it changes, so the debugger's
+"""The graph's nodes (docs/workflow.md §3). Each node returns only the fields it changes, so the debugger's
 state diff after a step is exactly what that step decided.
 
 Collaborators come from LangGraph's runtime context (`Runtime[RagContext]`); the state holds only
-JSON. Every model call degrades to a defined route instead of raising (SPEC 4).
+JSON. Every model call degrades to a defined route instead of raising (workflow §4).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The three model roles behind one small interface (SPEC 4).
+"""The three model roles behind one small interface (docs/workflow.md §4).
 
 Each role is a LangChain `Runnable` from a typed input to its pydantic output, so an offline rule
 set, a real OpenAI-compatible model and a test fake are interchangeable per call.
@@ -23,7 +23,7 @@ class PlannerInput(BaseModel):
 
 
 class GraderInput(BaseModel):
-    """Input of the grader. The grader always sees the ORIGINAL question (SPEC 5, rewrite); `docs`
+    """Input of the grader. The grader always sees the ORIGINAL question (workflow §3.7); `docs`
     carries the chunks with their scores so that a rule-based grader can judge without a model."""
 
     question: str

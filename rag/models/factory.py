@@ -1,7 +1,7 @@
 """Choosing the model provider: the offline rules unless an OpenAI-compatible endpoint is configured.
 
-Roles are created lazily, once per distinct configuration, and reused (SPEC 5: "each client created
-lazily once"). The cache key includes a hash of the key, never the key itself.
+Roles are created lazily, once per distinct configuration, and reused (docs/workflow.md §4: each client is
+created once). The cache key includes a hash of the key, never the key itself.
 """
 from __future__ import annotations
 

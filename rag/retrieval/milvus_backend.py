@@ -16,7 +16,7 @@ missing ones inserted, so re-opening an unchanged knowledge base does no write.
 
 The same code talks to Milvus Lite (a local `.db` file: tests, small knowledge bases) and to a
 Milvus server or cluster (`http://host:19530`, `MILVUS_URI`); only the URI changes. Measured
-(shared/NOTES.md): Milvus Lite at 100k chunks ~275 ms a hybrid query and 2.6 GB RSS, so it is
+on a 2-core machine: Milvus Lite at 100k chunks ~275 ms a hybrid query and 2.6 GB RSS, so it is
 not the default; it is the path to a real cluster.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Evidence formatting and the post-grading evidence rules (SPEC 3.2 and 3.5)."""
+"""Evidence formatting and the post-grading evidence rules (docs/workflow.md §3.2, §3.5)."""
 from __future__ import annotations
 
 from typing import Any, Mapping

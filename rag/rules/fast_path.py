@@ -1,4 +1,4 @@
-"""The local fast path of complexity classification (SPEC 3.1 and 5, "Fast path").
+"""The local fast path of complexity classification (docs/workflow.md §3.1, §5.4).
 
 An obviously simple question costs no model call. The rule is deliberately conservative: anything
 that smells of comparison, several parts, cause or method goes to the planning model, which decides.

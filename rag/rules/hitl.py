@@ -1,5 +1,5 @@
 """Human-in-the-loop rules: the default follow-up prompt, merging the user's answer into the
-question, and the resume snapshot (SPEC 3.6, 3.11, 3.13)."""
+question, and the resume snapshot (docs/workflow.md §3.6, §3.11, §3.13)."""
 from __future__ import annotations
 
 import re

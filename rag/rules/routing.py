@@ -1,4 +1,4 @@
-"""Deterministic route correction and route → status (SPEC 3.3, 3.4 and 5).
+"""Deterministic route correction and route → status (docs/workflow.md §1, §3.3, §3.4).
 
 The grading model only proposes a route. These rules decide, in the reference's order, so that a
 model that says "answer" on weak evidence cannot end a run with a confident answer, and so that

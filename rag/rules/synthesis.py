@@ -1,4 +1,4 @@
-"""Synthesis of sub-question results (SPEC 3.10 and 5, "Synthesis de-duplication key")."""
+"""Synthesis of sub-question results (docs/workflow.md §3.10, §5.6)."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Optional

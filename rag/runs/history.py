@@ -4,7 +4,7 @@ Why one file: a run's row and its checkpoints must live and die together (delete
 copying the file moves both), and the app must find yesterday's runs after a restart.
 
 Threads: Streamlit runs scripts on several threads, so the connection is opened with
-`check_same_thread=False` (shared/NOTES.md), and every statement, ours and LangGraph's, goes
+`check_same_thread=False` (a plain connection raises `ProgrammingError` there), and every statement, ours and LangGraph's, goes
 through `SqliteSaver.cursor()`, which holds the saver's lock and commits. One lock for one
 connection means our writes can never commit half of a checkpoint write or the other way round.
 

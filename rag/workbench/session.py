@@ -24,7 +24,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from debugger import GraphStepper, StepRecord, Stepper, graph_to_dot
+from debugger import GraphStepper, StepRecord, Stepper
+from debugger.graph_view import GraphDrawing
 from debugger.position import marks_after
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
@@ -448,23 +449,29 @@ class DebugSession:
         return seg, len(seg.stepper.steps)
 
     def dot(self, travel: Optional[int] = None) -> str:
-        """DOT of the graph the viewed step ran in (main or resume), with what had run by then
-        and what ran next: the current position, or after step `travel` (time travel)."""
+        """DOT of `drawing(travel)`, the marks as colours (for people and tests to read)."""
+        return self.drawing(travel).dot()
+
+    def drawing(self, travel: Optional[int] = None) -> GraphDrawing:
+        """The graph the viewed step ran in (main or resume), with what had run by then and what
+        ran next: the current position, or after step `travel` (time travel). Its topology is laid
+        out once per graph; only the marks move."""
         seg, steps = self.viewed(travel)
         kind = seg.kind if seg else "main"
         graph = seg.graph if seg and seg.graph is not None else shared_graph(kind, self.checkpointer)
         title = "RAG workflow" if kind == "main" else "HITL resume path"
         if seg is None:
-            return graph_to_dot(_drawn(graph), fanout_edges=FANOUT_EDGES, docs=_NODE_DOCS, title=title)
+            return GraphDrawing(_drawn(graph), fanout_edges=tuple(FANOUT_EDGES), title=title, docs=_NODE_DOCS)
         stepper = seg.stepper
         # the head's view, except at a replay's end, where a recording cut short still knows
         # (from its last record) which node was about to run
         latest = steps == len(stepper.steps) and not (seg.replay and stepper.done)
         marks = marks_after(stepper.steps, steps, next_now=stepper.next_nodes if latest else None,
                             finished_now=stepper.done if latest else None)
-        fanout = [(src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES]
-        return graph_to_dot(_drawn(graph), current=marks.current, done=marks.done, fanout_edges=fanout,
-                            docs=_NODE_DOCS, title=title)
+        fanout = tuple((src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES)
+        return GraphDrawing(_drawn(graph), current=tuple(marks.current), done=tuple(sorted(marks.done)),
+                            fanout_edges=fanout, title=title, docs=_NODE_DOCS)
+
 
 def abandon_runs(history: Any, run_ids: set) -> None:
     """Mark unfinished runs abandoned in the history and forget them; never raises."""

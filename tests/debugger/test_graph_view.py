@@ -135,3 +135,18 @@ def test_failed_node_is_not_marked_done():
     assert s.nodes_run == ("ok",)
     dot = s.to_dot()
     assert 'fillcolor="#ffb74d"' in node_line(dot, "crash")
+
+
+def test_a_drawing_splits_the_fixed_layout_from_the_marks_of_one_position():
+    from debugger.graph_view import GraphDrawing
+
+    drawing = GraphDrawing(tg.fanout_graph(), current=("worker", "plan"), done=("plan", "__start__"),
+                           fanout_edges=(("plan", "worker", 3),), title="T")
+    assert drawing.marks() == {"current": ["plan", "worker"], "done": ["__start__"],
+                               "send": {"plan->worker": "Send ×3"}}  # a node both run and next is next
+    assert 'fillcolor="#ffb74d"' in node_line(drawing.dot(), "worker")  # the DOT shows the same marks
+    assert 'label="Send ×3"' in edge_line(drawing.dot(), "plan", "worker")
+    bare = drawing.layout_dot()
+    assert "fillcolor=\"#ffb74d\"" not in bare and 'label="Send xN"' in edge_line(bare, "plan", "worker")
+    assert "cluster_legend" not in bare  # the page draws the legend
+    assert GraphDrawing(tg.fanout_graph(), fanout_edges=(("plan", "worker"),), title="T").layout_dot() == bare

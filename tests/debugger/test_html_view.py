@@ -3,9 +3,11 @@ clickable. Read back with the same parser the AppTest tests use."""
 from __future__ import annotations
 
 import json
+import re
 
 from debugger import ABSENT, LaneRecord, StepRecord, diff_states, format_value
-from debugger.html_view import diff_html, graph_html, lanes_html, step_html, timeline_html
+from debugger.html_view import diff_html, dot_source_html, graph_html, lanes_html, step_html, timeline_html
+from tests.debugger import toy_graphs as tg
 from tests.support.html_reader import read_html
 
 
@@ -65,13 +67,25 @@ def test_timeline_rows_travel_and_mark_the_selected_step():
     assert timeline_html([]) == ""
 
 
-def test_graph_is_a_picture_and_keeps_its_dot_source_readable():
+def test_graph_is_a_picture_and_its_dot_source_stays_readable():
     import base64
-    import re
 
-    html = graph_html('<svg><text>a &amp; "b"</text></svg>', 'digraph { "a" -> "b" [label="<x>"] }')
-    page = read_html(html)
-    assert page.pre["rdi-dot"] == 'digraph { "a" -> "b" [label="<x>"] }'
+    svg = '<svg viewBox="0 0 1 1"><g class="node"><title>a</title><text>a &amp; "b"</text></g></svg>'
+    html = graph_html(svg, tg.linear_graph())
     src = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', html).group(1)
-    assert base64.b64decode(src).decode() == '<svg><text>a &amp; "b"</text></svg>'  # the SVG, untouched
-    assert "rdi-graph" not in graph_html(None, "digraph {}")  # no Graphviz: the page lays it out instead
+    assert base64.b64decode(src).decode() == svg  # the SVG, untouched
+    assert "already run" in "".join(read_html(html).text)  # the legend, as HTML under the picture
+    assert read_html(dot_source_html('digraph { "a" -> "b" [label="<x>"] }')).pre["rdi-dot"] == \
+        'digraph { "a" -> "b" [label="<x>"] }'
+
+
+def test_without_a_layout_program_the_graph_is_a_list_that_takes_the_marks():
+    html = graph_html(None, tg.conditional_graph(), {"current": ["check"], "done": ["__start__", "classify"]})
+    assert "<img" not in html
+    assert '<li data-node="check" class="rdi-current">' in html and '<li data-node="classify" class="rdi-done">' in html
+    nodes = re.findall(r'<li data-node="([^"]+)"', html)
+    assert nodes[0] == "__start__" and nodes[-1] == "__end__"
+    assert set(nodes) == set(tg.conditional_graph().get_graph().nodes)
+    assert 'class="rdi-cond" data-edge="classify->positive"' in html  # a conditional edge, dashed
+    assert "START" in "".join(read_html(html).text)
+

@@ -1,5 +1,5 @@
 """Every route of the spec end to end through the compiled graph, with injected fakes, checking the
-trace fields each stage must (and must not) leave (SPEC 3, trace walkthrough)."""
+trace fields each stage must (and must not) leave (docs/workflow.md §3)."""
 from __future__ import annotations
 
 import pytest

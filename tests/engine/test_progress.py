@@ -1,4 +1,4 @@
-"""Progress steps: payload, timing, and sub-question groups (SPEC 3.14)."""
+"""Progress steps: payload, timing, and sub-question groups (docs/workflow.md §3.14)."""
 from __future__ import annotations
 
 from rag import run_rag_graph

@@ -1,5 +1,5 @@
 """The raw trace after each node, stepped through the real compiled graph, as the spec's trace
-walkthrough lists it: which fields each stage adds, keeps and overwrites (SPEC 3)."""
+walkthrough lists it: which fields each stage adds, keeps and overwrites (docs/workflow.md §3)."""
 from __future__ import annotations
 
 from langgraph.checkpoint.memory import InMemorySaver

@@ -5,6 +5,8 @@ element whose data is the HTML the browser shows, so these helpers read that HTM
 and tables, the way a person reads the page."""
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
 
@@ -12,17 +14,58 @@ import pandas as pd
 
 from tests.support.html_reader import read_html
 from ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
-from ui.panels.inspector import COMPONENT_NAME, join_sections
+from ui.panels.inspector import COMPONENT_NAME, SECTIONS, join_sections
 from ui.panels.time_travel import TRAVEL_KEY
+
+
+def inspector_data(at) -> dict:
+    """The data the debugger's inspector received ({} when the page has none)."""
+    for element in at.main:
+        proto = getattr(element, "proto", None)
+        if getattr(proto, "component_name", None) == COMPONENT_NAME:
+            return json.loads(proto.json)
+    return {}
 
 
 def inspector_html(at) -> str:
     """The HTML of the debugger's inspector ("" when the page has none)."""
-    for element in at.main:
-        proto = getattr(element, "proto", None)
-        if getattr(proto, "component_name", None) == COMPONENT_NAME:
-            return join_sections(json.loads(proto.json))
-    return ""
+    data = inspector_data(at)
+    return join_sections(data) if data else ""
+
+
+def inspector_sections(at) -> dict:
+    return {name: html for name, html in inspector_data(at).items() if name in SECTIONS}
+
+
+def graph_svg(section_html: str) -> str:
+    """The SVG of the graph picture (an image with a data URL) in the inspector's graph section."""
+    m = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', section_html)
+    return base64.b64decode(m.group(1)).decode("utf-8") if m else ""
+
+
+def svg_marks(svg: str) -> dict:
+    """{current, done}: the nodes the picture marks as about to run / already run, and {send}:
+    the fan-out edges' labels, read from Graphviz's <title>s the way a person reads the colours."""
+    marks: dict = {"current": [], "done": [], "send": {}}
+    for m in re.finditer(r'<g id="[^"]*" class="node (rdi-current|rdi-done)">\s*<title>(.*?)</title>', svg, re.S):
+        marks["current" if m.group(1) == "rdi-current" else "done"].append(html.unescape(m.group(2)))
+    for m in re.finditer(r'class="edge">\s*<title>([^<]*)</title>((?:(?!</g>).)*?)<text[^>]*>(Send[^<]*)</text>', svg, re.S):
+        marks["send"][html.unescape(m.group(1))] = html.unescape(m.group(3))
+    return {k: sorted(v) if isinstance(v, list) else v for k, v in marks.items()}
+
+
+def list_marks(section_html: str) -> dict:
+    """The same marks on the node list drawn when no layout program is installed."""
+    found = re.findall(r'<li data-node="([^"]+)"(?: class="(rdi-current|rdi-done)")?>', section_html)
+    return {"current": sorted(n for n, c in found if c == "rdi-current"),
+            "done": sorted(n for n, c in found if c == "rdi-done")}
+
+
+def inspector_marks(at) -> dict:
+    """The graph's marks as drawn: nodes about to run, nodes already run, fan-out labels."""
+    section = inspector_sections(at).get("graph", "")
+    svg = graph_svg(section)
+    return svg_marks(svg) if svg else list_marks(section)
 
 
 def inspector_text(at) -> str:

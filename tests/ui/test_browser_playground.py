@@ -25,7 +25,7 @@ def test_edit_a_prompt_run_ab_and_see_two_results_side_by_side(tmp_path):
         wait_idle(page)
         page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').get_by_text("Prompt playground").first.click()
         settle(page)
-        page.get_by_role("heading", name="🧪 Prompt playground").first.wait_for(timeout=30_000)
+        page.get_by_role("heading", name="Prompt playground").first.wait_for(timeout=30_000)
         page.get_by_text("grader (grade_documents)").first.click()
         settle(page)
 

@@ -22,7 +22,7 @@ def test_step_your_own_graph_and_answer_its_interrupt():
             chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        page.get_by_role("heading", name="🧩 Your graph").wait_for(timeout=30_000)
+        page.get_by_role("heading", name="Your graph").wait_for(timeout=30_000)
         page.get_by_text("No run yet").first.wait_for(timeout=30_000)
         click(page, "⏭ Step")
         page.get_by_text("1 steps · paused before review").first.wait_for(timeout=15_000)

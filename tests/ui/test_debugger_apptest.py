@@ -7,17 +7,16 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.apptest import (control_enabled, inspector_dot, inspector_html, inspector_table, inspector_text, press,
-                                   travel_to_step)
+from tests.support.apptest import (control_enabled, graph_svg, inspector_dot, inspector_html, inspector_marks,
+                                   inspector_sections, inspector_table, inspector_text, press, travel_to_step)
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"
 
 
 def dot_of(at) -> str:
-    """The DOT source of the graph view (shown under the picture, or laid out in the browser)."""
-    charts = at.get("graphviz_chart")
-    return charts[0].proto.spec if charts else inspector_dot(at)
+    """The DOT source of the graph view, shown under the picture with the same marks."""
+    return inspector_dot(at)
 
 
 def node_fill(dot: str, node: str) -> str | None:
@@ -55,7 +54,9 @@ def test_page_loads_with_graph_and_demo_buttons(app_test):
     for node in ("classify_complexity", "retrieve_initial", "grade_documents", "rewrite_question",
                  "retrieve_rewritten", "prepare_sub_questions", "rag_sub_agent", "synthesis"):
         assert f'"{node}"' in dot
-    assert "style=\"dashed\"" in dot and "Send" in dot and "cluster_legend" in dot
+    assert "style=\"dashed\"" in dot and "Send" in dot
+    assert "about to run" in inspector_text(at) and "already run" in inspector_text(at)  # the legend
+    assert graph_svg(inspector_sections(at)["graph"]).count("<title>") > 10  # laid out on the server
     labels = {b.label for b in at.button}
     for demo in load_demo_questions():
         assert demo.label in labels
@@ -207,17 +208,44 @@ def test_run_streams_progress_into_a_status_box(app_test):
     assert sum("Retrieval (initial)" in line for line in lines) == 2  # one per parallel lane
 
 
-def test_without_graphviz_the_graph_is_laid_out_in_the_browser(app_test, monkeypatch):
+def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app_test, monkeypatch):
     import ui.panels.inspector as inspector
 
-    monkeypatch.setattr(inspector, "dot_to_svg", lambda dot: None)  # a machine without `dot`
+    monkeypatch.setattr(inspector, "layout_svg", lambda dot: None)  # neither graphviz-pure nor `dot`
+    inspector._marked_picture.cache_clear()
     at = app_test.run()
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "step")
     assert not problems(at)
-    assert 'class="rdi-graph"' not in inspector_html(at)
-    chart = at.get("graphviz_chart")[0].proto.spec
-    assert node_fill(chart, "retrieve_initial") == CURRENT_FILL
+    assert not at.get("graphviz_chart")  # nothing drawn below the page any more
+    graph = inspector_sections(at)["graph"]
+    assert "<img" not in graph and '<li data-node="retrieve_initial" class="rdi-current">' in graph
+    assert inspector_marks(at) == {"current": ["retrieve_initial"], "done": ["__start__", "classify_complexity"]}
+    inspector._marked_picture.cache_clear()
+
+
+def test_each_step_moves_the_marks_on_a_picture_laid_out_once(app_test, monkeypatch):
+    import debugger.svg as svg_mod
+    import ui.panels.inspector as inspector
+
+    calls = []
+    real_run = svg_mod.subprocess.run
+    monkeypatch.setattr(svg_mod.subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    svg_mod.layout_svg.cache_clear()
+    inspector._marked_picture.cache_clear()
+    at = app_test.run()
+    at.text_area(key="question").set_value("丹瑾是什么属性？").run()
+    press(at, "step")
+    first = graph_svg(inspector_sections(at)["graph"])
+    assert inspector_marks(at) == {"current": ["retrieve_initial"], "done": ["__start__", "classify_complexity"],
+                                   "send": {"prepare_sub_questions->rag_sub_agent": "Send"}}
+    press(at, "step")
+    assert inspector_marks(at)["current"] == ["grade_documents"]
+    assert "retrieve_initial" in inspector_marks(at)["done"]
+    unmarked = [re.sub(r' class="node rdi-\w+"', ' class="node"', graph_svg(inspector_sections(at)["graph"])), first]
+    unmarked[1] = re.sub(r' class="node rdi-\w+"', ' class="node"', unmarked[1])
+    assert unmarked[0] == unmarked[1]  # the same layout, only the marks moved
+    assert len(calls) == 1, "the graph was laid out once, not once per Step"
 
 
 def test_a_fan_out_step_shows_one_lane_per_sub_question(app_test):

@@ -85,4 +85,4 @@ def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
 
 def test_the_controls_are_real_buttons_in_page_order():
     page = read_html(controls.controls_html(done=False, has_run=True, replay=False))
-    assert "".join(page.text).strip().startswith("▶ Run⏭ Step⏩ Continue to end↺ Restart")
+    assert "".join(page.text).strip().startswith("RunStepContinue to endRestart")

@@ -37,7 +37,7 @@ def messages(at) -> list[str]:
 
 def test_a_launch_graph_opens_at_root_with_lint_and_a_form_from_its_schema(page):
     at = page("examples.chain:graph")
-    assert at.title[0].value == "🧩 Your graph"
+    assert at.title[0].value == ":material/account_tree: Your graph"
     assert at.text_input(key=GRAPH_FIELD).value == "examples.chain:graph"
     assert any("Graph lint: no findings" in c.value for c in at.caption)
     labels = [w.label for w in (*at.text_input, *at.number_input, *at.text_area)]

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional
 import streamlit as st
 
 from debugger.html_view import esc
+from ui.panels.icons import svg_icon
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +34,12 @@ class Control(NamedTuple):
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("run", "▶ Run", "Start the question named below and run it to the end, with live progress", primary=True),
-    Control("step", "⏭ Step", "Run exactly one superstep (parallel sub-questions run together); a new question "
+    Control("run", "Run", "Start the question named below and run it to the end, with live progress", primary=True),
+    Control("step", "Step", "Run exactly one superstep (parallel sub-questions run together); a new question "
             "in the box is started first"),
-    Control("continue", "⏩ Continue to end", "Run the remaining steps to the end; a new question in the box is "
+    Control("continue", "Continue to end", "Run the remaining steps to the end; a new question in the box is "
             "started first"),
-    Control("restart", "↺ Restart", "Start the question named below again on a fresh thread, paused before its "
+    Control("restart", "Restart", "Start the question named below again on a fresh thread, paused before its "
             "first node"),
 )
 ACTIONS = tuple(c.action for c in CONTROLS)
@@ -96,7 +97,8 @@ def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loa
     enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question)
     buttons = "".join(
         f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
-        f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{esc(c.label)}</button>'
+        f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{svg_icon(c.action)}'
+        f'<span>{esc(c.label)}</span></button>'
         for c in CONTROLS
     )
     help_line = REPLAY_HELP if replay else (caption or CONTROLS_HELP)

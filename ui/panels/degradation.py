@@ -29,6 +29,6 @@ def failures_html(failures: list[Failure]) -> str:
         + "</li>"
         for f in failures
     )
-    return (f'<div class="rdi-degraded" role="alert"><b>⚠️ Degraded run — the {esc(roles)} failed.</b> '
+    return (f'<div class="rdi-degraded" role="alert"><b>Degraded run — the {esc(roles)} failed.</b> '
             "The result below is a fallback, not what the knowledge base says. Check the model and "
             f"retriever settings, then Restart.<ul>{items}</ul></div>")

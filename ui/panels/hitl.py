@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
 from ui.text import as_text
@@ -36,7 +37,7 @@ def render_hitl(result: dict) -> bool:
     trace = result.get("rag_trace") or {}
     route = result.get("route")
     with st.container(border=True):
-        st.markdown(f"### 🙋 The workflow asks you ({as_text(route)})")
+        st.markdown(f"### {MATERIAL['ask']} The workflow asks you ({as_text(route)})")
         st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
         options = trace.get("hitl_options") or []
         if options:

@@ -11,6 +11,7 @@ travel); the full-state switch is a component state value read back on each reru
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,12 +19,13 @@ from typing import Any, Callable, Optional
 
 import streamlit as st
 
-from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
-from debugger.svg import dot_to_svg
+from debugger.html_view import code, details, dot_source_html, esc, graph_html, step_html, timeline_html
+from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from ui.panels.controls import controls_html, queue_action
 from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
+from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.run_link import link_query
@@ -34,7 +36,8 @@ KEY = "inspector"
 STATIC = Path(__file__).resolve().parent / "static"
 TIMELINE_CACHE_KEY = "_timeline_rows"
 TIMELINE_COLUMNS = ("step", "run", "nodes", "lanes", "duration_ms", "decision", "progress (ms)", "error")
-"""A step's progress events show as icon + elapsed ms; their full text is the row's tooltip."""
+"""A step's progress events show as the first word of their label + elapsed ms (their emoji icons
+need a font the app does not bring); their full text is the row's tooltip."""
 
 
 @lru_cache(maxsize=1)
@@ -75,16 +78,21 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
-SECTIONS = ("controls", "head", "graph", "docs", "timeline", "step", "evidence", "progress")
+SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evidence", "progress")
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
-(the controls only when one turns on or off, the node docs never, the evidence only when retrieval
-ran), so a Step re-lays out less and a focused button stays focused."""
+(the controls only when one turns on or off, the graph picture and the node docs only when the
+graph changes, the evidence only when retrieval ran), so a Step re-lays out less and a focused
+button stays focused."""
 TEMPLATE = (
     '<div class="rdi-root"><div data-sec="controls"></div><div data-sec="head"></div>'
-    '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="docs"></div></div>'
-    '<div class="rdi-right"><div data-sec="timeline"></div><div data-sec="step"></div></div></div>'
-    '<div data-sec="evidence"></div><div data-sec="progress"></div></div>'
+    '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="dot"></div>'
+    '<div data-sec="docs"></div></div>'
+    '<div class="rdi-right"><div data-sec="step"></div></div></div>'
+    '<div data-sec="timeline"></div><div data-sec="evidence"></div><div data-sec="progress"></div></div>'
 )
+"""Graph and the step's diff side by side under the controls, so a Step's effect is on one screen
+at projector sizes (1280x720, 1024x768); the timeline spans the width below them, so none of its
+columns is cut."""
 
 
 @dataclass(frozen=True)
@@ -112,12 +120,10 @@ def render_inspector(session: DebugSession, travel: Optional[int], *, box: str =
     """Mount the inspector for the session's current position (or past step `travel`); `box` is
     what the question box shows (the controls act on it). Returns the state values shown, for the
     panels that stay outside (full state)."""
-    sections, values, browser_dot = inspector_sections(session, travel, full_state=full_state_wanted(), box=box,
-                                                       parts=parts)
-    _component()(data=sections, key=KEY, default={"full_state": False}, on_travel_change=_on_travel,
-                 on_action_change=_on_action, on_full_state_change=_on_full_state, width="stretch")
-    if browser_dot is not None:  # no Graphviz `dot` on this machine: lay the graph out in the browser instead
-        st.graphviz_chart(browser_dot, width="stretch")
+    sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts)
+    _component()(data=sections, key=KEY, default={"full_state": False},
+                 on_travel_change=_on_travel, on_action_change=_on_action, on_full_state_change=_on_full_state,
+                 width="stretch")
     return values
 
 
@@ -126,9 +132,8 @@ def join_sections(sections: dict[str, str]) -> str:
 
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
-                       box: str = "", parts: InspectorParts = RAG_PARTS) -> tuple[dict[str, str], dict, Optional[str]]:
-    """(HTML per section, state values shown, the DOT to lay out in the browser when the server
-    could not draw the picture, else None)."""
+                       box: str = "", parts: InspectorParts = RAG_PARTS) -> tuple[dict[str, str], dict]:
+    """(HTML per section, state values shown)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -145,8 +150,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
     if travel is None:
         head += result_html(session.result())
-    dot = session.dot(travel)
-    svg = dot_to_svg(dot)
+    drawing = session.drawing(travel)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
                             progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
@@ -158,7 +162,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
                                   box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption),
         "head": head,
-        "graph": graph_html(svg, dot),
+        "graph": _graph_section(drawing),
+        "dot": dot_source_html(drawing.dot()),
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": step_html(record, progress_table=step_progress),
@@ -170,7 +175,22 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     if all_progress:
         sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
-    return sections, values, (dot if svg is None else None)
+    return sections, values
+
+
+def _graph_section(drawing) -> str:
+    """The picture laid out once per graph (cached on its unmarked DOT), marked for this position;
+    without a layout program, the node list with the same marks."""
+    marks = drawing.marks()
+    picture = _marked_picture(drawing.layout_dot(), json.dumps(marks, sort_keys=True))
+    return picture if picture is not None else graph_html(None, drawing.graph, marks)
+
+
+@lru_cache(maxsize=128)
+def _marked_picture(layout_dot: str, marks_json: str) -> Optional[str]:
+    """A graph has a dozen or so positions: each one's HTML is built once (marks, base64: 1-4 ms)."""
+    svg = layout_svg(layout_dot)
+    return graph_html(mark_svg(svg, json.loads(marks_json))) if svg else None
 
 
 def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
@@ -198,7 +218,7 @@ def result_html(result: Optional[dict]) -> str:
     if not result or result.get("hitl_resume_state"):
         return ""
     route = result.get("route")
-    icon = {"answer": "✅", "no_knowledge": "🚫", "rewrite": "✏️"}.get(route, "ℹ️")
+    icon = svg_icon(route if route in ("answer", "no_knowledge", "rewrite") else "info")
     trace = result.get("rag_trace") or {}
     out = [f'<div class="rdi-result"><h3>{icon} Result: {code(route)} / {code(result.get("retrieval_status"))}</h3>',
            f'<p class="rdi-caption">{len(result.get("docs") or [])} chunks handed to the answering agent · '
@@ -230,14 +250,14 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
         row["run"] = seg.label
-        row["progress (ms)"] = " ".join(f"{p.get('icon', '')}{p.get('elapsed_ms', 0)}"
+        row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
                                         for p in rec.annotations.get("progress") or [])
     st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
     return rows
 
 
 def _notes(annotations: dict) -> str:
-    return " ".join(f"{p.get('icon', '')}{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
+    return " · ".join(f"{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
                     for p in annotations.get("progress") or [])
 
 

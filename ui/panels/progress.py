@@ -6,12 +6,13 @@ import pandas as pd
 
 from debugger.html_view import table
 
-PROGRESS_COLUMNS = ("", "step", "detail", "group", "elapsed_ms", "stage_ms")
+PROGRESS_COLUMNS = ("step", "detail", "group", "elapsed_ms", "stage_ms")
+"""No icon column: the engine's icons are emoji, which need a font the app does not bring."""
 
 
 def _progress_rows(progress: list[dict]) -> list[tuple]:
     return [
-        (p.get("icon", ""), p.get("label", ""), p.get("detail", ""), p.get("group_label") or "",
+        (p.get("label", ""), p.get("detail", ""), p.get("group_label") or "",
          p.get("elapsed_ms", 0), p.get("stage_elapsed_ms", 0))
         for p in progress
     ]

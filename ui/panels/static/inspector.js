@@ -2,6 +2,7 @@
 // the sections that changed, keeps open <details> open, turns the Run / Step / Continue / Restart
 // buttons into a one-shot "action" trigger and clicks on timeline rows into a "travel" trigger.
 // Everything it shows is escaped on the server (debugger/html_view.py).
+
 export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
@@ -29,9 +30,16 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     const url = window.location.pathname + data.link + window.location.hash;
     window.history.replaceState(window.history.state, "", url);
   }
+  if (root.__travelled) {  // a timeline row was clicked (below the fold): show that step's graph and diff
+    root.__travelled = false;
+    if (root.getBoundingClientRect().top < 0) root.scrollIntoView({ block: "start" });
+  }
   if (!root.__wired) {
     root.__wired = true;
-    const travel = (el) => root.__setTrigger("travel", Number(el.dataset.travel));
+    const travel = (el) => {
+      root.__travelled = true;
+      root.__setTrigger("travel", Number(el.dataset.travel));
+    };
     root.addEventListener("click", (e) => {
       const button = e.target.closest("button[data-action]");
       if (button) {
