@@ -74,9 +74,42 @@ def chromium_page():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.add_init_script(_TRACK_RUNS)
             yield page
         finally:
             browser.close()
+
+
+#: Installed in every page: the time of the last click or key press, and of the last time a script run
+#: started (Streamlit's `data-test-script-state` turning "running"), so `settle` knows whether the rerun
+#: a click causes has happened yet without guessing how long it takes to start.
+_TRACK_RUNS = """(() => {
+  const mark = () => { window.__ragLastInput = performance.now(); };
+  document.addEventListener("click", mark, true);
+  document.addEventListener("keydown", mark, true);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.target.getAttribute && r.target.getAttribute("data-test-script-state") === "running") {
+        window.__ragLastRun = performance.now();
+      }
+    }
+  }).observe(document.documentElement, { attributes: true, subtree: true,
+                                         attributeFilter: ["data-test-script-state"] });
+})();"""
+
+_SETTLED = """(graceMs) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute("data-test-script-state") !== "notRunning") return false;
+  const input = window.__ragLastInput || 0, run = window.__ragLastRun || 0;
+  return run >= input || performance.now() - input > graceMs;
+}"""
+
+
+def settle(page, *, grace_ms: float = 3_000) -> None:
+    """After a click or a key press: wait until the script run it started has finished. Follows the app's
+    state: it waits while a run is going on however long it takes, and gives up waiting for a run to
+    START only after `grace_ms` (for an input that causes none)."""
+    page.wait_for_function(_SETTLED, arg=grace_ms, polling=50, timeout=HANG_GUARD_MS)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:

@@ -6,15 +6,14 @@ from pathlib import Path
 
 from rag.demo import load_demo_questions
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
 
 def click(page, name: str, *, exact: bool = True) -> None:
     page.get_by_role("button", name=name, exact=exact).first.click()
-    page.wait_for_timeout(150)
-    wait_idle(page)
+    settle(page)
 
 
 def marked(page, mark: str) -> list[str]:
@@ -40,8 +39,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         assert page.locator('[data-testid="stGraphVizChart"]').count() == 0
 
         page.locator(f".st-key-demo_{demo.id} button").first.click()  # Streamlit tags a widget with its key
-        page.wait_for_timeout(150)
-        wait_idle(page)
+        settle(page)
         page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
         click(page, "Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
@@ -77,8 +75,7 @@ def test_demo_to_hitl_option_and_back_to_a_result(tmp_path):
         option = page.get_by_role("button", name=demo.hitl_answer, exact=True)
         assert option.count() == 1, "the expected option button is shown"
         option.click()
-        page.wait_for_timeout(150)
-        wait_idle(page)
+        settle(page)
         page.get_by_text("HITL resume #1").first.wait_for(timeout=15_000)
         click(page, "Continue to end")
         page.locator(".rdi-result", has_text=f"Result: {demo.expected_resume_route}").first.wait_for(timeout=30_000)

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 ZORBLAX = ("# Zorblax reactor\n\nThe Zorblax reactor cooldown is forty seconds.\n\n"
            "## Fuel\n\nThe reactor burns blue crystals only.\n")
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(150)  # let the click reach the server before asking whether it is idle
-    wait_idle(page)
 
 
 def test_upload_ingest_switch_and_answer_from_the_uploaded_file(tmp_path):
@@ -53,7 +48,7 @@ def test_upload_ingest_switch_and_answer_from_the_uploaded_file(tmp_path):
         question.fill("What is the cooldown of the Zorblax reactor?")
         question.press("Control+Enter")  # commit the text area
         settle(page)
-        page.get_by_role("button", name="▶ Run", exact=True).first.click()
+        page.get_by_role("button", name="Run", exact=True).first.click()
         page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=60_000)
         wait_idle(page)
         assert page.get_by_text("zorblax.md").count() > 0, "the evidence comes from the uploaded file"

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
 from tests.support.fake_openai import closed_port_url
 
 SHOTS = Path(os.environ.get("RAG_TEST_SHOTS", "")) if os.environ.get("RAG_TEST_SHOTS") else None
@@ -21,12 +21,6 @@ def shot(page, name: str, focus: str = ".rdi-controls") -> None:
         page.locator(focus).first.scroll_into_view_if_needed()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{name}.png"))
-
-
-def settle(page) -> None:
-    """After a click: let Streamlit start the rerun it causes, then wait until it is done."""
-    page.wait_for_timeout(150)
-    wait_idle(page)
 
 
 def control(page, name: str):
@@ -64,7 +58,7 @@ def test_clarify_options_are_buttons_and_enter_sends_a_typed_answer():
         # a typed answer, sent with Enter
         page.locator(f".st-key-demo_{typed.id} button").first.click()
         settle(page)
-        control(page, "⏩ Continue to end").click()
+        control(page, "Continue to end").click()
         page.get_by_text("The workflow asks you (clarify)").first.wait_for(timeout=30_000)
         wait_idle(page)
         answer = page.get_by_role("textbox", name="Answer")
@@ -79,7 +73,7 @@ def test_clarify_options_are_buttons_and_enter_sends_a_typed_answer():
         settle(page)
         page.locator(f".st-key-demo_{clicked.id} button").first.click()
         settle(page)
-        control(page, "⏩ Continue to end").click()
+        control(page, "Continue to end").click()
         page.get_by_text("The workflow asks you (clarify)").first.wait_for(timeout=30_000)
         wait_idle(page)
         options = page.locator('[class*="st-key-hitl_opt_"] button')
@@ -90,7 +84,7 @@ def test_clarify_options_are_buttons_and_enter_sends_a_typed_answer():
         page.get_by_role("button", name=clicked.hitl_answer, exact=True).click()
         page.get_by_text("HITL resume #1").first.wait_for(timeout=30_000)
         settle(page)
-        control(page, "⏩ Continue to end").click()
+        control(page, "Continue to end").click()
         page.locator(".rdi-result", has_text=f"Result: {clicked.expected_resume_route}").first.wait_for(timeout=30_000)
         assert not page.get_by_text("Traceback").count()
 
@@ -100,30 +94,30 @@ def test_after_a_run_ends_the_controls_run_the_question_the_box_shows():
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         open_app(page, url)
         type_question(page, first)
-        control(page, "▶ Run").click()
+        control(page, "Run").click()
         page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=30_000)
         wait_idle(page)
-        assert control(page, "⏭ Step").is_disabled()
+        assert control(page, "Step").is_disabled()
         target = page.locator(".rdi-target")
         assert first in target.inner_text()
 
         # typing a new question turns Step back on and says what it will run, before the box is sent
         box(page).fill(second)
-        assert control(page, "⏭ Step").is_enabled() and control(page, "⏩ Continue to end").is_enabled()
+        assert control(page, "Step").is_enabled() and control(page, "Continue to end").is_enabled()
         assert "start the question in the box" in target.inner_text() and second in target.inner_text()
         shot(page, "new_question_named")
-        control(page, "⏭ Step").click()
+        control(page, "Step").click()
         page.get_by_text("1 steps · paused before").first.wait_for(timeout=30_000)
         wait_idle(page)
         page.locator(".rdi-target", has_text=f"The controls act on the loaded run: “{second}”").wait_for(timeout=15_000)
 
         # Restart runs what the box shows, never the older question
         box(page).fill(third)
-        control(page, "↺ Restart").click()
+        control(page, "Restart").click()
         page.locator(".rdi-target", has_text=f"loaded run: “{third}”").wait_for(timeout=30_000)
         wait_idle(page)
         assert page.get_by_text("0 steps · paused before").count()
-        control(page, "⏩ Continue to end").click()
+        control(page, "Continue to end").click()
         page.locator(".rdi-result", has_text="Result: no_knowledge").first.wait_for(timeout=30_000)
         assert not page.get_by_text("Traceback").count()
 
@@ -153,7 +147,7 @@ def test_box_pages_refusals_labels_and_the_timeline_read_true():
         label = page.locator(f".st-key-demo_{fast.id} button").first.inner_text()
         page.locator(f".st-key-demo_{fast.id} button").first.click()
         settle(page)
-        control(page, "⏩ Continue to end").click()
+        control(page, "Continue to end").click()
         result = page.locator(".rdi-result", has_text="Result: answer").first
         result.wait_for(timeout=30_000)
         wait_idle(page)
@@ -182,7 +176,7 @@ def test_box_pages_refusals_labels_and_the_timeline_read_true():
 
         # a refused question shows the reason, not the previous question's result under it
         type_question(page, "问" * 4_001)
-        control(page, "▶ Run").click()
+        control(page, "Run").click()
         page.get_by_text("4,001 characters").first.wait_for(timeout=30_000)
         wait_idle(page)
         if page.locator(".rdi-result").count() or not page.get_by_text("No run yet").count():
@@ -200,7 +194,7 @@ def test_a_dead_model_endpoint_is_a_degraded_run_and_a_red_badge():
         sidebar = page.locator('[data-testid="stSidebar"]')
         assert sidebar.get_by_text("not called yet").count()  # no claim of health before a call
         type_question(page, "丹瑾是什么属性？")
-        control(page, "▶ Run").click()
+        control(page, "Run").click()
         banner = page.locator(".rdi-degraded")
         banner.wait_for(timeout=60_000)
         wait_idle(page)

@@ -5,15 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 EDIT = "\nBE STRICT: answer only when a passage names the attribute word for word."
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(150)
-    wait_idle(page)
 
 
 def test_edit_a_prompt_run_ab_and_see_two_results_side_by_side(tmp_path):

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
 
 def click(page, name: str) -> None:
     page.get_by_role("button", name=name, exact=True).first.click()
-    page.wait_for_timeout(150)
-    wait_idle(page)
+    settle(page)
 
 
 def test_step_your_own_graph_and_answer_its_interrupt():
@@ -24,9 +23,9 @@ def test_step_your_own_graph_and_answer_its_interrupt():
         wait_idle(page)
         page.get_by_role("heading", name="Your graph").wait_for(timeout=30_000)
         page.get_by_text("No run yet").first.wait_for(timeout=30_000)
-        click(page, "⏭ Step")
+        click(page, "Step")
         page.get_by_text("1 steps · paused before review").first.wait_for(timeout=15_000)
-        click(page, "⏩ Continue to end")
+        click(page, "Continue to end")
         page.get_by_text("asks you (interrupt)").first.wait_for(timeout=15_000)
         page.get_by_text("Send this reply? Re: Can I get a refund for order 42?").first.wait_for()
         page.screenshot(path=str(SHOTS / "your_graph_interrupt.png"), full_page=True)
