@@ -31,8 +31,9 @@ class ProgressBar:
     """`[#####-----] 5/14` on stderr, redrawn in place on a terminal; elsewhere (CI logs) a line at
     each quarter, so a log is not flooded."""
 
-    def __init__(self, total: int, label: str, stream: TextIO = sys.stderr):
-        self.total, self.label, self.stream = max(total, 1), label, stream
+    def __init__(self, total: int, label: str, stream: Optional[TextIO] = None):
+        self.total, self.label = max(total, 1), label
+        self.stream = stream if stream is not None else sys.stderr  # looked up now: tests swap sys.stderr
         self.done = 0
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.started = time.perf_counter()
