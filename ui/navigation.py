@@ -24,6 +24,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/debugger.py", "Step debugger", "🪜"),
     PageInfo("pages/trace.py", "Trace explorer", "🧾"),
     PageInfo("pages/playground.py", "Prompt playground", "🧪"),
+    PageInfo("pages/evaluate.py", "Evaluate", "🧮"),
     PageInfo("pages/history.py", "Run history", "🗂️"),
     PageInfo("pages/settings.py", "Settings", "⚙️"),
 )

@@ -24,18 +24,23 @@ from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
 
 
-def settings_for_kb(kb: str, **overrides) -> RagSettings:
-    """Settings whose knowledge base is `kb` ("bundled", "pydoc" or a folder path)."""
+def kb_dir_for(kb: str) -> Optional[Path]:
+    """The folder of knowledge base `kb` ("bundled" -> None, the package's own; "pydoc"; a folder)."""
     if kb == "bundled":
-        return load_settings(kb_dir=None, **overrides)
+        return None
     if kb == "pydoc":
         from rag.ingest.pydoc_corpus import pydoc_corpus_dir
 
-        return load_settings(kb_dir=pydoc_corpus_dir(), **overrides)
+        return pydoc_corpus_dir()
     folder = Path(kb).expanduser()
     if not folder.is_dir():
         raise EvalSetError(f"--kb {kb!r} is neither 'bundled', 'pydoc' nor a folder")
-    return load_settings(kb_dir=folder, **overrides)
+    return folder
+
+
+def settings_for_kb(kb: str, **overrides) -> RagSettings:
+    """Settings from the environment whose knowledge base is `kb` ("bundled", "pydoc" or a folder)."""
+    return load_settings(kb_dir=kb_dir_for(kb), **overrides)
 
 
 def result_sources(result: dict) -> tuple[str, ...]:
