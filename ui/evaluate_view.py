@@ -107,12 +107,13 @@ def matrix_frame(records: list[EvalRecord]) -> pd.DataFrame:
     rows = []
     per = [{r.id: r for r in rec.results()} for rec in records]
     for case in first:
-        row = {"id": case.id, "question": case.question, "expected": case.expected_route or ""}
+        row = {"id": case.id, "expected": case.expected_route or ""}
         for rec, by_id in zip(records, per):
             got = by_id.get(case.id)
             mark = "" if got is None or got.correct is None else (" ✅" if got.correct else " ❌")
             row[rec.label] = ((got.route or "error") if got else "—") + mark
         row["change"] = changes.get(case.id, "")
+        row["question"] = case.question
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -123,6 +124,11 @@ def summary_frame(records: list[EvalRecord]) -> pd.DataFrame:
                         index=pd.Index(keys, name="figure"))
 
 
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy as text with three decimals (st.table prints floats with four)."""
+    return frame.assign(accuracy=[_fmt(v) for v in frame["accuracy"]])
+
+
 def _fmt(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -130,13 +136,16 @@ def _fmt(value) -> str:
 # ----- running ------------------------------------------------------------------------------------
 
 def _config_inputs(side: str, label: str, versions: list[str], settings: RagSettings) -> EvalConfig:
-    st.markdown(f"**Configuration {label}**")
-    version = st.selectbox("Prompt version", versions, key=f"eval_{side}_prompt",
-                           index=versions.index(settings.prompt_version) if settings.prompt_version in versions else 0)
-    top_k = st.number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
-    dense = st.checkbox("Dense leg (hybrid retrieval)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
-    name = version if side == "a" else f"{version} (B)"
-    return EvalConfig(label=name, prompt_version=None if version == "default" else version, top_k=int(top_k),
+    """One row: the configuration's name, its prompt version, top_k and the dense leg."""
+    name_col, version_col, k_col, dense_col = st.columns([1, 3, 2, 2], vertical_alignment="bottom")
+    name_col.markdown(f"**Configuration {label}**" if label != "A" or st.session_state.get("eval_compare")
+                      else "**Configuration**")
+    version = version_col.selectbox(
+        "Prompt version", versions, key=f"eval_{side}_prompt",
+        index=versions.index(settings.prompt_version) if settings.prompt_version in versions else 0)
+    top_k = k_col.number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
+    dense = dense_col.checkbox("Dense leg (hybrid)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
+    return EvalConfig(label=version, prompt_version=None if version == "default" else version, top_k=int(top_k),
                       dense_enabled=bool(dense))
 
 
@@ -223,7 +232,7 @@ def render_one(record: EvalRecord) -> None:
             st.markdown("**Route confusion matrix** (rows: expected, columns: got)")
             st.table(confusion_frame(results))
         st.markdown("**Accuracy per route**")
-        st.table(accuracy_frame(accuracy_by_route(results), "route"))
+        st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
     with right:
         tags = accuracy_frame(accuracy_by_tag(results), "tag")
         st.markdown("**Accuracy per tag**")
@@ -231,7 +240,7 @@ def render_one(record: EvalRecord) -> None:
             st.caption("No case carries a tag.")
         else:
             st.bar_chart(tags.set_index("tag")["accuracy"], height=220)
-            st.dataframe(tags, hide_index=True, width="stretch")
+            st.dataframe(_shown(tags), hide_index=True, width="stretch")
     with st.expander("Latency per node (ms, from the runs' progress steps)", expanded=False):
         st.dataframe(latency_frame(results), hide_index=True, width="stretch")
     render_cases(results, record.eval_id)
@@ -275,18 +284,19 @@ def render_compare(records: list[EvalRecord]) -> None:
             st.success("Fixed (wrong under A, right under B): " + ", ".join(c.id for c in fixed))
         if not regressed and not fixed:
             st.info("No case changed between the two configurations.")
-    left, right = st.columns([3, 2])
+    st.markdown("**Cases × configurations** (regressions red, fixes green)")
+    matrix = matrix_frame(records)
+    styled = matrix.style.map(lambda v: STATUS_COLORS.get(v, ""), subset=["change"])
+    with st.container(key="eval_matrix"):
+        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420))
+    left, right = st.columns([2, 3])
+    figures = summary_frame(records)
     with left:
-        st.markdown("**Cases × configurations**")
-        matrix = matrix_frame(records)
-        styled = matrix.style.map(lambda v: STATUS_COLORS.get(v, ""), subset=["change"])
-        st.dataframe(styled, hide_index=True, width="stretch", key="eval_matrix")
-    with right:
-        figures = summary_frame(records)
         st.markdown("**Summary figures side by side**")
         st.table(figures.map(_fmt))
+    with right:
         long = figures.reset_index().melt(id_vars="figure", var_name="configuration", value_name="value").fillna(0)
-        st.bar_chart(long, x="figure", y="value", color="configuration", stack=False, height=240)
+        st.bar_chart(long, x="figure", y="value", color="configuration", stack=False, horizontal=True, height=220)
     with st.container(key="eval_confusion"):
         st.markdown("**Route confusion matrices**")
         cols = st.columns(len(records))
@@ -297,7 +307,7 @@ def render_compare(records: list[EvalRecord]) -> None:
     for tab, rec in zip(tabs, records):
         with tab:
             results = rec.results()
-            st.table(accuracy_frame(accuracy_by_route(results), "route"))
+            st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
             st.dataframe(latency_frame(results), hide_index=True, width="stretch")
             render_cases(results, rec.eval_id)
 
@@ -352,14 +362,12 @@ def render_page() -> None:
         st.caption(f"Model: **{settings.provider_label()}** (change it on the Settings page). Model calls are "
                    "cached on disk, so re-running an unchanged configuration costs no call.")
         versions = _prompt_versions()
-        compare = st.toggle("Compare with a second configuration", key="eval_compare")
-        cols = st.columns(2 if compare else 1)
-        with cols[0]:
-            configs = [_config_inputs("a", "A", versions, settings)]
-        if compare:
-            with cols[1]:
-                configs.append(_config_inputs("b", "B", versions, settings))
-        run = st.button("Run evaluation", type="primary", key="eval_run", icon="▶️")
+        configs = [_config_inputs("a", "A", versions, settings)]
+        if st.session_state.get("eval_compare"):
+            configs.append(_config_inputs("b", "B", versions, settings))
+        run_col, compare_col = st.columns([1, 3], vertical_alignment="center")
+        run = run_col.button("Run evaluation", type="primary", key="eval_run", icon="▶️")
+        compare_col.toggle("Compare with a second configuration (B)", key="eval_compare")
     if run:
         loaded = guarded(_load_set, choice)
         if loaded is None:
