@@ -137,7 +137,8 @@ def accuracy_by_route(results: Sequence[CaseResult]) -> dict[str, tuple[int, int
             continue
         ok, n = out.get(r.expected_route, (0, 0))
         out[r.expected_route] = (ok + bool(r.correct), n + 1)
-    return out
+    order = {route: i for i, route in enumerate(ROUTES)}
+    return dict(sorted(out.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
 def accuracy_by_tag(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:

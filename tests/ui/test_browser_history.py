@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from ui.navigation import PAGES
 
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):
@@ -13,7 +14,7 @@ def test_demo_pack_replays_in_the_debugger(tmp_path):
         wait_idle(page)
         menu = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]')
         menu.first.wait_for(timeout=30_000)
-        assert menu.count() == 5 and page.locator('[data-testid="stSidebarNav"]').count() == 0
+        assert menu.count() == len(PAGES) and page.locator('[data-testid="stSidebarNav"]').count() == 0
         page.locator(".st-key-history_demo_pack button").first.click()
         page.get_by_text("Open at step").first.wait_for(timeout=30_000)
         wait_idle(page)
