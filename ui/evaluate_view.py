@@ -19,7 +19,14 @@ import streamlit as st
 from rag.eval.cases import EvalCase, cases_from_upload, load_cases
 from rag.eval.config import EvalConfig, apply_config
 from rag.eval.scoring import (
-    ROUTES, CaseResult, accuracy_by_route, accuracy_by_tag, compare_runs, confusion, node_latency, source_hit,
+    ROUTES,
+    CaseResult,
+    accuracy_by_route,
+    accuracy_by_tag,
+    compare_runs,
+    confusion,
+    node_latency,
+    source_hit,
 )
 from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.settings import DATA_DIR, RagSettings
@@ -108,7 +115,7 @@ def matrix_frame(records: list[EvalRecord]) -> pd.DataFrame:
     per = [{r.id: r for r in rec.results()} for rec in records]
     for case in first:
         row = {"id": case.id, "expected": case.expected_route or ""}
-        for rec, by_id in zip(records, per):
+        for rec, by_id in zip(records, per, strict=True):
             got = by_id.get(case.id)
             mark = "" if got is None or got.correct is None else (" ✅" if got.correct else " ❌")
             row[rec.label] = ((got.route or "error") if got else "—") + mark
@@ -300,11 +307,11 @@ def render_compare(records: list[EvalRecord]) -> None:
     with st.container(key="eval_confusion"):
         st.markdown("**Route confusion matrices**")
         cols = st.columns(len(records))
-        for col, rec in zip(cols, records):
+        for col, rec in zip(cols, records, strict=True):
             col.caption(rec.label)
             col.table(confusion_frame(rec.results()))
     tabs = st.tabs([f"Details: {rec.label}" for rec in records])
-    for tab, rec in zip(tabs, records):
+    for tab, rec in zip(tabs, records, strict=True):
         with tab:
             results = rec.results()
             st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))

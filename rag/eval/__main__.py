@@ -18,10 +18,17 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from rag.errors import UserFixableError
-from rag.eval.cases import EvalSetError, load_cases
+from rag.eval.cases import load_cases
 from rag.eval.runner import run_cases, settings_for_kb
 from rag.eval.scoring import (
-    CaseResult, compare_runs, confusion, fmt_rate, format_confusion, route_accuracy, source_hit, source_hit_rate,
+    CaseResult,
+    compare_runs,
+    confusion,
+    fmt_rate,
+    format_confusion,
+    route_accuracy,
+    source_hit,
+    source_hit_rate,
     summary,
 )
 from rag.models.call_cache import CallCache

@@ -18,6 +18,7 @@ import uuid
 from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
+
 from pydantic import BaseModel, Field
 
 from rag.errors import UnknownRunError

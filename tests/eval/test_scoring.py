@@ -94,7 +94,7 @@ def test_compare_runs_names_regressions_and_fixes():
 
     a = [R("answer", "answer"), R("clarify", "answer"), R("no_knowledge", "no_knowledge"), R(None, "x")]
     b = [R("answer", "clarify"), R("clarify", "clarify"), R("no_knowledge", "no_knowledge"), R(None, "y")]
-    b = [CaseResult(id=ra.id, expected_route=rb.expected_route, route=rb.route) for ra, rb in zip(a, b)]
+    b = [CaseResult(id=ra.id, expected_route=rb.expected_route, route=rb.route) for ra, rb in zip(a, b, strict=True)]
     assert [c.status for c in compare_runs(a, b)] == ["regressed", "fixed", "same", "unjudged"]
 
 
