@@ -258,13 +258,19 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     failures = st.toggle("Failures only", key=f"eval_failures_{key}",
                          value=any(r.correct is False or r.error for r in results))
     frame = cases_frame(results, failures_only=failures)
+    shown = [r for r in results if r.id in set(frame["id"])] or results
+    labels = {r.id: f"{r.id} — {r.question[:80]} ({r.expected_route or '?'} → {r.route or 'error'})" for r in shown}
     if frame.empty:
         st.success("No failures: every case ended in its expected route.")
     else:
-        st.dataframe(frame, hide_index=True, width="stretch", key=f"eval_cases_{key}")
-    shown = [r for r in results if r.id in set(frame["id"])] or results
-    labels = {r.id: f"{r.id} — {r.question[:80]} ({r.expected_route or '?'} → {r.route or 'error'})" for r in shown}
-    pick = st.selectbox("Open a case in the step debugger", list(labels), format_func=labels.get,
+        event = st.dataframe(frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
+                             on_select="rerun", selection_mode="single-row")
+        rows = getattr(getattr(event, "selection", None), "rows", None) or []
+        if rows and rows[0] < len(frame):  # a clicked row: the picker below follows it
+            st.session_state[f"eval_pick_{key}"] = frame["id"].iloc[rows[0]]
+    if st.session_state.get(f"eval_pick_{key}") not in labels:
+        st.session_state.pop(f"eval_pick_{key}", None)
+    pick = st.selectbox("Open a case in the step debugger (or click its row)", list(labels), format_func=labels.get,
                         key=f"eval_pick_{key}")
     chosen = next(r for r in shown if r.id == pick)
     st.button("Open in step debugger", key=f"eval_open_{key}", icon="🪜", on_click=on_open_case,

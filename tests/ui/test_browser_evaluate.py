@@ -1,5 +1,6 @@
 """A real browser (Debian's chromium via Playwright) on `streamlit run app.py`: upload a small
-question set on the Evaluate page, run it, and see the route confusion matrix."""
+question set on the Evaluate page, run it, see the route confusion matrix, and open the failing
+case in the step debugger."""
 from __future__ import annotations
 
 import json
@@ -44,4 +45,12 @@ def test_upload_a_set_run_it_and_see_the_confusion_matrix(tmp_path):
         matrix.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "evaluate.png"))
         assert not page.get_by_text("Traceback").count()
+
+        # the failing case is the one picked; it opens in the step debugger with its question in the box
+        page.get_by_role("button", name="Open in step debugger").first.click()
+        box = page.locator(".st-key-question textarea").first
+        box.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert box.input_value() == "How do I reset the Nova?"
+        page.get_by_text("Opened the evaluation case").first.wait_for(timeout=30_000)
     assert (SHOTS / "evaluate.png").stat().st_size > 10_000
