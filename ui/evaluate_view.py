@@ -143,29 +143,38 @@ def _fmt(value) -> str:
 # ----- running ------------------------------------------------------------------------------------
 
 def _config_inputs(side: str, label: str, versions: list[str], settings: RagSettings) -> EvalConfig:
-    """One row: the configuration's name, its prompt version, top_k and the dense leg."""
-    name_col, version_col, k_col, dense_col = st.columns([1, 3, 2, 2], vertical_alignment="bottom")
-    name_col.markdown(f"**Configuration {label}**" if label != "A" or st.session_state.get("eval_compare")
-                      else "**Configuration**")
-    version = version_col.selectbox(
+    """One row: the configuration's name, its prompt version, the grader's model (when a model is
+    configured; the endpoint is the Settings page's), top_k and the dense leg."""
+    model = settings.models_configured()
+    widths = [1, 3, 2, 2, 2] if model else [1, 3, 2, 2]
+    cols = st.columns(widths, vertical_alignment="bottom")
+    cols[0].markdown(f"**Configuration {label}**" if label != "A" or st.session_state.get("eval_compare")
+                     else "**Configuration**")
+    version = cols[1].selectbox(
         "Prompt version", versions, key=f"eval_{side}_prompt",
         index=versions.index(settings.prompt_version) if settings.prompt_version in versions else 0)
-    top_k = k_col.number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
-    dense = dense_col.checkbox("Dense leg (hybrid)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
+    grade_model = None
+    if model:
+        grade_model = cols[-3].text_input("Grader model", value=settings.grade_model, key=f"eval_{side}_model").strip()
+    top_k = cols[-2].number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
+    dense = cols[-1].checkbox("Dense leg (hybrid)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
     return EvalConfig(label=version, prompt_version=None if version == "default" else version, top_k=int(top_k),
-                      dense_enabled=bool(dense))
+                      dense_enabled=bool(dense), grade_model=grade_model or None)
 
 
 def _labels(configs: list[EvalConfig]) -> list[EvalConfig]:
-    """Distinct, readable labels: the prompt version, plus what differs when both share it."""
+    """Distinct, readable labels: "A: " / "B: " and what differs between the two (prompt version,
+    grader model, retrieval)."""
     if len(configs) < 2:
         return configs
     a, b = configs
     if (a.prompt_version or "default") != (b.prompt_version or "default"):
-        return [a.model_copy(update={"label": f"A: {a.prompt_version or 'default'}"}),
-                b.model_copy(update={"label": f"B: {b.prompt_version or 'default'}"})]
-    return [a.model_copy(update={"label": f"A: top_k {a.top_k}{'' if a.dense_enabled else ', sparse'}"}),
-            b.model_copy(update={"label": f"B: top_k {b.top_k}{'' if b.dense_enabled else ', sparse'}"})]
+        names = [c.prompt_version or "default" for c in configs]
+    elif a.grade_model != b.grade_model:
+        names = [c.grade_model or "model" for c in configs]
+    else:
+        names = [f"top_k {c.top_k}{'' if c.dense_enabled else ', sparse'}" for c in configs]
+    return [c.model_copy(update={"label": f"{side}: {name}"}) for c, side, name in zip(configs, "AB", names, strict=True)]
 
 
 def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:

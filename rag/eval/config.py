@@ -1,8 +1,9 @@
-"""A configuration to evaluate: the knobs people compare (prompt version, recall size, dense leg),
-applied on top of whatever settings the caller has (the environment, the app's Settings page).
+"""A configuration to evaluate: the knobs people compare (prompt version, model names, recall size,
+dense leg), applied on top of whatever settings the caller has (the environment, the app's
+Settings page).
 
-Why only these: they are what a prompt or retrieval change touches; the model itself comes from
-the caller's settings (a second model is a second set of base settings, not a knob here).
+Why only these: they are what a prompt, model or retrieval change touches. The endpoint and its
+key stay the caller's: two models are compared on one endpoint by name.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class EvalConfig(BaseModel):
 
     label: str = "A"
     prompt_version: Optional[str] = None
+    fast_model: Optional[str] = None
+    grade_model: Optional[str] = None
     top_k: Optional[int] = Field(None, ge=1, le=200)
     dense_enabled: Optional[bool] = None
 
@@ -27,7 +30,8 @@ class EvalConfig(BaseModel):
 
     def describe(self, settings: RagSettings) -> str:
         dense = "hybrid" if settings.dense_enabled else "sparse only"
-        return f"prompt {settings.prompt_version or 'default'} · top_k {settings.top_k} · {dense}"
+        model = f" · models {settings.fast_model}/{settings.grade_model}" if settings.models_configured() else ""
+        return f"prompt {settings.prompt_version or 'default'}{model} · top_k {settings.top_k} · {dense}"
 
 
 def apply_config(base: RagSettings, config: EvalConfig, **extra) -> RagSettings:

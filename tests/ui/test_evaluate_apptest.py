@@ -130,3 +130,37 @@ def test_results_come_back_in_a_new_app_process(small_set):
     again.button(key="eval_show_past").click().run()
     assert again.table[0].value.loc["answer", "correct"] == "4/5"
     assert {b.label for b in again.get("download_button")} == {"Download results (JSON)", "Download cases (CSV)"}
+
+
+def test_two_grader_models_on_one_endpoint_and_a_rerun_costs_no_call(small_set, monkeypatch, env):
+    from tests.support.fake_openai import running_fake_openai
+
+    plan = {"complexity": "simple", "complexity_reason": "one question", "sub_questions": []}
+    answer = {"relevance": "strong", "answerability": "sufficient", "ambiguity": "none", "confidence": 0.9,
+              "route": "answer", "reason": "stated", "missing_slots": [], "hitl_prompt": "", "hitl_options": []}
+    nothing = {**answer, "relevance": "none", "answerability": "none", "route": "no_knowledge", "reason": "no"}
+    with running_fake_openai() as fake:
+        fake.reply(plan, schema="ComplexityResult")
+        fake.reply(nothing, schema="EvidenceGrade", model="picky-model")
+        fake.reply(lambda req: nothing if "Australia" in req.text else answer, schema="EvidenceGrade")
+        for key, value in {"RAG_MODEL_PROVIDER": "openai", "OPENAI_BASE_URL": fake.base_url,
+                           "OPENAI_API_KEY": "sk-test-eval-page-1234", "GRADE_MODEL": "good-model",
+                           "RAG_MODEL_MAX_RETRIES": "0", "RAG_CACHE_DIR": str(env / "cache")}.items():
+            monkeypatch.setenv(key, value)
+        at = evaluate_page(new_app().run())
+        at.toggle(key="eval_compare").set_value(True).run()
+        assert at.text_input(key="eval_a_model").value == "good-model"
+        at.text_input(key="eval_b_model").set_value("picky-model").run()
+        at.button(key="eval_run").click().run()
+        assert not at.exception
+        m = metrics(at)
+        assert m["Route accuracy A: good-model"] == "1.000" and m["Route accuracy B: picky-model"] == "0.167"
+        matrix = frame_with(at, "change").set_index("id")
+        assert matrix.loc["temp", "change"] == "regressed" and matrix.loc["capital", "change"] == "same"
+        assert m["Regressed"] == "5"
+        assert {r.model for r in fake.requests_for("EvidenceGrade")} == {"good-model", "picky-model"}
+        calls = len(fake.requests)
+        at.button(key="eval_run").click().run()  # the same two configurations again: all from the cache
+        assert len(fake.requests) == calls
+        assert metrics(at)["Regressed"] == m["Regressed"]
+        assert "sk-test-eval-page-1234" not in str([e.value for e in at.main if hasattr(e, "value")])
