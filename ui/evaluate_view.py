@@ -379,7 +379,8 @@ def render_page() -> None:
         if choice == UPLOAD_CHOICE:
             c1.file_uploader("JSON Lines or CSV, one case a line", type=["jsonl", "csv", "json"], key="eval_upload")
         kbs = ["bundled", "pydoc"]
-        kb = c2.selectbox("Knowledge base", kbs, key="eval_kb", index=kbs.index(default_kb(choice)))
+        # keyed by the set, so picking a pydoc set defaults to the pydoc corpus even after a bundled run
+        kb = c2.selectbox("Knowledge base", kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))
         concurrency = c3.slider("Cases at a time", 1, 4, 2, key="eval_concurrency")
         st.caption(f"Model: **{settings.provider_label()}** (change it on the Settings page). Model calls are "
                    "cached on disk, so re-running an unchanged configuration costs no call.")

@@ -164,3 +164,11 @@ def test_two_grader_models_on_one_endpoint_and_a_rerun_costs_no_call(small_set, 
         assert len(fake.requests) == calls
         assert metrics(at)["Regressed"] == m["Regressed"]
         assert "sk-test-eval-page-1234" not in str([e.value for e in at.main if hasattr(e, "value")])
+
+
+def test_a_pydoc_set_defaults_to_the_pydoc_corpus(env):
+    at = evaluate_page(new_app().run())
+    assert at.selectbox(key="eval_kb_bundled.jsonl").value == "bundled"
+    at.selectbox(key="eval_set").set_value("pydoc_holdout.jsonl").run()
+    assert at.selectbox(key="eval_kb_pydoc_holdout.jsonl").value == "pydoc"
+    assert not at.exception
