@@ -30,6 +30,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/your_graph.py", "Your graph", MATERIAL["your_graph"]),
     PageInfo("pages/trace.py", "Trace explorer", MATERIAL["trace"]),
     PageInfo("pages/playground.py", "Prompt playground", MATERIAL["playground"]),
+    PageInfo("pages/evaluate.py", "Evaluate", MATERIAL["evaluate"]),
     PageInfo("pages/history.py", "Run history", MATERIAL["history"]),
     PageInfo("pages/knowledge_bases.py", "Knowledge bases", MATERIAL["knowledge_bases"]),
     PageInfo("pages/settings.py", "Settings", MATERIAL["settings"]),

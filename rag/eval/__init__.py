@@ -1,13 +1,20 @@
 """Route-level evaluation of the workflow on a set of questions (`python -m rag.eval SET.jsonl`).
 
-Split in three so each part is testable alone: `cases` reads and validates a set file (pydantic, a
-bad line names its line and field), `scoring` holds the pure scoring functions (confusion table,
-route accuracy, source hit rate), `runner` runs cases through the public API (`run_rag_graph`).
+Split so each part is testable alone: `cases` reads and validates a set file (JSON Lines or CSV,
+pydantic; a bad line names its line and field), `scoring` holds the pure scoring functions
+(confusion table, route accuracy, source hit rate, MRR, per-node latency, regressions between two
+runs), `config` the knobs a comparison varies, `runner` runs cases through the public API
+(`run_rag_graph`, `resume_rag_from_hitl` for a case's HITL answer) in parallel, `store` keeps
+results beside the run history.
 """
-from rag.eval.cases import EvalCase, EvalSetError, load_cases, parse_cases
-from rag.eval.scoring import CaseResult, confusion, format_confusion, route_accuracy, source_hit, source_hit_rate
+from rag.eval.cases import EvalCase, EvalSetError, load_cases, parse_cases, parse_csv
+from rag.eval.scoring import (
+    CaseChange, CaseResult, compare_runs, confusion, format_confusion, mean_reciprocal_rank, route_accuracy,
+    source_hit, source_hit_rate, summary,
+)
 
 __all__ = [
-    "EvalCase", "EvalSetError", "load_cases", "parse_cases", "CaseResult", "confusion", "format_confusion",
-    "route_accuracy", "source_hit", "source_hit_rate",
+    "EvalCase", "EvalSetError", "load_cases", "parse_cases", "parse_csv", "CaseResult", "CaseChange", "confusion",
+    "format_confusion", "route_accuracy", "source_hit", "source_hit_rate", "mean_reciprocal_rank", "summary",
+    "compare_runs",
 ]

@@ -1,49 +1,170 @@
-"""`python -m rag.eval SET.jsonl [--kb bundled|pydoc|DIR] [--quiet]`
+"""`python -m rag.eval SET.jsonl [--kb bundled|pydoc|DIR] [--prompt-version NAME] [--compare NAME]
+[--concurrency N] [--min-route-accuracy X] [--out results.json] [--no-cache] [--quiet]`
 
-Prints one line per case that missed its route, the per-route confusion table, and ends with
-`route_accuracy: X`, `source_hit_rate: Y`, `cases: N` (machine-readable last lines).
+Runs a question set (JSON Lines or CSV) through the public API and prints one line per case, the
+per-route confusion table, and ends with `route_accuracy: X`, `source_hit_rate: Y`, `cases: N`
+(machine-readable last lines). With `--compare NAME` the set also runs under prompt version NAME
+(the baseline), both configurations are printed side by side with the cases that regressed or got
+fixed; the last lines and the gate are those of `--prompt-version` (the configuration under test).
+Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
+from typing import Optional, TextIO
 
-from rag.eval.cases import EvalSetError, load_cases
+from rag.errors import UserFixableError
+from rag.eval.cases import load_cases
 from rag.eval.runner import run_cases, settings_for_kb
-from rag.eval.scoring import confusion, fmt_rate, format_confusion, route_accuracy, source_hit, source_hit_rate
+from rag.eval.scoring import (
+    CaseResult,
+    compare_runs,
+    confusion,
+    fmt_rate,
+    format_confusion,
+    route_accuracy,
+    source_hit,
+    source_hit_rate,
+    summary,
+)
+from rag.models.call_cache import CallCache
+
+
+class ProgressBar:
+    """`[#####-----] 5/14` on stderr, redrawn in place on a terminal; elsewhere (CI logs) a line at
+    each quarter, so a log is not flooded."""
+
+    def __init__(self, total: int, label: str, stream: Optional[TextIO] = None):
+        self.total, self.label = max(total, 1), label
+        self.stream = stream if stream is not None else sys.stderr  # looked up now: tests swap sys.stderr
+        self.done = 0
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.started = time.perf_counter()
+        self._last_quarter = -1
+
+    def step(self) -> None:
+        self.done += 1
+        width = 24
+        filled = int(width * self.done / self.total)
+        rate = self.done / max(time.perf_counter() - self.started, 1e-9)
+        text = f"{self.label} [{'#' * filled}{'-' * (width - filled)}] {self.done}/{self.total} {rate:.1f} cases/s"
+        if self.tty:
+            self.stream.write("\r\033[K" + text + ("\n" if self.done >= self.total else ""))
+        else:
+            quarter = 4 * self.done // self.total
+            if quarter != self._last_quarter:
+                self._last_quarter = quarter
+                self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def clear_line(self) -> None:
+        if self.tty and self.done < self.total:
+            self.stream.write("\r\033[K")
+
+
+def case_line(res: CaseResult) -> str:
+    hit = source_hit(res.expected_sources, res.sources)
+    mark = "ok  " if res.correct in (True, None) else "MISS"
+    asked = f" (asked {res.asked_route}, answered)" if res.asked_route else ""
+    src = "" if hit is None else ("  sources: hit" if hit else "  sources: miss")
+    extra = f"  error: {res.error}" if res.error else ""
+    return f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{extra}"
+
+
+def side_by_side(label_a: str, a: list[CaseResult], label_b: str, b: list[CaseResult]) -> str:
+    sa, sb = summary(a), summary(b)
+    width = max(16, len(label_a) + 2, len(label_b) + 2)
+    lines = ["".ljust(18) + label_a.rjust(width) + label_b.rjust(width)]
+    for key in ("route_accuracy", "source_hit_rate", "mrr", "errors", "cases"):
+        va, vb = sa[key], sb[key]
+        fa = fmt_rate(va) if isinstance(va, float) or va is None else str(va)
+        fb = fmt_rate(vb) if isinstance(vb, float) or vb is None else str(vb)
+        lines.append(key.ljust(18) + fa.rjust(width) + fb.rjust(width))
+    return "\n".join(lines)
+
+
+def _run(cases, settings, label: str, args, cache: Optional[CallCache]) -> list[CaseResult]:
+    bar = ProgressBar(len(cases), label)
+
+    def report(res: CaseResult) -> None:
+        if not args.quiet:
+            bar.clear_line()
+            print(case_line(res), flush=True)
+        bar.step()
+
+    return run_cases(cases, settings, on_result=report, concurrency=args.concurrency,
+                     cache=cache if cache is not None else False)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rag.eval", description=__doc__.strip().splitlines()[0])
-    parser.add_argument("set", help="evaluation set, JSON Lines")
+    parser.add_argument("set", help="evaluation set, JSON Lines (.jsonl) or CSV (.csv)")
     parser.add_argument("--kb", default="bundled", help="bundled (default), pydoc, or a knowledge-base folder")
+    parser.add_argument("--prompt-version", default=None, help="prompt version under test (default: RAG_PROMPT_VERSION)")
+    parser.add_argument("--compare", default=None, metavar="NAME", help="also run prompt version NAME as the baseline")
+    parser.add_argument("--concurrency", type=int, default=1, help="cases run at the same time (default 1)")
+    parser.add_argument("--min-route-accuracy", type=float, default=None, metavar="X",
+                        help="exit 1 when route accuracy is under X (0..1)")
+    parser.add_argument("--out", default=None, help="write every case's result and the summary to this JSON file")
+    parser.add_argument("--no-cache", action="store_true", help="always call the model (no disk cache of calls)")
     parser.add_argument("--quiet", action="store_true", help="no per-case lines")
     args = parser.parse_args(argv)
+    if args.concurrency < 1:
+        parser.error("--concurrency must be at least 1")
+    if args.min_route_accuracy is not None and not 0 <= args.min_route_accuracy <= 1:
+        parser.error("--min-route-accuracy must be between 0 and 1")
     try:
         cases = load_cases(args.set)
-        settings = settings_for_kb(args.kb)
-    except (EvalSetError, ValueError, RuntimeError) as exc:
+        extra = {"prompt_version": args.prompt_version} if args.prompt_version else {}
+        settings = settings_for_kb(args.kb, **extra)
+        baseline = settings_for_kb(args.kb, prompt_version=args.compare) if args.compare else None
+        cache = None if args.no_cache else CallCache()
+        label = settings.prompt_version or "default"
+        print(f"kb: {args.kb}  provider: {settings.provider_label()}  prompt: {label}  cases: {len(cases)}",
+              flush=True)
+        before: Optional[list[CaseResult]] = None
+        if baseline is not None:
+            before = _run(cases, baseline, f"{args.compare} (baseline)", args, cache)
+            print()
+        results = _run(cases, settings, label, args, cache)
+    except (UserFixableError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-    def report(res):
-        if args.quiet:
-            return
-        ok = res.route == res.expected_route or res.expected_route is None
-        hit = source_hit(res.expected_sources, res.sources)
-        mark = "ok  " if ok else "MISS"
-        extra = f"  error: {res.error}" if res.error else ""
-        src = "" if hit is None else ("  sources: hit" if hit else "  sources: miss")
-        print(f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{src}{extra}", flush=True)
-
-    print(f"kb: {args.kb}  provider: {settings.provider_label()}  cases: {len(cases)}", flush=True)
-    results = run_cases(cases, settings, on_result=report)
+    if cache is not None and (cache.hits or cache.misses):
+        print(f"model calls: {cache.misses} made, {cache.hits} from the cache ({cache.directory})")
     print()
     print(format_confusion(confusion(results)))
+    changes = []
+    if before is not None:
+        print()
+        print(side_by_side(f"{args.compare}", before, label, results))
+        changes = compare_runs(before, results)
+        for status in ("regressed", "fixed"):
+            items = [c for c in changes if c.status == status]
+            print(f"\n{status}: {len(items)}")
+            for c in items:
+                print(f"  {c.id}: expected {c.expected_route}; {args.compare}: {c.route_a}; {label}: {c.route_b}")
+    if args.out:
+        doc = {"set": str(args.set), "kb": args.kb, "prompt_version": label, "provider": settings.provider_label(),
+               "summary": summary(results), "cases": [r.to_dict() for r in results]}
+        if before is not None:
+            doc["compare"] = {"prompt_version": args.compare, "summary": summary(before),
+                              "cases": [r.to_dict() for r in before],
+                              "changes": [c.__dict__ for c in changes]}
+        Path(args.out).write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    accuracy = route_accuracy(results)
     print()
-    print(f"route_accuracy: {fmt_rate(route_accuracy(results))}")
+    print(f"route_accuracy: {fmt_rate(accuracy)}")
     print(f"source_hit_rate: {fmt_rate(source_hit_rate(results))}")
     print(f"cases: {len(results)}")
+    if args.min_route_accuracy is not None and (accuracy is None or accuracy < args.min_route_accuracy):
+        print(f"route accuracy {fmt_rate(accuracy)} is under --min-route-accuracy {args.min_route_accuracy:g}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

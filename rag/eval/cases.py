@@ -1,20 +1,30 @@
-"""The evaluation set format: JSON Lines, one case a line.
+"""The evaluation set format: JSON Lines (or CSV), one case a line.
 
     {"id": ..., "question": ..., "expected_route": "answer|clarify|scope_select|no_knowledge",
-     "expected_sources": [...], "tags": [...]}
+     "expected_sources": [...], "hitl_answer": "...", "tags": [...]}
 
 Only `question` is required. `expected_route` is the route the run ENDS in (a rewrite that then
 answers is "answer"; a comparison whose sub-questions are all answered is "answer").
+`hitl_answer`: when the run asks the user (clarify / scope_select), the evaluator answers this
+through `resume_rag_from_hitl` and judges the RESUMED run, so `expected_route` is then the route
+after the answer (a run that does not ask is judged as it is).
 `expected_sources` are file names; a case hits when any of them is in the run's final evidence.
 Blank lines and lines starting with `#` are skipped, so a set can carry comments.
+
+CSV: a header row names the columns (the same field names); list columns (`expected_sources`,
+`tags`) separate their items with `;`; an empty cell is an absent field. Spreadsheets export this.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rag.errors import UserFixableError
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
 
@@ -26,7 +36,15 @@ class EvalCase(BaseModel):
     question: str = Field(min_length=1)
     expected_route: Optional[ExpectedRoute] = None
     expected_sources: list[str] = Field(default_factory=list)
+    hitl_answer: Optional[str] = None
     tags: list[str] = Field(default_factory=list)
+
+    @field_validator("hitl_answer")
+    @classmethod
+    def _answer_not_blank(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not value.strip():
+            raise ValueError("hitl_answer is blank (leave the field out when the run should not be answered)")
+        return value
 
     @field_validator("question")
     @classmethod
@@ -36,7 +54,7 @@ class EvalCase(BaseModel):
         return value
 
 
-class EvalSetError(ValueError):
+class EvalSetError(UserFixableError):
     """A set file that cannot be used; the message names the file, the line and the field."""
 
 
@@ -53,20 +71,62 @@ def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EvalSetError(f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(data, dict):
-            raise EvalSetError(f"{source}:{number}: a case must be a JSON object, got {type(data).__name__}")
-        try:
-            case = EvalCase.model_validate(data)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "case"
-            raise EvalSetError(f"{source}:{number}: field '{field}': {err['msg']}") from None
-        if case.id is None:
-            case = case.model_copy(update={"id": f"line{number}"})
-        if case.id in seen:
-            raise EvalSetError(f"{source}:{number}: field 'id': {case.id!r} already used on line {seen[case.id]}")
-        seen[case.id] = number
-        cases.append(case)
+        cases.append(_case(data, number, source, seen))
+    if not cases:
+        raise EvalSetError(f"{source}: no cases")
+    return cases
+
+
+def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalCase:
+    """One validated case; `seen` (id -> line) catches duplicate ids."""
+    if not isinstance(data, dict):
+        raise EvalSetError(f"{source}:{number}: a case must be a JSON object, got {type(data).__name__}")
+    try:
+        case = EvalCase.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "case"
+        raise EvalSetError(f"{source}:{number}: field '{field}': {err['msg']}") from None
+    if case.id is None:
+        case = case.model_copy(update={"id": f"line{number}"})
+    if case.id in seen:
+        raise EvalSetError(f"{source}:{number}: field 'id': {case.id!r} already used on line {seen[case.id]}")
+    seen[case.id] = number
+    return case
+
+
+LIST_FIELDS = ("expected_sources", "tags")
+
+
+def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
+    """Cases from CSV text with a header row; line numbers are the file's (the header is line 1)."""
+    reader = csv.DictReader(io.StringIO(text))
+    known = set(EvalCase.model_fields)
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    if not header:
+        raise EvalSetError(f"{source}: no cases")
+    unknown = [h for h in header if h not in known]
+    if unknown:
+        raise EvalSetError(f"{source}:1: field '{unknown[0]}': unknown column; known: {', '.join(EvalCase.model_fields)}")
+    if "question" not in header:
+        raise EvalSetError(f"{source}:1: field 'question': Field required (no 'question' column)")
+    cases: list[EvalCase] = []
+    seen: dict[str, int] = {}
+    for row in reader:
+        number = reader.line_num
+        if row.get(None):  # more cells than the header names
+            raise EvalSetError(f"{source}:{number}: field 'case': {len(header) + len(row[None])} cells, "
+                               f"the header names {len(header)}")
+        data: dict = {}
+        for key, value in row.items():
+            value = (value or "").strip()
+            if key is None or not value:
+                continue
+            key = key.strip()
+            data[key] = [v.strip() for v in value.split(";") if v.strip()] if key in LIST_FIELDS else value
+        if not data:
+            continue  # a blank row
+        cases.append(_case(data, number, source, seen))
     if not cases:
         raise EvalSetError(f"{source}: no cases")
     return cases
@@ -75,7 +135,20 @@ def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
 def load_cases(path: Path | str) -> list[EvalCase]:
     path = Path(path)
     try:
-        text = path.read_text("utf-8")
+        text = path.read_text("utf-8-sig")
     except OSError as exc:
         raise EvalSetError(f"{path}: cannot read the set file ({exc.strerror or exc})") from None
+    if path.suffix.lower() == ".csv":
+        return parse_csv(text, str(path))
     return parse_cases(text.splitlines(), str(path))
+
+
+def cases_from_upload(name: str, data: bytes) -> list[EvalCase]:
+    """Cases from an uploaded file's bytes (the app): CSV by its name, JSON Lines otherwise."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvalSetError(f"{name}: not UTF-8 text; save the set as UTF-8 JSON Lines or CSV") from None
+    if name.lower().endswith(".csv"):
+        return parse_csv(text, name)
+    return parse_cases(text.splitlines(), name)

@@ -19,6 +19,34 @@ class CaseResult:
     sources: tuple[str, ...] = ()
     error: Optional[str] = None
     tags: tuple[str, ...] = field(default=())
+    question: str = ""
+    #: The route the first run asked with, when the case's `hitl_answer` was given and the run resumed.
+    asked_route: Optional[str] = None
+    latency_ms: float = 0.0
+    #: (node, milliseconds) per progress step, in order (a node may appear more than once).
+    node_ms: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def correct(self) -> Optional[bool]:
+        """Ended in the expected route; None when the case expects none."""
+        return None if self.expected_route is None else self.route == self.expected_route
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "question": self.question, "expected_route": self.expected_route,
+                "route": self.route, "correct": self.correct, "asked_route": self.asked_route,
+                "expected_sources": list(self.expected_sources), "sources": list(self.sources),
+                "source_hit": source_hit(self.expected_sources, self.sources),
+                "reciprocal_rank": reciprocal_rank(self.expected_sources, self.sources),
+                "tags": list(self.tags), "error": self.error, "latency_ms": round(self.latency_ms, 1),
+                "node_ms": [list(p) for p in self.node_ms]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CaseResult":
+        return cls(id=data["id"], expected_route=data.get("expected_route"), route=data.get("route"),
+                   expected_sources=tuple(data.get("expected_sources") or ()), sources=tuple(data.get("sources") or ()),
+                   error=data.get("error"), tags=tuple(data.get("tags") or ()), question=data.get("question", ""),
+                   asked_route=data.get("asked_route"), latency_ms=float(data.get("latency_ms") or 0.0),
+                   node_ms=tuple((str(n), int(ms)) for n, ms in data.get("node_ms") or ()))
 
 
 def _bucket(route: Optional[str]) -> str:
@@ -78,3 +106,110 @@ def format_confusion(table: dict[str, dict[str, int]]) -> str:
 
 def fmt_rate(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def _name(path: str) -> str:
+    return str(path).replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def reciprocal_rank(expected: Sequence[str], sources: Sequence[str]) -> Optional[float]:
+    """1/rank of the first evidence file that is an expected one (0 when none is); None when the
+    case names no source. `sources` are in evidence order, one entry per file."""
+    if not expected:
+        return None
+    wanted = {_name(e) for e in expected}
+    for rank, name in enumerate(dict.fromkeys(_name(s) for s in sources), 1):
+        if name in wanted:
+            return 1.0 / rank
+    return 0.0
+
+
+def mean_reciprocal_rank(results: Sequence[CaseResult]) -> Optional[float]:
+    ranks = [x for x in (reciprocal_rank(r.expected_sources, r.sources) for r in results) if x is not None]
+    return sum(ranks) / len(ranks) if ranks else None
+
+
+def accuracy_by_route(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:
+    """expected route -> (correct, judged)."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in results:
+        if r.expected_route is None:
+            continue
+        ok, n = out.get(r.expected_route, (0, 0))
+        out[r.expected_route] = (ok + bool(r.correct), n + 1)
+    order = {route: i for i, route in enumerate(ROUTES)}
+    return dict(sorted(out.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def accuracy_by_tag(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:
+    """tag -> (correct, judged); a case counts once under each of its tags."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in results:
+        if r.expected_route is None:
+            continue
+        for tag in r.tags:
+            ok, n = out.get(tag, (0, 0))
+            out[tag] = (ok + bool(r.correct), n + 1)
+    return dict(sorted(out.items()))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation between closest ranks (numpy's default)."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def node_latency(results: Sequence[CaseResult], qs: Sequence[float] = (50, 90, 99)) -> dict[str, dict[str, float]]:
+    """node -> {"n": steps, "p50": ms, ...}: each progress step's own time (a node that ran twice in
+    a case counts twice), plus the whole run as "(run)"."""
+    per: dict[str, list[float]] = {}
+    for r in results:
+        for node, ms in r.node_ms:
+            per.setdefault(node, []).append(float(ms))
+        if r.error is None:
+            per.setdefault("(run)", []).append(float(r.latency_ms))
+    return {node: {"n": len(v), **{f"p{q:g}": round(percentile(v, q), 1) for q in qs}} for node, v in per.items()}
+
+
+def summary(results: Sequence[CaseResult]) -> dict:
+    """The headline figures of one run of a set."""
+    return {"cases": len(results), "route_accuracy": route_accuracy(results),
+            "source_hit_rate": source_hit_rate(results), "mrr": mean_reciprocal_rank(results),
+            "errors": sum(1 for r in results if r.error)}
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    """One case under two configurations: `status` is "regressed" (right under A, wrong under B),
+    "fixed" (the reverse), "same" or "unjudged" (no expected route)."""
+
+    id: str
+    expected_route: Optional[str]
+    route_a: Optional[str]
+    route_b: Optional[str]
+    status: str
+
+
+def compare_runs(a: Sequence[CaseResult], b: Sequence[CaseResult]) -> list[CaseChange]:
+    """Cases of run A beside the same ids in run B (cases only one side has are left out)."""
+    by_id = {r.id: r for r in b}
+    out = []
+    for ra in a:
+        rb = by_id.get(ra.id)
+        if rb is None:
+            continue
+        if ra.correct is None:
+            status = "unjudged"
+        elif ra.correct and not rb.correct:
+            status = "regressed"
+        elif rb.correct and not ra.correct:
+            status = "fixed"
+        else:
+            status = "same"
+        out.append(CaseChange(ra.id, ra.expected_route, ra.route, rb.route, status))
+    return out

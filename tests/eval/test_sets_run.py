@@ -49,5 +49,5 @@ def test_cli_ends_with_machine_readable_lines(capsys, monkeypatch):
         monkeypatch.delenv(key, raising=False)
     assert main([str(EVAL_DIR / "bundled.jsonl"), "--quiet"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[-3:] == ["route_accuracy: 1.000", "source_hit_rate: 1.000", "cases: 14"]
+    assert lines[-3:] == ["route_accuracy: 1.000", "source_hit_rate: 1.000", "cases: 26"]
     assert any(line.startswith("expected \\ got") for line in lines)

@@ -1,0 +1,421 @@
+"""The Evaluate page: run a question set under one or two configurations and see what changed.
+
+Pick a shipped set (or upload one), a configuration (prompt version, recall size, dense leg; the
+model is the Settings page's), run with live progress, then read the route confusion matrix,
+accuracy per route and per tag, source hit rate and MRR, latency percentiles per node and the
+table of cases; any case opens in the step debugger. With a second configuration the page shows
+the cases × configurations matrix with regressions and fixes, and the figures side by side.
+
+Results are saved in the `eval_runs` table of the run-history file (`rag.eval.store`), so an
+evaluation can be reopened and downloaded (JSON, CSV) later.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+import streamlit as st
+
+from rag.eval.cases import EvalCase, cases_from_upload, load_cases
+from rag.eval.config import EvalConfig, apply_config
+from rag.eval.scoring import (
+    ROUTES,
+    CaseResult,
+    accuracy_by_route,
+    accuracy_by_tag,
+    compare_runs,
+    confusion,
+    node_latency,
+    source_hit,
+)
+from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
+from rag.settings import DATA_DIR, RagSettings
+from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
+from ui.panels.time_travel import reset_time_travel
+from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from ui.panels.icons import MATERIAL
+
+SETS_DIR = DATA_DIR / "eval"
+UPLOAD_CHOICE = "Upload a file…"
+GROUP_KEY = "eval_group"
+GOTO_KEY = "eval_goto_debugger"
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+STATUS_COLORS = {"regressed": "background-color: #f8d7da", "fixed": "background-color: #d1e7dd"}
+
+
+def shipped_sets() -> list[str]:
+    return sorted(p.name for p in SETS_DIR.glob("*.jsonl"))
+
+
+def default_kb(set_name: str) -> str:
+    return "pydoc" if set_name.startswith("pydoc") else "bundled"
+
+
+def _store() -> EvalStore:
+    from ui.history_store import db_path
+
+    return EvalStore(db_path())
+
+
+def _prompt_versions() -> list[str]:
+    try:
+        from rag.prompts.versions import list_versions
+
+        return ["default", *[v.name for v in list_versions()]]
+    except Exception:  # noqa: BLE001 - a broken folder must not hide the page
+        return ["default"]
+
+
+# ----- pure helpers (tested without a browser) ---------------------------------------------------
+
+def confusion_frame(results: list[CaseResult]) -> pd.DataFrame:
+    """Expected routes as rows, actual routes as columns, counts in the cells."""
+    table = confusion(results)
+    cols = list(ROUTES) + (["other"] if any("other" in row for row in table.values()) else [])
+    rows = [r for r in ROUTES if r in table]
+    data = [[table[r].get(c, 0) for c in cols] for r in rows]
+    frame = pd.DataFrame(data, index=pd.Index(rows, name="expected ↓ / got →"), columns=cols)
+    frame["correct"] = [f"{table[r].get(r, 0)}/{sum(table[r].values())}" for r in rows]
+    return frame
+
+
+def accuracy_frame(groups: dict[str, tuple[int, int]], name: str) -> pd.DataFrame:
+    rows = [{name: k, "correct": ok, "cases": n, "accuracy": round(ok / n, 3) if n else None}
+            for k, (ok, n) in groups.items()]
+    return pd.DataFrame(rows, columns=[name, "correct", "cases", "accuracy"])
+
+
+def latency_frame(results: list[CaseResult]) -> pd.DataFrame:
+    rows = [{"node": node, **figures} for node, figures in node_latency(results).items()]
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame = frame.sort_values("p50", ascending=False)
+    return frame
+
+
+def cases_frame(results: list[CaseResult], failures_only: bool = False) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        if failures_only and r.correct is not False and not r.error:
+            continue
+        hit = source_hit(r.expected_sources, r.sources)
+        rows.append({"id": r.id, "ok": "yes" if r.correct else ("—" if r.correct is None else "NO"),
+                     "question": r.question, "expected": r.expected_route or "", "got": r.route or "",
+                     "asked first": r.asked_route or "", "sources": "" if hit is None else ("hit" if hit else "miss"),
+                     "ms": round(r.latency_ms), "tags": ", ".join(r.tags), "error": r.error or ""})
+    return pd.DataFrame(rows, columns=["id", "ok", "question", "expected", "got", "asked first", "sources", "ms",
+                                       "tags", "error"])
+
+
+def matrix_frame(records: list[EvalRecord]) -> pd.DataFrame:
+    """Cases × configurations: the route each configuration ended in, and how the last one compares
+    with the first (regressed / fixed / same)."""
+    first, last = records[0].results(), records[-1].results()
+    changes = {c.id: c.status for c in compare_runs(first, last)}
+    rows = []
+    per = [{r.id: r for r in rec.results()} for rec in records]
+    for case in first:
+        row = {"id": case.id, "expected": case.expected_route or ""}
+        for rec, by_id in zip(records, per, strict=True):
+            got = by_id.get(case.id)
+            mark = "" if got is None or got.correct is None else (" · right" if got.correct else " · WRONG")
+            row[rec.label] = ((got.route or "error") if got else "—") + mark
+        row["change"] = changes.get(case.id, "")
+        row["question"] = case.question
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def summary_frame(records: list[EvalRecord]) -> pd.DataFrame:
+    keys = ("route_accuracy", "source_hit_rate", "mrr")
+    return pd.DataFrame({rec.label: [rec.summary.get(k) for k in keys] for rec in records},
+                        index=pd.Index(keys, name="figure"))
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy as text with three decimals (st.table prints floats with four)."""
+    return frame.assign(accuracy=[_fmt(v) for v in frame["accuracy"]])
+
+
+def _fmt(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+# ----- running ------------------------------------------------------------------------------------
+
+def _config_inputs(side: str, label: str, versions: list[str], settings: RagSettings) -> EvalConfig:
+    """One row: the configuration's name, its prompt version, the grader's model (when a model is
+    configured; the endpoint is the Settings page's), top_k and the dense leg."""
+    model = settings.models_configured()
+    widths = [1, 3, 2, 2, 2] if model else [1, 3, 2, 2]
+    cols = st.columns(widths, vertical_alignment="bottom")
+    cols[0].markdown(f"**Configuration {label}**" if label != "A" or st.session_state.get("eval_compare")
+                     else "**Configuration**")
+    version = cols[1].selectbox(
+        "Prompt version", versions, key=f"eval_{side}_prompt",
+        index=versions.index(settings.prompt_version) if settings.prompt_version in versions else 0)
+    grade_model = None
+    if model:
+        grade_model = cols[-3].text_input("Grader model", value=settings.grade_model, key=f"eval_{side}_model").strip()
+    top_k = cols[-2].number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
+    dense = cols[-1].checkbox("Dense leg (hybrid)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
+    return EvalConfig(label=version, prompt_version=None if version == "default" else version, top_k=int(top_k),
+                      dense_enabled=bool(dense), grade_model=grade_model or None)
+
+
+def _labels(configs: list[EvalConfig]) -> list[EvalConfig]:
+    """Distinct, readable labels: "A: " / "B: " and what differs between the two (prompt version,
+    grader model, retrieval)."""
+    if len(configs) < 2:
+        return configs
+    a, b = configs
+    if (a.prompt_version or "default") != (b.prompt_version or "default"):
+        names = [c.prompt_version or "default" for c in configs]
+    elif a.grade_model != b.grade_model:
+        names = [c.grade_model or "model" for c in configs]
+    else:
+        names = [f"top_k {c.top_k}{'' if c.dense_enabled else ', sparse'}" for c in configs]
+    return [c.model_copy(update={"label": f"{side}: {name}"}) for c, side, name in zip(configs, "AB", names, strict=True)]
+
+
+def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:
+    if choice != UPLOAD_CHOICE:
+        return choice, load_cases(SETS_DIR / choice)
+    upload = st.session_state.get("eval_upload")
+    if upload is None:
+        return None
+    data = upload.getvalue()
+    if len(data) > MAX_UPLOAD_BYTES:
+        from rag.errors import UserInputError
+
+        raise UserInputError(f"{upload.name} has {len(data):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}")
+    return upload.name, cases_from_upload(upload.name, data)
+
+
+def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[EvalConfig], concurrency: int,
+                   base: RagSettings) -> str:
+    """Run every configuration with a live progress bar; save and return the group id."""
+    from rag.eval.runner import kb_dir_for, run_cases
+
+    kb_dir = kb_dir_for(kb)
+    total = len(cases) * len(configs)
+    bar = st.progress(0.0, text=f"0/{total} cases")
+    done = 0
+    group_id = ""
+    store = _store()
+    for config in configs:
+        settings = apply_config(base, config, kb_dir=kb_dir)
+
+        def tick(res: CaseResult, label=config.label) -> None:
+            nonlocal done
+            done += 1
+            bar.progress(done / total, text=f"{label}: {done}/{total} cases · last: {res.id} → {res.route}")
+
+        results = run_cases(cases, settings, on_result=tick, concurrency=concurrency)
+        record = EvalRecord.from_results(results, set_name=set_name, kb=kb, label=config.label,
+                                         provider=settings.provider_label(), group_id=group_id,
+                                         config={**config.model_dump(), "description": config.describe(settings)})
+        record = store.save(record)
+        group_id = record.group_id
+    bar.progress(1.0, text=f"Done: {total} cases")
+    return group_id
+
+
+def on_open_case(question: str) -> None:
+    """Put the case's question in the debugger's box, start it there, and go to the debugger."""
+    st.session_state[QUESTION_KEY] = question
+    st.session_state[KEPT_QUESTION_KEY] = question
+    session = get_session()
+    if guarded(session.start, question) is not None:
+        reset_time_travel()
+        st.session_state[GOTO_KEY] = True
+        flash("info", "Opened the evaluation case, paused before the first node: press Step or Continue.")
+
+
+# ----- rendering ----------------------------------------------------------------------------------
+
+def render_one(record: EvalRecord) -> None:
+    results = record.results()
+    s = record.summary
+    cols = st.columns(5)
+    cols[0].metric("Route accuracy", _fmt(s.get("route_accuracy")))
+    cols[1].metric("Source hit rate", _fmt(s.get("source_hit_rate")))
+    cols[2].metric("MRR", _fmt(s.get("mrr")))
+    cols[3].metric("Cases", s.get("cases", len(results)))
+    cols[4].metric("Errors", s.get("errors", 0))
+    left, right = st.columns([3, 2])
+    with left:
+        with st.container(key="eval_confusion"):
+            st.markdown("**Route confusion matrix** (rows: expected, columns: got)")
+            st.table(confusion_frame(results))
+        st.markdown("**Accuracy per route**")
+        st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
+    with right:
+        tags = accuracy_frame(accuracy_by_tag(results), "tag")
+        st.markdown("**Accuracy per tag**")
+        if tags.empty:
+            st.caption("No case carries a tag.")
+        else:
+            st.bar_chart(tags.set_index("tag")["accuracy"], height=220)
+            st.dataframe(_shown(tags), hide_index=True, width="stretch")
+    with st.expander("Latency per node (ms, from the runs' progress steps)", expanded=False):
+        st.dataframe(latency_frame(results), hide_index=True, width="stretch")
+    render_cases(results, record.eval_id)
+
+
+def render_cases(results: list[CaseResult], key: str) -> None:
+    st.markdown("**Cases**")
+    failures = st.toggle("Failures only", key=f"eval_failures_{key}",
+                         value=any(r.correct is False or r.error for r in results))
+    frame = cases_frame(results, failures_only=failures)
+    shown = [r for r in results if r.id in set(frame["id"])] or results
+    labels = {r.id: f"{r.id} — {r.question[:80]} ({r.expected_route or '?'} → {r.route or 'error'})" for r in shown}
+    if frame.empty:
+        st.success("No failures: every case ended in its expected route.")
+    else:
+        event = st.dataframe(frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
+                             on_select="rerun", selection_mode="single-row")
+        rows = getattr(getattr(event, "selection", None), "rows", None) or []
+        if rows and rows[0] < len(frame):  # a clicked row: the picker below follows it
+            st.session_state[f"eval_pick_{key}"] = frame["id"].iloc[rows[0]]
+    if st.session_state.get(f"eval_pick_{key}") not in labels:
+        st.session_state.pop(f"eval_pick_{key}", None)
+    pick = st.selectbox("Open a case in the step debugger (or click its row)", list(labels), format_func=labels.get,
+                        key=f"eval_pick_{key}")
+    chosen = next(r for r in shown if r.id == pick)
+    st.button("Open in step debugger", key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
+              args=(chosen.question,))
+
+
+def render_compare(records: list[EvalRecord]) -> None:
+    a, b = records[0], records[-1]
+    changes = compare_runs(a.results(), b.results())
+    regressed = [c for c in changes if c.status == "regressed"]
+    fixed = [c for c in changes if c.status == "fixed"]
+    cols = st.columns(4)
+    cols[0].metric(f"Route accuracy {a.label}", _fmt(a.summary.get("route_accuracy")))
+    delta = None
+    if a.summary.get("route_accuracy") is not None and b.summary.get("route_accuracy") is not None:
+        delta = round(b.summary["route_accuracy"] - a.summary["route_accuracy"], 3)
+    cols[1].metric(f"Route accuracy {b.label}", _fmt(b.summary.get("route_accuracy")), delta=delta)
+    cols[2].metric("Regressed", len(regressed))
+    cols[3].metric("Fixed", len(fixed))
+    with st.container(key="eval_changes"):
+        if regressed:
+            st.error("Regressed (right under A, wrong under B): " + ", ".join(c.id for c in regressed))
+        if fixed:
+            st.success("Fixed (wrong under A, right under B): " + ", ".join(c.id for c in fixed))
+        if not regressed and not fixed:
+            st.info("No case changed between the two configurations.")
+    st.markdown("**Cases × configurations** (regressions red, fixes green)")
+    matrix = matrix_frame(records)
+    styled = matrix.style.map(lambda v: STATUS_COLORS.get(v, ""), subset=["change"])
+    with st.container(key="eval_matrix"):
+        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420))
+    left, right = st.columns([2, 3])
+    figures = summary_frame(records)
+    with left:
+        st.markdown("**Summary figures side by side**")
+        st.table(figures.map(_fmt))
+    with right:
+        long = figures.reset_index().melt(id_vars="figure", var_name="configuration", value_name="value").fillna(0)
+        st.bar_chart(long, x="figure", y="value", color="configuration", stack=False, horizontal=True, height=220)
+    with st.container(key="eval_confusion"):
+        st.markdown("**Route confusion matrices**")
+        cols = st.columns(len(records))
+        for col, rec in zip(cols, records, strict=True):
+            col.caption(rec.label)
+            col.table(confusion_frame(rec.results()))
+    tabs = st.tabs([f"Details: {rec.label}" for rec in records])
+    for tab, rec in zip(tabs, records, strict=True):
+        with tab:
+            results = rec.results()
+            st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
+            st.dataframe(latency_frame(results), hide_index=True, width="stretch")
+            render_cases(results, rec.eval_id)
+
+
+def render_results(records: list[EvalRecord]) -> None:
+    first = records[0]
+    st.subheader(f"{first.set_name} on {first.kb} · {first.provider}")
+    st.caption(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records)
+               + f" · saved {first.created_at[:19].replace('T', ' ')} UTC")
+    if len(records) == 1:
+        render_one(first)
+    else:
+        render_compare(records)
+    c1, c2 = st.columns(2)
+    stem = f"eval-{first.group_id}"
+    c1.download_button("Download results (JSON)", export_json(records), file_name=f"{stem}.json",
+                       mime="application/json", key="eval_dl_json")
+    c2.download_button("Download cases (CSV)", export_csv(records), file_name=f"{stem}.csv", mime="text/csv",
+                       key="eval_dl_csv")
+
+
+def render_past(store: EvalStore) -> None:
+    groups = store.groups()
+    if not groups:
+        return
+    with st.expander(f"Earlier evaluations ({len(groups)})", expanded=False):
+        labels = {g: f"{c[:19].replace('T', ' ')} · {s} · {' vs '.join(ls)}" for g, c, s, ls in groups}
+        pick = st.selectbox("Evaluation", list(labels), format_func=labels.get, key="eval_past")
+        if st.button("Show", key="eval_show_past"):
+            st.session_state[GROUP_KEY] = pick
+            st.rerun()
+
+
+def render_page() -> None:
+    if st.session_state.pop(GOTO_KEY, False):
+        st.switch_page("pages/debugger.py")
+    st.title(f"{MATERIAL['evaluate']} Evaluate")
+    show_flash()
+    st.caption("Run a question set through the workflow and see every route at once; compare two "
+               "configurations to see what a prompt or retrieval change fixed and what it broke.")
+    settings = current_settings()
+    sets = shipped_sets()
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([2, 1, 1])
+        choice = c1.selectbox("Question set", [*sets, UPLOAD_CHOICE], key="eval_set",
+                              index=sets.index("bundled.jsonl") if "bundled.jsonl" in sets else 0)
+        if choice == UPLOAD_CHOICE:
+            c1.file_uploader("JSON Lines or CSV, one case a line", type=["jsonl", "csv", "json"], key="eval_upload")
+        kbs = ["bundled", "pydoc"]
+        # keyed by the set, so picking a pydoc set defaults to the pydoc corpus even after a bundled run
+        kb = c2.selectbox("Knowledge base", kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))
+        concurrency = c3.slider("Cases at a time", 1, 4, 2, key="eval_concurrency")
+        st.caption(f"Model: **{settings.provider_label()}** (change it on the Settings page). Model calls are "
+                   "cached on disk, so re-running an unchanged configuration costs no call.")
+        versions = _prompt_versions()
+        configs = [_config_inputs("a", "A", versions, settings)]
+        if st.session_state.get("eval_compare"):
+            configs.append(_config_inputs("b", "B", versions, settings))
+        run_col, compare_col = st.columns([1, 3], vertical_alignment="center")
+        run = run_col.button("Run evaluation", type="primary", key="eval_run", icon=MATERIAL["play"])
+        compare_col.toggle("Compare with a second configuration (B)", key="eval_compare")
+    if run:
+        loaded = guarded(_load_set, choice)
+        if loaded is None:
+            if choice == UPLOAD_CHOICE and st.session_state.get("eval_upload") is None:
+                flash("warning", "Upload a question set first (JSON Lines or CSV).")
+            show_flash()
+        else:
+            set_name, cases = loaded
+            group = guarded(run_evaluation, set_name, cases, kb, _labels(configs), int(concurrency), settings)
+            if group:
+                st.session_state[GROUP_KEY] = group
+            show_flash()
+    try:
+        store = _store()
+    except Exception as exc:  # noqa: BLE001 - an unwritable disk: say so, keep the page
+        st.error(f"Evaluation results cannot be kept: {friendly(exc)}. Set RAG_HISTORY_DB to a writable file.")
+        return
+    group = st.session_state.get(GROUP_KEY)
+    if group:
+        records = store.group(group)
+        if records:
+            render_results(records)
+    render_past(store)
+
+
+__all__ = ["render_page", "confusion_frame", "cases_frame", "matrix_frame", "summary_frame", "latency_frame",
+           "shipped_sets", "default_kb", "run_evaluation", "on_open_case"]
