@@ -16,9 +16,10 @@ should a message echo it, is masked.
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -95,7 +96,7 @@ class PostgresStorage(HistoryStorage):
         connection of its own while the saver's `setup()` uses another)."""
         assert self._pool is not None
         with self._pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+            _take_lock(conn, self.location)
             try:
                 with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
                     schema.migrate(_executor(cur), self.engine, now_iso())
@@ -136,11 +137,26 @@ class PostgresStorage(HistoryStorage):
                 self._pool.close()
 
 
+def _take_lock(conn: Any, location: str, timeout_s: float = 120.0) -> None:
+    """Take the migration lock by trying, not by waiting inside PostgreSQL: a session blocked in
+    `pg_advisory_lock` holds a snapshot, and the saver's `CREATE INDEX CONCURRENTLY` in the session that
+    has the lock waits for every such snapshot to end, so two servers starting together would deadlock."""
+    deadline = time.monotonic() + timeout_s
+    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (_MIGRATION_LOCK,)).fetchone()["ok"]:
+        if time.monotonic() > deadline:
+            raise HistoryUnavailableError(location, "another app server kept the schema migration lock "
+                                          f"for {timeout_s:.0f} s")
+        time.sleep(0.1)
+
+
 def _password_of(url: str) -> str:
+    """The password of `url` (user info or `?password=`), to mask should a message ever echo it."""
     try:
-        return unquote(urlsplit(url).password or "")
+        parts = urlsplit(url)
+        query = dict(parse_qsl(parts.query))
     except ValueError:
         return ""
+    return unquote(parts.password or "") or query.get("password", "")
 
 
 def _executor(cur: Any) -> Execute:
