@@ -30,11 +30,9 @@ from rag.errors import HistoryUnavailableError
 from rag.redaction import MASK, redact_url, redact_urls_in_text
 from rag.runs import schema
 from rag.runs.run_info import now_iso
-from rag.runs.storage import Execute, HistoryStorage
+from rag.runs.storage import DATABASE_RECOVERY, Execute, HistoryStorage
 
-RECOVERY = ("Check that the PostgreSQL server in RAG_HISTORY_URL is running and reachable from this machine, and "
-            "that its user, password and database are right; then restart the app. Until then runs are debugged "
-            "in memory and not recorded.")
+RECOVERY = DATABASE_RECOVERY
 
 #: Connect timeout in seconds for the first connection and for the pool's.
 CONNECT_TIMEOUT = int(os.environ.get("RAG_HISTORY_CONNECT_TIMEOUT", "5") or 5)

@@ -19,6 +19,13 @@ Execute = Callable[[str, tuple], list]
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
+#: What a user can do when the shared database cannot be used (here, not in the engine's module, so the
+#: pages can say it without loading psycopg).
+DATABASE_RECOVERY = (
+    "Check that the PostgreSQL server in RAG_HISTORY_URL is running and reachable from this machine, and that its "
+    "user, password and database are right; then restart the app. Until then runs are debugged in memory and not "
+    "recorded.")
+
 
 def is_database_url(target: Any) -> bool:
     """True when `target` names a PostgreSQL database rather than an SQLite file."""
