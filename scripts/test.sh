@@ -6,17 +6,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # graphviz: server-side SVG of the graph (fast Step clicks); CJK and emoji fonts so screenshots
-# show the Chinese demo questions and the step icons.
+# show the Chinese demo questions and the step icons. postgresql: the shared-history tests start a
+# throw-away cluster with initdb/pg_ctl (tests/support/postgres.py); only its binaries are needed.
 APT_PACKAGES=(chromium graphviz fonts-noto-cjk fonts-noto-color-emoji)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  missing+=(postgresql)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing Debian packages for the browser tests: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Debian keeps the PostgreSQL server programs out of PATH (/usr/lib/postgresql/<version>/bin).
+if ! command -v initdb >/dev/null 2>&1; then
+  for bin in /usr/lib/postgresql/*/bin; do [ -x "$bin/initdb" ] && PATH="$bin:$PATH"; done
+  export PATH
 fi
 
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt

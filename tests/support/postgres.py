@@ -70,6 +70,16 @@ def _as_pg_user() -> list[str]:
     return ["runuser", "-u", PG_USER, "--"]
 
 
+def _program(name: str) -> str:
+    """`name` on PATH, else in Debian's versioned folder (the package keeps the server programs off PATH)."""
+    found = shutil.which(name) or next((str(p) for p in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"),
+                                                                reverse=True)), None)
+    if found is None:
+        raise RuntimeError(f"{name} was not found: install Debian's postgresql package "
+                           "(scripts/test.sh does) to run the PostgreSQL history tests")
+    return found
+
+
 def _run(cmd: list[str]) -> None:
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     if out.returncode != 0:
@@ -80,10 +90,7 @@ def _run(cmd: list[str]) -> None:
 def postgres_cluster() -> Iterator[PgCluster]:
     """Start a cluster; yield it; stop it and remove its files. Raises RuntimeError with the reason when
     the binaries are missing or the server does not start."""
-    for program in ("initdb", "pg_ctl"):
-        if shutil.which(program) is None:
-            raise RuntimeError(f"{program} is not on PATH: install Debian's postgresql package "
-                               "(scripts/test.sh does) to run the PostgreSQL history tests")
+    initdb, pg_ctl = _program("initdb"), _program("pg_ctl")
     prefix = _as_pg_user()
     base = Path(tempfile.mkdtemp(prefix="rag-pg-"))
     data = base / "data"
@@ -92,8 +99,8 @@ def postgres_cluster() -> Iterator[PgCluster]:
     port = free_port()
     started = False
     try:
-        _run([*prefix, "initdb", "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
-        _run([*prefix, "pg_ctl", "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "120", "-o",
+        _run([*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        _run([*prefix, pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "120", "-o",
               f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
         started = True
         yield PgCluster(port=port, data_dir=data)
@@ -104,6 +111,6 @@ def postgres_cluster() -> Iterator[PgCluster]:
         raise
     finally:
         if started:
-            subprocess.run([*prefix, "pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop"],
+            subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
                            capture_output=True, timeout=120)
         shutil.rmtree(base, ignore_errors=True)
