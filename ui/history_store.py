@@ -11,8 +11,8 @@ Thread safety: `RunHistory` opens its connection with `check_same_thread=False` 
 statement through the SqliteSaver's lock, so Streamlit's script threads can share it.
 
 A history that cannot be used (damaged file, unreadable folder, a database that is down or refuses
-the login), at open or later, is given up for the rest of the process: `history()` raises, the debugger runs in memory (`ui.streamlit_state`), and
-`problem()` is the one notice the pages show. The cause is logged once, not on every rerun. A
+the login), at open or later, is given up for the rest of the process: `history()` raises, the
+debugger runs in memory (`ui.streamlit_state`), and `problem()` is the one notice the pages show. The cause is logged once, not on every rerun. A
 database URL is only ever shown or logged through `location()` (without its password).
 
 Which server: every run is stamped with `server_id()`, stable across restarts of one server

@@ -10,9 +10,16 @@ from pydantic import SecretStr, ValidationError
 
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.streamlit_state import (
+    PERSON_KEY,
+    current_settings,
+    flash,
+    get_session,
+    settings_overrides,
+    show_flash,
+    signed_in_email,
+)
 from ui.text import as_text
-from ui.streamlit_state import (PERSON_KEY, current_settings, flash, get_session, settings_overrides, show_flash,
-                                signed_in_email)
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 

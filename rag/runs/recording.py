@@ -12,10 +12,10 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
+from rag.errors import UnknownRunError
 from rag.runs.run_info import COLUMNS, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
 from rag.runs.storage import HistoryStorage
 from rag.schemas import ProgressStep
-from rag.errors import UnknownRunError
 
 
 class RunRecorder:

@@ -97,7 +97,7 @@ def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> t
 
 def from_row(row: tuple) -> RunInfo:
     """A `runs` row (in `COLUMNS` order) as a RunInfo (the stored export document is left out)."""
-    data = dict(zip(COLUMNS, row))
+    data = dict(zip(COLUMNS, row, strict=True))
     data["progress"] = json.loads(data.pop("progress_json") or "[]")
     result = data.pop("result_json")
     data["result"] = json.loads(result) if result else None
