@@ -7,13 +7,14 @@ objects); `st.cache_resource` is per-app and shared by every AppTest of a test p
 of the database path. Here one `RunHistory` is kept per resolved path, so a test that points
 `RAG_HISTORY_DB` at its tmp_path gets its own file, and the app gets the same one on every rerun.
 
-Thread safety: `RunHistory` opens its connection with `check_same_thread=False` and routes every
-statement through the SqliteSaver's lock, so Streamlit's script threads can share it.
+Thread safety: both engines are shared by Streamlit's script threads (SQLite: one connection with
+`check_same_thread=False` behind the saver's lock; PostgreSQL: a connection pool).
 
 A history that cannot be used (damaged file, unreadable folder, a database that is down or refuses
 the login), at open or later, is given up for the rest of the process: `history()` raises, the
-debugger runs in memory (`ui.streamlit_state`), and `problem()` is the one notice the pages show. The cause is logged once, not on every rerun. A
-database URL is only ever shown or logged through `location()` (without its password).
+debugger runs in memory (`ui.streamlit_state`), and `problem()` is the one notice the pages show.
+The cause is logged once, not on every rerun. A database URL is only ever shown or logged through
+`location()` (without its password).
 
 Which server: every run is stamped with `server_id()`, stable across restarts of one server
 (`RAG_SERVER_ID`, else host name and port), so on a shared database a server that starts marks only
