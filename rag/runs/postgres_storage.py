@@ -76,7 +76,7 @@ class PostgresStorage(HistoryStorage):
                 pass  # the clear reason when the server is down or refuses the login
             size = max_size or int(os.environ.get("RAG_HISTORY_POOL_SIZE", "8") or 8)
             self._pool = ConnectionPool(url, min_size=1, max_size=max(size, 2), kwargs=kwargs, open=False,
-                                        name="rag-history", timeout=30,
+                                        name="rag-history", timeout=CONNECT_TIMEOUT * 2,
                                         configure=None, check=ConnectionPool.check_connection)
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
             self._saver = _WatchedPostgresSaver(self._pool)

@@ -130,3 +130,27 @@ def test_the_default_app_never_loads_psycopg():
             "sorted(m for m in sys.modules if 'psycopg' in m)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_database_that_goes_down_under_the_app_turns_the_history_off(ctx):
+    """A server of its own, stopped mid-session: the next statement fails, the history says it is unusable
+    (the app then goes on in memory, as for a damaged file), and nothing says the password; an export made
+    while it was up holds no trace of the URL."""
+    from rag.runs.export import export_run_json
+    from rag.runs.history import run_recorded
+    from tests.support.postgres import postgres_cluster
+
+    with postgres_cluster() as cluster:
+        url = f"postgresql://postgres:{PASSWORD}@127.0.0.1:{cluster.port}/postgres"  # trust: the password is unused
+        history = RunHistory(url)
+        try:
+            info = run_recorded(history, "What is the battery life of the X2?", ctx=ctx)
+            exported = export_run_json(history, info.run_id)
+            assert PASSWORD not in exported and str(cluster.port) not in exported
+            assert PASSWORD not in history.location and history.damage is None
+            cluster.stop()
+            with pytest.raises(Exception):  # noqa: B017 - psycopg's or the pool's error, whichever comes first
+                history.list_runs()
+            assert history.damage and PASSWORD not in history.damage
+        finally:
+            history.close()

@@ -28,6 +28,12 @@ PG_USER = "rag-pgtest"
 class PgCluster:
     port: int
     data_dir: Path
+    stop_command: list[str] | None = None
+
+    def stop(self) -> None:
+        """Stop the server now (a database that goes down under a running app)."""
+        if self.stop_command:
+            subprocess.run(self.stop_command, capture_output=True, timeout=120)
 
     def url(self, database: str = "postgres", *, schema: str | None = None) -> str:
         url = f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -103,7 +109,8 @@ def postgres_cluster() -> Iterator[PgCluster]:
         _run([*prefix, pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "120", "-o",
               f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
         started = True
-        yield PgCluster(port=port, data_dir=data)
+        yield PgCluster(port=port, data_dir=data,
+                        stop_command=[*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
     except RuntimeError as exc:
         log = base / "server.log"
         if log.exists():
