@@ -1,6 +1,7 @@
 """The run history page under AppTest, on both engines (SQLite and PostgreSQL): debugger runs are
-listed (and survive a new app process on the same history), delete asks first, an export holds no key, imports (good, broken, tampered,
-non-JSON) and the demo pack, and a run opened in replay mode steps through its recording."""
+listed (and survive a new app process on the same history), delete asks first, an export holds no
+key, imports (good, broken, tampered, non-JSON) and the demo pack, and a run opened in replay mode
+steps through its recording."""
 from __future__ import annotations
 
 import json
