@@ -93,6 +93,17 @@ class HistoryDamagedError(RagError, RuntimeError):
         self.cause = cause
 
 
+class HistoryUnavailableError(HistoryDamagedError):
+    """The shared run history database cannot be used: down, unreachable, or it refuses the login. A kind
+    of HistoryDamagedError so every place that falls back to memory for a damaged file does so here too;
+    `path` is the database URL without its password (`rag.redaction.redact_url`), `cause` is redacted."""
+
+    def __init__(self, path: str, cause: str):
+        RuntimeError.__init__(self, f"the run history database {path} cannot be used ({cause})")
+        self.path = path
+        self.cause = cause
+
+
 class ModelCallError(RagError, RuntimeError):
     """A model role failed (timeout, HTTP error, invalid structured output). Carries a short,
     key-free `kind` the graph records in the trace when it degrades."""
@@ -105,5 +116,6 @@ class ModelCallError(RagError, RuntimeError):
 __all__ = [
     "RagError", "UserFixableError", "InvalidQuestionError", "SnapshotError", "InvalidTraceError", "PromptTemplateError",
     "PromptVersionError", "UnknownPromptVersionError", "ForkNotReachedError", "RunImportError",
-    "UnknownRunError", "UserInputError", "BadFile", "HistoryDamagedError", "ModelCallError",
+    "UnknownRunError", "UserInputError", "BadFile", "HistoryDamagedError", "HistoryUnavailableError",
+    "ModelCallError",
 ]

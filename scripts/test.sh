@@ -8,17 +8,27 @@ cd "$(dirname "$0")/.."
 # The app itself needs none of these. chromium: the browser tests; fonts-noto-cjk: screenshots show
 # the Chinese demo questions; graphviz: only for the tests of the system-`dot` layout path (the app
 # lays its graph out with graphviz-pure from requirements.txt). No emoji font: the pages use none,
-# so the screenshots show what a machine without one shows.
+# so the screenshots show what a machine without one shows. postgresql: the shared-history tests start a
+# throw-away cluster with initdb/pg_ctl (tests/support/postgres.py); only its binaries are needed.
 APT_PACKAGES=(chromium fonts-noto-cjk graphviz)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  missing+=(postgresql)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing Debian packages for the browser tests: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Debian keeps the PostgreSQL server programs out of PATH (/usr/lib/postgresql/<version>/bin).
+if ! command -v initdb >/dev/null 2>&1; then
+  for bin in /usr/lib/postgresql/*/bin; do [ -x "$bin/initdb" ] && PATH="$bin:$PATH"; done
+  export PATH
 fi
 
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt

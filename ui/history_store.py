@@ -1,4 +1,5 @@
-"""The app's run history: one SQLite file per process, opened on first use.
+"""The app's run history: one per process, opened on first use: an SQLite file (the default), or a
+PostgreSQL database a team's app servers share (`RAG_HISTORY_URL=postgresql://...`).
 
 Why a module-level registry and not `st.cache_resource`: the history must be the same object for
 every browser session AND for code that runs outside a script run (tests, the debugger's session
@@ -6,27 +7,38 @@ objects); `st.cache_resource` is per-app and shared by every AppTest of a test p
 of the database path. Here one `RunHistory` is kept per resolved path, so a test that points
 `RAG_HISTORY_DB` at its tmp_path gets its own file, and the app gets the same one on every rerun.
 
-Thread safety: `RunHistory` opens its connection with `check_same_thread=False` and routes every
-statement through the SqliteSaver's lock, so Streamlit's script threads can share it.
+Thread safety: both engines are shared by Streamlit's script threads (SQLite: one connection with
+`check_same_thread=False` behind the saver's lock; PostgreSQL: a connection pool).
 
-A history that cannot be used (damaged file, unreadable folder), at open or later, is given up for
-the rest of the process: `history()` raises, the debugger runs in memory (`ui.streamlit_state`), and
-`problem()` is the one notice the pages show. The cause is logged once, not on every rerun.
+A history that cannot be used (damaged file, unreadable folder, a database that is down or refuses
+the login), at open or later, is given up for the rest of the process: `history()` raises, the
+debugger runs in memory (`ui.streamlit_state`), and `problem()` is the one notice the pages show.
+The cause is logged once, not on every rerun. A database URL is only ever shown or logged through
+`location()` (without its password).
+
+Which server: every run is stamped with `server_id()`, stable across restarts of one server
+(`RAG_SERVER_ID`, else host name and port), so on a shared database a server that starts marks only
+its own leftovers abandoned, never the runs another server is stepping right now.
 """
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 from pathlib import Path
 from typing import Optional
 
-from rag.runs.history import HistoryDamagedError, RunHistory
+from rag.redaction import redact_url
+from rag.runs.history import HistoryDamagedError, HistoryUnavailableError, RunHistory
+from rag.runs.storage import is_database_url
 
 log = logging.getLogger("rag_debugger.history")
 
 
 ENV_DB = "RAG_HISTORY_DB"
+ENV_URL = "RAG_HISTORY_URL"
+ENV_SERVER = "RAG_SERVER_ID"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
 
 _lock = threading.Lock()
@@ -40,32 +52,73 @@ def db_path() -> Path:
     return Path(env).expanduser() if env else DEFAULT_DB
 
 
+def history_url() -> Optional[str]:
+    """The shared database (env `RAG_HISTORY_URL`), or None for the SQLite file."""
+    return os.environ.get(ENV_URL, "").strip() or None
+
+
 def _resolved(path: Optional[str | Path]) -> str:
+    if path is None and history_url():
+        return str(history_url())
+    if is_database_url(path):
+        return str(path).strip()
     return str(Path(path).expanduser().resolve() if path else db_path().resolve())
 
 
+def location(path: Optional[str | Path] = None) -> str:
+    """Where the history is, safe to show and log: the file, or the database URL without its password."""
+    resolved = _resolved(path)
+    return (redact_url(resolved) or "") if is_database_url(resolved) else resolved
+
+
+def is_shared(path: Optional[str | Path] = None) -> bool:
+    return is_database_url(_resolved(path))
+
+
+def server_id() -> str:
+    """This app server's name on the runs it records: `RAG_SERVER_ID`, else host name and Streamlit port."""
+    env = os.environ.get(ENV_SERVER, "").strip()
+    if env:
+        return env[:200]
+    try:
+        from streamlit import config
+
+        port = config.get_option("server.port")
+    except Exception:  # noqa: BLE001 - outside Streamlit: the host alone
+        port = None
+    return f"{socket.gethostname()}:{port}" if port else socket.gethostname()
+
+
+def _unusable(resolved: str, cause: str) -> HistoryDamagedError:
+    if is_database_url(resolved):
+        return HistoryUnavailableError(location(resolved), cause)
+    return HistoryDamagedError(resolved, cause)
+
+
 def history(path: Optional[str | Path] = None) -> RunHistory:
-    """The process-wide history for `path` (default `db_path()`), created (with its folder) on
+    """The process-wide history for `path` (default: `RAG_HISTORY_URL`, else `db_path()`), created (with its folder) on
     first use and reused afterwards. Raises (HistoryDamagedError, OSError...) when the file cannot be
     used, and keeps raising for this path once it failed: see `problem()`."""
     resolved = _resolved(path)
     with _lock:
         if resolved in _problems:
-            raise HistoryDamagedError(resolved, _problems[resolved])
+            raise _unusable(resolved, _problems[resolved])
         found = _histories.get(resolved)
         if found is not None and found.damage:
             _give_up(resolved, found.damage)
             _histories.pop(resolved, None)
             found.close()
-            raise HistoryDamagedError(resolved, found.damage)
+            raise _unusable(resolved, found.damage)
         if found is None or found._closed:  # noqa: SLF001 - a closed history is reopened, not reused
             try:
-                found = RunHistory(resolved)
+                found = RunHistory(resolved, server_id=server_id())
             except HistoryDamagedError as exc:
                 _give_up(resolved, exc.cause)
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. a folder that cannot be created
-                _give_up(resolved, f"{type(exc).__name__}: {exc}")
+                from rag.redaction import redact_urls_in_text
+
+                _give_up(resolved, redact_urls_in_text(f"{type(exc).__name__}: {exc}"))
                 raise
             _histories[resolved] = found
             abandon_leftovers(found)
@@ -74,7 +127,8 @@ def history(path: Optional[str | Path] = None) -> RunHistory:
 
 def _give_up(resolved: str, cause: str) -> None:
     _problems[resolved] = cause
-    log.error("run history %s is unusable, the debugger runs in memory without recording: %s", resolved, cause)
+    log.error("run history %s is unusable, the debugger runs in memory without recording: %s", location(resolved),
+              cause)
 
 
 def problem(path: Optional[str | Path] = None) -> Optional[str]:
@@ -88,12 +142,12 @@ def problem(path: Optional[str | Path] = None) -> Optional[str]:
 
 
 def abandon_leftovers(found: RunHistory) -> None:
-    """On the first open in this process, every run still `running` was left by a previous
-    process (a restart, a killed server): none of them can go on, so they are marked abandoned.
-    Limit: two servers sharing one history file mark each other's unfinished runs at start
-    (a run that then finishes still records its outcome)."""
+    """On the first open in this process, every run of this server still `running` was left by its
+    previous process (a restart, a killed server): none of them can go on, so they are marked
+    abandoned. Only this server's (`server_id()`): on a shared database another server may be stepping
+    its runs right now. Limit: a server that never comes back leaves its unfinished runs `running`."""
     try:
-        marked = found.mark_abandoned()
+        marked = found.mark_abandoned(server_id=found.server_id)
     except Exception:  # noqa: BLE001 - the history is a record; the app starts anyway
         log.warning("could not mark the previous process's unfinished runs abandoned", exc_info=True)
         return
@@ -111,4 +165,5 @@ def close_all() -> None:
         item.close()
 
 
-__all__ = ["ENV_DB", "DEFAULT_DB", "db_path", "history", "problem", "close_all"]
+__all__ = ["ENV_DB", "ENV_URL", "ENV_SERVER", "DEFAULT_DB", "db_path", "history_url", "location", "is_shared",
+           "server_id", "history", "problem", "close_all"]

@@ -23,9 +23,12 @@ UPLOAD_KEY = "history_upload"
 CONFIRM_KEY = "history_confirm_delete"
 GOTO_KEY = "history_goto_debugger"
 HIDE_ABANDONED_KEY = "history_hide_abandoned"
+PERSON_FILTER_KEY = "history_run_by"
+EVERYONE = "Everyone"
+NOBODY = "(no name)"
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-RUN_COLUMNS = ["question", "route", "status", "provider", "prompt version", "duration (ms)", "date", "kind",
-               "origin", "run id"]
+RUN_COLUMNS = ["question", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
+               "kind", "origin", "run id"]
 
 
 def _store() -> RunHistory:
@@ -45,6 +48,7 @@ def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
             "question": r.question[:200],
             "route": r.route or "",
             "status": r.status,
+            "run by": r.run_by,
             "provider": r.provider or "",
             "prompt version": r.prompt_version or "",
             "duration (ms)": None if r.duration_ms is None else round(r.duration_ms, 1),
@@ -62,7 +66,15 @@ def run_label(info: RunInfo) -> str:
     route = f" → {info.route}" if info.route else ""
     origin = " · imported" if info.origin == "imported" else ""
     status = f" · {info.status}" if info.status in ("abandoned", "running", "error") else ""
-    return f"{_date(info.created_at)} · {info.kind}{route} · {info.question[:70]}{origin}{status}"
+    by = f" · by {info.run_by}" if info.run_by else ""
+    return f"{_date(info.created_at)} · {info.kind}{route} · {info.question[:70]}{origin}{status}{by}"
+
+
+def person_filter(choice: Optional[str]) -> Optional[str]:
+    """The `run_by` to list for a choice of the person filter (None = everyone)."""
+    if choice in (None, EVERYONE):
+        return None
+    return "" if choice == NOBODY else choice
 
 
 # ----- actions (pure enough to test without Streamlit) ---------------------------------------
@@ -160,7 +172,8 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         st.markdown(f"**{as_text(info.question)}**")
         st.caption(f"run {as_text(info.run_id)} · {info.kind} · {info.status}"
                    f"{' · route ' + as_text(info.route) if info.route else ''} · provider {as_text(info.provider or '?')} · "
-                   f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}")
+                   f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}"
+                   f"{' · run by ' + as_text(info.run_by) if info.run_by else ''}")
         if info.error:
             st.warning(f"This run failed: {as_text(info.error)}")
         if info.status == "abandoned":
@@ -191,12 +204,18 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
 
 
 def render_unusable(exc: BaseException) -> None:
-    """What the page says when the history file cannot be used, and how to get a working one back."""
+    """What the page says when the history cannot be used, and how to get a working one back."""
+    from rag.redaction import redact_urls_in_text
     from rag.runs.history import RECOVERY, HistoryDamagedError, is_damage
-    from ui.history_store import db_path, problem
+    from rag.runs.storage import DATABASE_RECOVERY
+    from ui.history_store import db_path, is_shared, location, problem
 
-    cause = problem() or friendly(exc)
-    if isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
+    cause = redact_urls_in_text(problem() or friendly(exc))
+    if is_shared():
+        st.error(f"The shared run history database `{location()}` cannot be used ({cause}). The step debugger still "
+                 "works, in memory: runs are not recorded until the database is back and the app restarts.")
+        st.info(f"**To recover:** {DATABASE_RECOVERY}")
+    elif isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
         st.error(f"The run history file `{db_path()}` is damaged or unreadable ({cause}). The step debugger still "
                  "works, in memory: runs are not recorded until the file is replaced.")
         st.info(f"**To recover:** {RECOVERY}")
@@ -218,18 +237,34 @@ def render_page() -> None:
     from rag.workbench.run_owners import sweep
 
     sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
-    st.caption(f"Runs of the step debugger are recorded in `{history.db_path}` and survive restarts.")
+    shared = " shared by every app server pointed at it" if history.engine == "postgresql" else ""
+    st.caption(f"Runs of the step debugger are recorded in `{history.location}`{shared} and survive restarts.")
     render_tools()
-    hide = st.toggle("Hide abandoned runs", key=HIDE_ABANDONED_KEY,
-                     help="Runs that never finished: the app restarted, the page was reloaded or closed, or a new "
-                          "run replaced them")
+    left, right = st.columns([1, 1])
+    with left:
+        hide = st.toggle("Hide abandoned runs", key=HIDE_ABANDONED_KEY,
+                         help="Runs that never finished: the app restarted, the page was reloaded or closed, or a "
+                              "new run replaced them")
+    with right:
+        try:
+            people = history.people()
+        except Exception as exc:  # noqa: BLE001
+            render_unusable(exc)
+            return
+        if st.session_state.get(PERSON_FILTER_KEY) not in (EVERYONE, NOBODY, *people):
+            st.session_state[PERSON_FILTER_KEY] = EVERYONE
+        choice = st.selectbox("Run by", [EVERYONE, *people, NOBODY], key=PERSON_FILTER_KEY,
+                              help="Who ran it: the signed-in user, else the name set on the Settings page")
     try:
-        runs = history.list_runs(hide_abandoned=hide)
+        runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice))
     except Exception as exc:  # noqa: BLE001 - damage met while reading: say so, keep the app
         render_unusable(exc)
         return
     if not runs:
-        if hide and history.list_runs(limit=1):
+        if person_filter(choice) is not None and history.list_runs(limit=1):
+            st.info(f"No runs by {as_text(choice)}" + (" that were not abandoned" if hide else "") +
+                    "; choose “Everyone” to see all runs.")
+        elif hide and history.list_runs(limit=1):
             st.info("Every run in the history was abandoned; turn off “Hide abandoned runs” to see them.")
         else:
             st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")

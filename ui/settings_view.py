@@ -11,8 +11,16 @@ from pydantic import SecretStr, ValidationError
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
 from ui.panels.icons import MATERIAL
+from ui.streamlit_state import (
+    PERSON_KEY,
+    current_settings,
+    flash,
+    get_session,
+    settings_overrides,
+    show_flash,
+    signed_in_email,
+)
 from ui.text import as_text
-from ui.streamlit_state import current_settings, flash, get_session, settings_overrides, show_flash
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 
@@ -141,8 +149,29 @@ def render_page() -> None:
         c3.checkbox("Auto-merge", key="set_merge", value=settings.auto_merge_enabled)
         c4.text_input("Min score", key="set_min_score", value="" if settings.min_score is None else str(settings.min_score))
         st.form_submit_button("Save retrieval settings", on_click=_save_retrieval)
+    render_person()
     with st.expander("All effective settings (secrets hidden)"):
         st.json(settings.public_dict())
+
+
+def _save_person() -> None:
+    name = " ".join(str(st.session_state.get("set_run_by") or "").split())[:200]
+    st.session_state[PERSON_KEY] = name
+    flash("success", f"Your runs are now recorded as {as_text(name)}." if name else
+          "Your runs are now recorded without a name.")
+
+
+def render_person() -> None:
+    """Who this browser session's runs are recorded by: the signed-in user when the app has a login
+    (`st.login`), else a name typed here (this browser session only, like the other settings)."""
+    st.subheader("Who is running")
+    email = signed_in_email()
+    if email:
+        st.caption(f"Signed in as **{as_text(email)}**: your runs are recorded under that name.")
+        return
+    st.text_input("Your name (recorded with your runs; the Run history page filters by it)", key="set_run_by",
+                  value=str(st.session_state.get(PERSON_KEY) or ""), max_chars=200, on_change=_save_person,
+                  placeholder="e.g. Ana — leave empty to record runs without a name")
 
 
 def _knowledge_bases() -> dict[str, str]:

@@ -24,6 +24,8 @@ log = logging.getLogger("rag_debugger.ui")
 
 SESSION_KEY = "debug_session"
 OVERRIDES_KEY = "settings_overrides"
+PERSON_KEY = "settings_run_by"
+"""The name this browser session records its runs under when nobody is signed in (Settings page)."""
 FLASH_KEY = "flash_message"
 
 
@@ -54,6 +56,24 @@ def current_settings() -> RagSettings:
         return RagSettings()
 
 
+def signed_in_email() -> str:
+    """The signed-in user's e-mail (or name) when Streamlit authentication (`st.login`) is configured and
+    someone is logged in; "" otherwise. Never raises: without an `[auth]` section `st.user` may refuse."""
+    try:
+        user = st.user
+        if not user.is_logged_in:
+            return ""
+        return str(user.get("email") or user.get("name") or "").strip()
+    except Exception:  # noqa: BLE001 - auth not configured, no script context, an older Streamlit
+        return ""
+
+
+def current_person() -> str:
+    """Who runs recorded from this browser session are by: the signed-in user, else the name set on the
+    Settings page, else ""."""
+    return signed_in_email() or str(st.session_state.get(PERSON_KEY) or "").strip()[:200]
+
+
 def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
@@ -62,6 +82,7 @@ def get_session() -> DebugSession:
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
+    session.run_by = current_person()  # read on every rerun: a sign-in or a new name applies to the next run
     return session
 
 
@@ -101,18 +122,19 @@ def shared_history() -> Any:
 
 def history_notice() -> None:
     """The one notice of an unusable history, in the sidebar of every page."""
-    from ui.history_store import db_path, problem
+    from ui.history_store import is_shared, location, problem
 
     shared_history()  # the first page of a session may not have tried the file yet
     if problem():
+        what = ("cannot be reached or refuses the login" if is_shared() else "is damaged or unreadable")
         st.sidebar.warning(
-            f"**Run history off** — `{db_path()}` is damaged or unreadable, so runs are debugged in memory and "
+            f"**Run history off** — `{location()}` {what}, so runs are debugged in memory and "
             "not recorded. The Run history page says how to recover.", icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:
-    """The process-wide checkpointer: the run history's SQLite file when available (runs survive
-    restarts), else memory. Keyed by the history file, so a test that points RAG_HISTORY_DB
+    """The process-wide checkpointer: the run history's (its SQLite file or its database) when available
+    (runs survive restarts), else memory. Keyed by the history file, so a test that points RAG_HISTORY_DB
     elsewhere gets its own checkpointer even though `st.cache_resource` is process-wide."""
     found = shared_history()
     return found.checkpointer if found is not None else _memory_checkpointer()

@@ -135,6 +135,8 @@ class DebugSession:
         self.browser_id: Optional[str] = None
         """Which browser drives it (`rag.workbench.run_owners.browser_token`), when known: only the same
         browser may take the session over after a reload."""
+        self.run_by: str = ""
+        """Who the runs this session records are by (the signed-in user or the Settings name)."""
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -212,6 +214,7 @@ class DebugSession:
             info = self.history.record_start(
                 question, kind=seg.kind, thread_id=seg.stepper.thread_id, parent_run_id=parent_run_id,
                 provider=seg.ctx.roles.provider, prompt_version=seg.prompt_version, settings=self.settings,
+                run_by=self.run_by,
             )
             seg.run_id = info.run_id
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it

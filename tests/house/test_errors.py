@@ -29,7 +29,8 @@ def test_old_import_paths_name_the_same_class(module, name):
     assert getattr(importlib.import_module(module), name) is getattr(errors, name)
 
 
-@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError", "HistoryDamagedError")])
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError", "HistoryDamagedError",
+                                                                "HistoryUnavailableError")])
 def test_input_errors_are_user_fixable_value_errors(name):
     cls = getattr(errors, name)
     assert issubclass(cls, errors.UserFixableError)

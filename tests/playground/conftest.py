@@ -48,8 +48,17 @@ def ctx(settings, retriever):
     return make_context(settings=settings, retriever=retriever, roles=FakeRoles(grader=rewrite_then_answer()).roles())
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_target(request, tmp_path):
+    """Where a test's history lives, once per engine: an SQLite file, or a fresh schema of the session's
+    real PostgreSQL server (tests/conftest.py)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "history.db")
+    return request.getfixturevalue("postgres_server").new_schema()
+
+
 @pytest.fixture
-def history(tmp_path):
-    h = RunHistory(tmp_path / "history.db")
+def history(history_target):
+    h = RunHistory(history_target)
     yield h
     h.close()

@@ -1,4 +1,5 @@
-"""Run history: rows and checkpoints in one SQLite file, surviving restarts, deletable."""
+"""Run history: rows and checkpoints in one SQLite file or PostgreSQL database (every test runs on both),
+surviving restarts, deletable."""
 from __future__ import annotations
 
 import subprocess
@@ -108,9 +109,9 @@ def test_delete_removes_row_and_checkpoints(history, ctx):
         history.delete_run(gone.run_id)
 
 
-def test_history_survives_a_restart_of_the_process(tmp_path):
-    """Two separate Python processes record into one file; a third (this one) sees both."""
-    db = tmp_path / "restart.db"
+def test_history_survives_a_restart_of_the_process(history_target):
+    """Two separate Python processes record into one history; a third (this one) sees both."""
+    db = history_target
     ids = []
     for q in ("first process question?", "second process question?"):
         out = subprocess.run(
@@ -128,8 +129,8 @@ def test_history_survives_a_restart_of_the_process(tmp_path):
             assert state.values["question"] == r.question and state.values["route"] == "answer"
 
 
-def test_two_instances_on_one_file(tmp_path, ctx):
-    db = tmp_path / "h.db"
+def test_two_instances_on_one_history(history_target, ctx):
+    db = history_target
     first = RunHistory(db)
     info = run_recorded(first, QUESTION, ctx=ctx)
     first.close()

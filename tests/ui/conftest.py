@@ -22,6 +22,8 @@ def _isolated_history(monkeypatch, tmp_path):
     """Every app test gets its own run history and prompt folder (never ~/.cache or the repo);
     set on os.environ, so `streamlit run` servers started by browser tests inherit them."""
     monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "history.db"))
+    monkeypatch.delenv("RAG_HISTORY_URL", raising=False)  # a developer's team database is never touched
+    monkeypatch.delenv("RAG_SERVER_ID", raising=False)
     monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
     yield
     from ui.history_store import close_all

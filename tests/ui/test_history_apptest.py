@@ -1,6 +1,7 @@
-"""The run history page under AppTest: debugger runs are listed (and survive a new app process on
-the same file), delete asks first, an export holds no key, imports (good, broken, tampered,
-non-JSON) and the demo pack, and a run opened in replay mode steps through its recording."""
+"""The run history page under AppTest, on both engines (SQLite and PostgreSQL): debugger runs are
+listed (and survive a new app process on the same history), delete asks first, an export holds no
+key, imports (good, broken, tampered, non-JSON) and the demo pack, and a run opened in replay mode
+steps through its recording."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,15 @@ from tests.support.browser import ROOT
 from tests.support.apptest import control_enabled, inspector_text, press, travel_to_step
 
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"
+
+
+@pytest.fixture(autouse=True, params=["sqlite", "postgresql"])
+def history_engine(request, monkeypatch):
+    """Every test of the page runs on both engines: the SQLite file of `_isolated_history`, and a fresh
+    schema of the session's real PostgreSQL server."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("RAG_HISTORY_URL", request.getfixturevalue("postgres_server").new_schema())
+    return request.param
 
 
 def new_app():
@@ -51,7 +61,7 @@ def demo(route: str):
     return next(d for d in load_demo_questions() if d.expected_route == route and (d.hitl_answer or route == "answer"))
 
 
-def test_debugger_runs_are_listed_and_survive_an_app_restart(env):
+def test_debugger_runs_are_listed_and_survive_an_app_restart(env, history_engine):
     scope = demo("scope_select")
     at = new_app().run()
     at.button(key=f"demo_{scope.id}").click().run()
@@ -73,6 +83,8 @@ def test_debugger_runs_are_listed_and_survive_an_app_restart(env):
 
     again = history_page(new_app().run())  # a fresh app process state on the same file
     assert list(runs(again)["run id"]) == list(table["run id"])
+    shared = any("shared by every app server" in c.value for c in again.caption)
+    assert shared == (history_engine == "postgresql")
 
 
 def test_delete_asks_for_confirmation_then_removes_the_run(env):

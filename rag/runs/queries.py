@@ -1,0 +1,94 @@
+"""History queries: list, get, filter by person, delete, and the "abandoned" marking, on any storage.
+
+Why apart from recording (`rag.runs.recording`): this is what the history page and the link-opening
+code ask; the hot path of a run never goes through it. `mark_abandoned` lives here because it is a
+statement about many runs, decided by the app (a restart, a closed tab), not by a run itself.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Optional
+
+from rag.errors import UnknownRunError
+from rag.runs.run_info import COLUMNS, RunInfo, from_row, now_iso
+from rag.runs.storage import HistoryStorage
+
+
+class HistoryQueries:
+    """Reads and housekeeping over one storage."""
+
+    def __init__(self, storage: HistoryStorage):
+        self.storage = storage
+
+    def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
+                  run_by: Optional[str] = None) -> list[RunInfo]:
+        """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
+        given ("" = runs nobody is named on)."""
+        where, params = [], []
+        if hide_abandoned:
+            where.append("status<>'abandoned'")
+        if run_by is not None:
+            where.append("run_by=?")
+            params.append(run_by)
+        sql = (f"SELECT {', '.join(COLUMNS)} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
+               f"ORDER BY created_at DESC, {self.storage.order_key} DESC")
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [from_row(r) for r in self.storage.execute(sql, tuple(params))]
+
+    def people(self) -> list[str]:
+        """Everyone named on a run, sorted ("" is left out): the history page's person filter."""
+        rows = self.storage.execute("SELECT DISTINCT run_by FROM runs WHERE run_by<>'' ORDER BY run_by", ())
+        return [r[0] for r in rows]
+
+    def get_run(self, run_id: str) -> RunInfo:
+        rows = self.storage.execute(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE run_id=?", (run_id,))
+        if not rows:
+            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+        return from_row(rows[0])
+
+    def has_run(self, run_id: str) -> bool:
+        return bool(self.storage.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)))
+
+    def get_document(self, run_id: str) -> Optional[dict]:
+        """The export document an imported run was stored from (None for live runs)."""
+        rows = self.storage.execute("SELECT document_json FROM runs WHERE run_id=?", (run_id,))
+        if not rows:
+            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+        return json.loads(rows[0][0]) if rows[0][0] else None
+
+    def delete_run(self, run_id: str) -> None:
+        """Delete the run's row and all checkpoints of its thread."""
+        info = self.get_run(run_id)
+        shared = self.storage.execute("SELECT COUNT(*) FROM runs WHERE thread_id=? AND run_id<>?",
+                                      (info.thread_id, run_id))
+        if not shared[0][0]:  # never delete a thread another run still points to
+            self.storage.delete_thread(info.thread_id)
+        self.storage.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+
+    def mark_abandoned(self, run_ids: Optional[Iterable[str]] = None, *, at: Optional[str] = None,
+                       server_id: Optional[str] = None) -> list[str]:
+        """Mark runs that are still `running` as `abandoned`, with `finished_at` = when (now by
+        default); `run_ids=None` means every running run, or, with `server_id`, every running run that
+        server recorded (and runs recorded before servers were named). Finished or failed runs are left
+        alone, so a late or repeated call cannot rewrite an outcome. Returns the ids marked."""
+        when = at or now_iso()
+        with self.storage.transaction() as execute:  # one transaction: select and update together
+            if run_ids is None:
+                if server_id is None:
+                    rows = execute("SELECT run_id FROM runs WHERE status='running'", ())
+                else:
+                    rows = execute("SELECT run_id FROM runs WHERE status='running' AND server_id IN (?, '')",
+                                   (server_id,))
+            else:
+                ids = list(dict.fromkeys(run_ids))
+                if not ids:
+                    return []
+                rows = execute(f"SELECT run_id FROM runs WHERE status='running' AND run_id IN "
+                               f"({', '.join('?' for _ in ids)})", tuple(ids))
+            found = [row[0] for row in rows]
+            if found:
+                execute(f"UPDATE runs SET status='abandoned', finished_at=? WHERE status='running' AND run_id IN "
+                        f"({', '.join('?' for _ in found)})", (when, *found))
+        return found

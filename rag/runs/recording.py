@@ -1,0 +1,180 @@
+"""Run recording: the writes a run makes while it happens (start, finish) and the import of a finished
+one, on any history storage.
+
+Why apart from the queries (`rag.runs.queries`): recording is what the debugger and the CLI do on
+every run, on the hot path, and it stamps each row with who ran it and on which app server; the
+queries are what the history page does. Both share only the storage and the row codec.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping, Optional
+
+from rag.errors import UnknownRunError
+from rag.runs.run_info import COLUMNS, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
+from rag.runs.storage import HistoryStorage
+from rag.schemas import ProgressStep
+
+
+class RunRecorder:
+    """Writes runs into one storage, stamped with this app server's id."""
+
+    def __init__(self, storage: HistoryStorage, *, server_id: str = ""):
+        self.storage = storage
+        self.server_id = server_id
+
+    def record_start(
+        self,
+        question: str,
+        *,
+        kind: RunKind = "main",
+        run_id: Optional[str] = None,
+        thread_id: Optional[str] = None,
+        parent_run_id: Optional[str] = None,
+        provider: Optional[str] = None,
+        prompt_version: Optional[str] = None,
+        settings: Any = None,
+        run_by: str = "",
+    ) -> RunInfo:
+        """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict."""
+        if kind not in ("main", "resume"):
+            raise ValueError(f"unknown run kind {kind!r}; expected main or resume")
+        run_id = run_id or new_run_id(kind)
+        public = settings.public_dict() if hasattr(settings, "public_dict") else settings
+        if public is not None and not isinstance(public, Mapping):
+            raise TypeError("settings must be RagSettings or a dict of public settings")
+        info = RunInfo(
+            run_id=run_id, thread_id=thread_id or run_id, kind=kind, parent_run_id=parent_run_id,
+            question=question, provider=provider, prompt_version=prompt_version, created_at=now_iso(),
+            status="running", settings=dict(public) if public is not None else None,
+            run_by=(run_by or "").strip()[:200], server_id=self.server_id,
+        )
+        self._insert(info)
+        return info
+
+    def _insert(self, info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> None:
+        try:
+            self.storage.execute(
+                f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})",
+                row_values(info, document),
+            )
+        except Exception as exc:
+            if self.storage.is_duplicate(exc):
+                raise ValueError(f"a run with id {info.run_id!r} already exists") from None
+            raise
+
+    def _get(self, run_id: str) -> RunInfo:
+        rows = self.storage.execute(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE run_id=?", (run_id,))
+        if not rows:
+            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+        return from_row(rows[0])
+
+    def record_finish(
+        self,
+        run_id: str,
+        *,
+        status: RunStatus = "done",
+        route: Optional[str] = None,
+        retrieval_status: Optional[str] = None,
+        duration_ms: Optional[float] = None,
+        progress: Optional[Iterable[ProgressStep | Mapping[str, Any]]] = None,
+        result: Optional[Mapping[str, Any]] = None,
+        error: Optional[str] = None,
+    ) -> RunInfo:
+        """Close a run. Route and status default to the result's; the duration to the wall time
+        since `record_start` (a stepped run in the UI may span many clicks)."""
+        info = self._get(run_id)
+        if result is not None:
+            route = route if route is not None else result.get("route")
+            retrieval_status = retrieval_status if retrieval_status is not None else result.get("retrieval_status")
+        if duration_ms is None:
+            started = datetime.fromisoformat(info.created_at)
+            duration_ms = (datetime.now(timezone.utc) - started).total_seconds() * 1000.0
+        steps = [p if isinstance(p, ProgressStep) else ProgressStep.model_validate(p) for p in (progress or [])]
+        self.storage.execute(
+            "UPDATE runs SET status=?, route=?, retrieval_status=?, duration_ms=?, finished_at=?, error=?, "
+            "progress_json=?, result_json=? WHERE run_id=?",
+            (
+                status, route, retrieval_status, round(float(duration_ms), 3), now_iso(), error,
+                dumps([s.model_dump() for s in steps]) if progress is not None else dumps(
+                    [p.model_dump() for p in info.progress]),
+                dumps(dict(result)) if result is not None else (None if info.result is None else dumps(info.result)),
+                run_id,
+            ),
+        )
+        return self._get(run_id)
+
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
+        """Insert a finished run that came from an export document (see `rag.runs.export.import_run`)."""
+        info = info.model_copy(update={"origin": "imported", "server_id": self.server_id})
+        self._insert(info, document)
+        return self._get(info.run_id)
+
+
+# ----------------------------------------------------------------------------------------------
+# running a whole run with recording (the app's "Run" and the demo recorder)
+# ----------------------------------------------------------------------------------------------
+
+def run_recorded(
+    history: Any,
+    question: Optional[str] = None,
+    *,
+    ctx: Any,
+    kind: RunKind = "main",
+    snapshot: Any = None,
+    answer: Optional[str] = None,
+    parent_run_id: Optional[str] = None,
+    run_id: Optional[str] = None,
+    run_by: str = "",
+) -> RunInfo:
+    """Run the main graph on `question` (or the resume graph on `snapshot` + `answer`) on a new
+    thread of the history (a `RunHistory`), and record the row, the progress steps and the result.
+
+    Input is validated before a row is written, so a bad question leaves no half-recorded run.
+    A failure inside the graph is recorded (status `error`) and re-raised.
+    """
+    from rag.api import build_result, initial_state, resume_input, validate_text
+
+    limit = ctx.settings.max_question_chars
+    if kind == "main":
+        text = validate_text(question, what="question", limit=limit)
+        inp = initial_state(text)
+    elif kind == "resume":
+        inp = resume_input(snapshot, answer or "", limit=limit)
+        text = inp["question"]
+    else:
+        raise ValueError(f"unknown run kind {kind!r}; expected main or resume")
+    steps: list[ProgressStep] = []
+    outer = ctx.progress
+
+    def tee(step: ProgressStep) -> None:
+        steps.append(step)
+        if outer is not None:
+            outer(step)
+
+    run_ctx = dataclasses.replace(ctx, progress=tee)
+    run_ctx.reset_clock()
+    info = history.record_start(
+        text, kind=kind, run_id=run_id, parent_run_id=parent_run_id, provider=ctx.roles.provider,
+        prompt_version=_prompt_version_of(ctx), settings=ctx.settings, run_by=run_by,
+    )
+    t0 = time.perf_counter()
+    try:
+        final = history.graph(kind).invoke(inp, {"configurable": {"thread_id": info.thread_id}}, context=run_ctx)
+    except Exception as exc:
+        history.record_finish(
+            info.run_id, status="error", error=f"{type(exc).__name__}: {exc}"[:2000], progress=steps,
+            duration_ms=(time.perf_counter() - t0) * 1000.0,
+        )
+        raise
+    result = build_result(final, run_ctx)
+    return history.record_finish(
+        info.run_id, status="done", result=result, progress=steps, duration_ms=(time.perf_counter() - t0) * 1000.0
+    )
+
+
+def _prompt_version_of(ctx: Any) -> str:
+    """Which prompts drove the run: the roles' own label when they carry one, else the setting."""
+    return getattr(ctx.roles, "prompt_version", None) or ctx.settings.prompt_version or "default"

@@ -1,0 +1,109 @@
+"""What one run of the history is (`RunInfo`) and how it is written to and read from a `runs` row.
+
+Why a module of its own: the recorder writes rows, the queries read them, and both engines (SQLite,
+PostgreSQL) store the same columns; one codec here keeps the three from drifting apart.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Literal, Mapping, Optional
+
+from pydantic import BaseModel, Field
+
+from rag.schemas import ProgressStep
+
+RunKind = Literal["main", "resume"]
+RunStatus = Literal["running", "done", "error", "abandoned"]
+"""`abandoned`: the run never finished (the app restarted, the page was reloaded or closed, or a new
+run replaced it); `finished_at` says when it was marked so."""
+RunOrigin = Literal["live", "imported"]
+
+#: The columns of the `runs` table, in the order rows are written and read.
+COLUMNS = (
+    "run_id", "thread_id", "kind", "parent_run_id", "question", "route", "retrieval_status", "provider",
+    "prompt_version", "duration_ms", "created_at", "finished_at", "status", "error", "origin", "progress_json",
+    "result_json", "settings_json", "document_json", "run_by", "server_id",
+)
+
+
+class RunInfo(BaseModel):
+    """One row of the history list (and everything the history page shows about a run)."""
+
+    run_id: str
+    thread_id: str
+    kind: RunKind = "main"
+    parent_run_id: Optional[str] = None
+    question: str
+    route: Optional[str] = None
+    retrieval_status: Optional[str] = None
+    provider: Optional[str] = None
+    prompt_version: Optional[str] = None
+    duration_ms: Optional[float] = None
+    created_at: str
+    finished_at: Optional[str] = None
+    status: RunStatus = "running"
+    error: Optional[str] = None
+    origin: RunOrigin = "live"
+    """`imported` runs have no live checkpoints: they open in replay mode from their document."""
+    progress: list[ProgressStep] = Field(default_factory=list)
+    result: Optional[dict] = None
+    settings: Optional[dict] = None
+    """`RagSettings.public_dict()` at the start of the run: never a secret."""
+    run_by: str = ""
+    """Who ran it: the signed-in user's e-mail, else the name set on the Settings page, else empty."""
+    server_id: str = ""
+    """Which app server recorded it: on a shared database a server marks only its own leftovers abandoned."""
+
+    @property
+    def is_replay(self) -> bool:
+        return self.origin == "imported"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def new_run_id(kind: str = "main") -> str:
+    return f"{kind}-{uuid.uuid4().hex[:16]}"
+
+
+def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> tuple:
+    """`info` as the values of a `runs` row, in `COLUMNS` order."""
+    return (
+        info.run_id, info.thread_id, info.kind, info.parent_run_id, info.question, info.route,
+        info.retrieval_status, info.provider, info.prompt_version, info.duration_ms, info.created_at,
+        info.finished_at, info.status, info.error, info.origin,
+        dumps([p.model_dump() for p in info.progress]),
+        None if info.result is None else dumps(info.result),
+        None if info.settings is None else dumps(info.settings),
+        None if document is None else dumps(document),
+        info.run_by or "", info.server_id or "",
+    )
+
+
+def from_row(row: tuple) -> RunInfo:
+    """A `runs` row (in `COLUMNS` order) as a RunInfo (the stored export document is left out)."""
+    data = dict(zip(COLUMNS, row, strict=True))
+    data["progress"] = json.loads(data.pop("progress_json") or "[]")
+    result = data.pop("result_json")
+    data["result"] = json.loads(result) if result else None
+    settings = data.pop("settings_json")
+    data["settings"] = json.loads(settings) if settings else None
+    data.pop("document_json", None)
+    data["run_by"] = data.get("run_by") or ""
+    data["server_id"] = data.get("server_id") or ""
+    return RunInfo.model_validate(data)

@@ -1,0 +1,89 @@
+"""The history's own tables, created and migrated on open: versioned, idempotent, for both engines.
+
+Why versioned: a history outlives app versions (a file in the user's home, a team's database), so a
+newer app must bring an older one up to date on start instead of failing on a missing column. Each
+migration runs once, recorded in `schema_version`; opening an up-to-date history runs none. Version 1 is
+the table every history before versioning already had (`CREATE ... IF NOT EXISTS`, so such a file is
+adopted as it is); later versions only add.
+
+The DDL differs per engine only where the engines do: PostgreSQL's REAL is single precision (durations
+use DOUBLE PRECISION) and it has no `rowid`, so its rows get a `seq` for a stable newest-first order.
+LangGraph's checkpoint tables are not here: each saver creates and migrates its own (`setup()`).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+Engine = str  # "sqlite" | "postgresql"
+
+_RUNS_V1 = """
+CREATE TABLE IF NOT EXISTS runs (
+    {seq}run_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    parent_run_id TEXT,
+    question TEXT NOT NULL,
+    route TEXT,
+    retrieval_status TEXT,
+    provider TEXT,
+    prompt_version TEXT,
+    duration_ms {real},
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    error TEXT,
+    origin TEXT NOT NULL DEFAULT 'live',
+    progress_json TEXT NOT NULL DEFAULT '[]',
+    result_json TEXT,
+    settings_json TEXT,
+    document_json TEXT
+)"""
+
+#: (version, what it does, statements per engine). Append only: never edit a released migration.
+MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
+    (1, "the runs table", {
+        "sqlite": [_RUNS_V1.format(seq="", real="REAL"),
+                   "CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at)"],
+        "postgresql": [_RUNS_V1.format(seq="seq BIGSERIAL,\n    ", real="DOUBLE PRECISION"),
+                       "CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at)"],
+    }),
+    (2, "who ran each run, and on which app server", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN run_by TEXT NOT NULL DEFAULT ''",
+                   "ALTER TABLE runs ADD COLUMN server_id TEXT NOT NULL DEFAULT ''",
+                   "CREATE INDEX IF NOT EXISTS runs_run_by ON runs (run_by)"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS run_by TEXT NOT NULL DEFAULT ''",
+                       "ALTER TABLE runs ADD COLUMN IF NOT EXISTS server_id TEXT NOT NULL DEFAULT ''",
+                       "CREATE INDEX IF NOT EXISTS runs_run_by ON runs (run_by)"],
+    }),
+)
+
+LATEST = MIGRATIONS[-1][0]
+
+_VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS schema_version "
+                  "(version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)")
+
+
+def pending(current: int, engine: Engine) -> list[tuple[int, str, list[str]]]:
+    """The migrations a history at `current` still needs, oldest first (a pure rule, tested as a table)."""
+    return [(version, what, steps[engine]) for version, what, steps in MIGRATIONS if version > current]
+
+
+def migrate(execute: Callable[[str, tuple], list[tuple]], engine: Engine, now: str) -> list[int]:
+    """Bring the history's tables to `LATEST` through `execute(sql, params)` (one transaction, held by the
+    caller, who also keeps two servers from migrating at once). Returns the versions applied."""
+    execute(_VERSION_TABLE, ())
+    rows = execute("SELECT MAX(version) FROM schema_version", ())
+    current = int(rows[0][0] or 0) if rows else 0
+    applied = []
+    for version, what, statements in pending(current, engine):
+        for sql in statements:
+            execute(sql, ())
+        execute("INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)",
+                (version, what, now))
+        applied.append(version)
+    return applied
+
+
+def current_version(execute: Callable[[str, tuple], list[tuple]]) -> int:
+    rows = execute("SELECT MAX(version) FROM schema_version", ())
+    return int(rows[0][0] or 0) if rows else 0
