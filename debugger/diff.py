@@ -94,7 +94,7 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def _same_items(xs: Any, ys: Any) -> bool:
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=False):
         kind = type(x)
         if kind is type(y) and kind in _LEAVES:
             if x != y:
@@ -176,7 +176,7 @@ def _append_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
     """
     old = [] if before is ABSENT else before
     if isinstance(old, (list, tuple)) and isinstance(after, (list, tuple)):
-        prefix = len(old) <= len(after) and all(same_value(x, y) for x, y in zip(old, after))
+        prefix = len(old) <= len(after) and all(same_value(x, y) for x, y in zip(old, after, strict=False))
         if prefix:
             if len(after) == len(old):
                 if before is ABSENT:

@@ -172,7 +172,8 @@ def _legend_lines() -> list[str]:
         '    "__legend_c" [label="", shape="point", width="0.05"];',
         '    "__legend_d" [label="", shape="point", width="0.05"];',
         '    "__legend_a" -> "__legend_b" [style="dashed", label="conditional"];',
-        f'    "__legend_c" -> "__legend_d" [style="bold", color="{COLOR_FANOUT}", fontcolor="{COLOR_FANOUT}", penwidth="2.5", label="Send fan-out"];',
+        f'    "__legend_c" -> "__legend_d" [style="bold", color="{COLOR_FANOUT}", fontcolor="{COLOR_FANOUT}", '
+        'penwidth="2.5", label="Send fan-out"];',
         '    "__legend_current" -> "__legend_done" -> "__legend_idle" [style="invis"];',
         "  }",
     ]

@@ -73,7 +73,7 @@ def _targets(builder: Any) -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
     undeclared: list[tuple[str, str]] = []
     for src, dst in getattr(builder, "edges", set()):
         succ.setdefault(src, set()).add(dst)
-    for src, dsts, dst in getattr(builder, "waiting_edges", set()) or ():
+    for _src, dsts, dst in getattr(builder, "waiting_edges", set()) or ():
         for s in dsts if isinstance(dsts, (tuple, list, set, frozenset)) else (dsts,):
             succ.setdefault(s, set()).add(dst)
     for src, branches in getattr(builder, "branches", {}).items():
@@ -211,7 +211,7 @@ def lint_graph(graph: Any) -> list[Finding]:
 
     written: set[str] = set()
     readable = True
-    for name, spec in getattr(builder, "nodes", {}).items():
+    for spec in getattr(builder, "nodes", {}).values():
         keys = _written_keys(_func(getattr(spec, "runnable", None)))
         if keys is None:
             readable = False

@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterable, Optional
 from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
-from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
 from debugger.diff import reducer_fields
+from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,8 @@ class GraphStepper:
             return None
         writes = self._stored([by_id[t.id]["result"] for t in before.tasks])
         return tuple(
-            LaneRecord(task_id=str(t.id), node=str(t.name), writes=_writes_of(w)) for t, w in zip(before.tasks, writes)
+            LaneRecord(task_id=str(t.id), node=str(t.name), writes=_writes_of(w))
+            for t, w in zip(before.tasks, writes, strict=False)
         )
 
     def _set_head(self, head: Optional[StateSnapshot]) -> None:

@@ -51,15 +51,27 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static checkers and IDEs see the real names
     from rag.api import (
-        InvalidQuestionError, SnapshotError, build_result, make_context, resume_rag_from_hitl, run_rag_graph,
+        InvalidQuestionError,
+        SnapshotError,
+        build_result,
+        make_context,
+        resume_rag_from_hitl,
+        run_rag_graph,
     )
     from rag.context import RagContext
+    from rag.errors import InvalidTraceError
     from rag.graph.build import build_rag_graph, build_resume_graph
     from rag.models.base import GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput
     from rag.schemas import (
-        Chunk, ComplexityResult, EvidenceGrade, EvidenceItem, HitlResumeState, ProgressStep, RAGState,
-        RetrievalResult, RewritePlan,
+        Chunk,
+        ComplexityResult,
+        EvidenceGrade,
+        EvidenceItem,
+        HitlResumeState,
+        ProgressStep,
+        RAGState,
+        RetrievalResult,
+        RewritePlan,
     )
     from rag.settings import RagSettings, load_settings
-    from rag.errors import InvalidTraceError
     from rag.trace import RAG_TRACE_FIELDS, normalize_rag_trace

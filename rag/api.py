@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from rag.context import ProgressSink, RagContext
+from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
 from rag.graph.build import compiled_graph
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
@@ -16,7 +17,6 @@ from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapsho
 from rag.rules.text import clean_text, text_problem
 from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
-from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
 
 
 def _compiled(kind: str):

@@ -32,4 +32,6 @@ if ! command -v initdb >/dev/null 2>&1; then
 fi
 
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+echo "ruff: lint and import order (pyproject.toml)"
+python3 -m ruff check .
 exec python3 -m pytest -q "$@"

@@ -16,12 +16,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from debugger.position import marks_after
 from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
 from debugger.errors import DebuggerUserError
 from debugger.input_form import FormField, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
 from debugger.loading import load_graph, resolve
+from debugger.position import marks_after
 from debugger.records import PendingInterrupt
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from debugger.stepper import StepperError

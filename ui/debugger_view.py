@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
@@ -16,7 +17,6 @@ from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.run_link import open_from_url, remember_link
-from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
 

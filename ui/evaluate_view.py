@@ -31,9 +31,9 @@ from rag.eval.scoring import (
 from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.settings import DATA_DIR, RagSettings
 from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
+from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
-from ui.panels.icons import MATERIAL
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "Upload a file…"

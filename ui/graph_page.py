@@ -23,11 +23,11 @@ from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
 from ui.panels.full_state import render_full_state
+from ui.panels.icons import MATERIAL
 from ui.panels.inspector import InspectorParts, full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
-from ui.panels.icons import MATERIAL
 
 SESSION_KEY = "any_graph_session"
 ERROR_KEY = "any_graph_error"
@@ -285,7 +285,8 @@ def render_subgraph_controls(session: AnyGraphSession) -> None:
                         "hands it; the parent's run has not moved.")
             st.button("Back to the parent graph", icon=":material/arrow_upward:", key="yg_step_out", on_click=on_step_out)
     for name in session.subgraphs_next():
-        st.button(f"Step into the subgraph `{name}`", icon=":material/subdirectory_arrow_right:", key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
+        st.button(f"Step into the subgraph `{name}`", icon=":material/subdirectory_arrow_right:", key=f"yg_into_{name}",
+                  on_click=on_step_into, args=(name,),
                   help="Run the subgraph node by node on the input the parent would give it now")
 
 
@@ -424,7 +425,8 @@ def _workbench() -> None:
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
     if session.replay_mode:
-        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.", icon=MATERIAL["replay"])
+        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.",
+                icon=MATERIAL["replay"])
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))

@@ -182,7 +182,8 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help="0 = before the first node; time travel works from there too")
-        c2.button("Open in the step debugger", icon=MATERIAL["debugger"], key="history_open", on_click=on_open, args=(info.run_id,),
+        c2.button("Open in the step debugger", icon=MATERIAL["debugger"], key="history_open", on_click=on_open,
+                  args=(info.run_id,),
                   type="primary", width="stretch", help="Replay mode: nothing is executed")
         try:
             data = export_text(history, info.run_id)

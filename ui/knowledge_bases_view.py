@@ -17,8 +17,8 @@ from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, l
 from rag.ingest.models import SkippedFile
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.retrieval.paths import kb_label, named_kb_of
-from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
 from ui.panels.icons import MATERIAL
+from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
 
 SELECTED_KEY = "kb_selected"
 NEW_NAME_KEY = "kb_new_name"

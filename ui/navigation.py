@@ -15,7 +15,6 @@ import streamlit as st
 
 from ui.panels.icons import MATERIAL
 
-
 SIDEBAR_WIDTH_PX = 220
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import diff_table
+from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
 from rag.prompts import (
     ALLOWED_VARIABLES,
     REQUIRED_VARIABLES,
@@ -24,7 +25,6 @@ from rag.prompts import (
     PromptTemplateError,
     validate_template,
 )
-from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
 from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash

@@ -167,9 +167,9 @@ def _take_over(session: Any, run_id: str) -> Any:
 
 def _open(session: Any, link: Link) -> list[str]:
     """Show `link` in `session`; returns messages for people."""
+    from rag.errors import UserInputError
     from rag.runs.history import UnknownRunError
     from ui.panels.time_travel import reset_time_travel, travel_to
-    from rag.errors import UserInputError
     from ui.streamlit_state import shared_history
 
     live = {seg.run_id for seg in session.segments if seg.run_id}

@@ -101,7 +101,8 @@ def render_page() -> None:
     st.markdown(f"**Active provider:** `{settings.provider_label()}`")
     if not settings.models_configured():
         st.info("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader and "
-                "rewriter. Everything works without a key or network; connect a model below for real grading.", icon=MATERIAL["offline"])
+                "rewriter. Everything works without a key or network; connect a model below for real grading.",
+                icon=MATERIAL["offline"])
 
     with st.form("model_form"):
         st.subheader("Model (OpenAI-compatible)")
@@ -142,7 +143,7 @@ def render_page() -> None:
         current = str(settings.kb_dir) if settings.kb_dir else ""
         labels = list(kbs)
         st.selectbox("Knowledge base", labels, key="set_kb_label",
-                     index=[kbs[l] for l in labels].index(current) if current in kbs.values() else 0)
+                     index=[kbs[x] for x in labels].index(current) if current in kbs.values() else 0)
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input("top_k", key="set_top_k", min_value=1, max_value=50, value=settings.top_k)
         c2.checkbox("Dense leg (embeddings)", key="set_dense", value=settings.dense_enabled)

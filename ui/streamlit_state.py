@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
-from rag.settings import RagSettings
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
+from rag.settings import RagSettings
 from ui.panels.icons import MATERIAL
 from ui.text import as_text
 
@@ -192,7 +192,8 @@ def provider_banner() -> None:
         model_badge(settings)
     from rag.retrieval.paths import kb_label
 
-    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · retriever `{settings.retriever_backend}`")
+    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · "
+                       f"retriever `{settings.retriever_backend}`")
 
 
 BADGE_STATE_KEY = "model_badge_state"

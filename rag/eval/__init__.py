@@ -9,8 +9,16 @@ results beside the run history.
 """
 from rag.eval.cases import EvalCase, EvalSetError, load_cases, parse_cases, parse_csv
 from rag.eval.scoring import (
-    CaseChange, CaseResult, compare_runs, confusion, format_confusion, mean_reciprocal_rank, route_accuracy,
-    source_hit, source_hit_rate, summary,
+    CaseChange,
+    CaseResult,
+    compare_runs,
+    confusion,
+    format_confusion,
+    mean_reciprocal_rank,
+    route_accuracy,
+    source_hit,
+    source_hit_rate,
+    summary,
 )
 
 __all__ = [

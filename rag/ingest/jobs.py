@@ -22,11 +22,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from rag.errors import UserInputError
 from rag.ingest import AUTO, ingest_folder
 from rag.ingest.kbs import KbFolders, existing_kb
 from rag.ingest.models import IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import _atomic_write
-from rag.errors import UserInputError
 from rag.settings import RagSettings
 
 log = logging.getLogger(__name__)

@@ -54,7 +54,7 @@ class VectorCache:
         self.model_id = model_id
         self._rows: dict[str, np.ndarray] = {}
         if keys is not None and matrix is not None:
-            for k, row in zip(keys, matrix):
+            for k, row in zip(keys, matrix, strict=False):
                 self._rows[k] = row
 
     def __len__(self) -> int:
@@ -67,7 +67,7 @@ class VectorCache:
         return self._rows.get(key)
 
     def put(self, keys: list[str], matrix: np.ndarray) -> None:
-        for k, row in zip(keys, np.asarray(matrix, dtype=np.float32)):
+        for k, row in zip(keys, np.asarray(matrix, dtype=np.float32), strict=False):
             self._rows[k] = row
 
     def retain(self, keys: set[str]) -> None:

@@ -127,10 +127,11 @@ def _target(folder: Path, rel: str) -> Path:
     return dest
 
 
-def save_document(folder: Path, name: str, data: bytes, limits: UploadLimits = UploadLimits(),
+def save_document(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits] = None,
                   used_bytes: Optional[int] = None) -> Saved:
     """Save one uploaded document into `folder` (a zip goes through `save_zip`). Never raises for a
     bad file: the result says what was written and what was refused."""
+    limits = limits or UploadLimits()
     folder = Path(folder)
     if PurePosixPath((name or "").replace("\\", "/")).suffix.lower() == ZIP_SUFFIX:
         return save_zip(folder, name, data, limits, used_bytes)
@@ -168,12 +169,13 @@ def _member_problem(info: zipfile.ZipInfo, limits: UploadLimits) -> Optional[str
     return None
 
 
-def save_zip(folder: Path, name: str, data: bytes, limits: UploadLimits = UploadLimits(),
+def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits] = None,
              used_bytes: Optional[int] = None) -> Saved:
     """Extract the documents of an uploaded archive into `folder`, keeping its sub-folders. Refused
     as a whole: not a zip, too large, too many members, or more inflated bytes than allowed. Refused
     per member (with the reason): unsafe or hidden names, symlinks, encrypted members, unsupported
     types (nested archives included), members over the size or ratio limits."""
+    limits = limits or UploadLimits()
     folder = Path(folder)
     out = Saved()
     label = name or "(archive)"
@@ -190,11 +192,13 @@ def save_zip(folder: Path, name: str, data: bytes, limits: UploadLimits = Upload
         return out
     files = [i for i in infos if not i.is_dir()]
     if len(files) > limits.max_zip_members:
-        out.skipped.append(SkippedFile(filename=label, reason=f"archive has {len(files)} files (at most {limits.max_zip_members})"))
+        out.skipped.append(SkippedFile(filename=label,
+                                       reason=f"archive has {len(files)} files (at most {limits.max_zip_members})"))
         return out
     declared = sum(i.file_size for i in files)
     if declared > limits.max_zip_total_bytes:
-        out.skipped.append(SkippedFile(filename=label, reason=f"archive inflates to {declared} bytes (at most {limits.max_zip_total_bytes})"))
+        out.skipped.append(SkippedFile(filename=label, reason=f"archive inflates to {declared} bytes "
+                                                              f"(at most {limits.max_zip_total_bytes})"))
         return out
     used = folder_bytes(folder) if used_bytes is None else used_bytes
     inflated = 0

@@ -11,9 +11,9 @@ from typing import Optional
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
+from rag.errors import ModelCallError  # noqa: F401 - re-exported from its old home
 from rag.retrieval.base import CorpusStats
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
-from rag.errors import ModelCallError  # noqa: F401 - re-exported from its old home
 
 
 class PlannerInput(BaseModel):

@@ -34,11 +34,18 @@ from typing import Optional
 from langchain_core.runnables import RunnableLambda
 
 from rag.models.base import GraderInput, ModelRoles, PlannerInput, RewriterInput
-from rag.retrieval.base import CorpusStats
 from rag.models.offline_rules import (
-    EvidenceText, OfflineRules, content_terms, coverage, default_offline_rules, is_chinese, is_numeric,
-    _jieba_cut, term_covered,
+    EvidenceText,
+    OfflineRules,
+    _jieba_cut,
+    content_terms,
+    coverage,
+    default_offline_rules,
+    is_chinese,
+    is_numeric,
+    term_covered,
 )
+from rag.retrieval.base import CorpusStats
 from rag.schemas import MAX_HYDE_CHARS, MAX_STEP_BACK_CHARS, ComplexityResult, EvidenceGrade, RewritePlan
 
 _END_PUNCT = re.compile(r"[\s?？!！。.,，;；:：]+$")
@@ -131,9 +138,8 @@ def _en_comparison(q: str, r: OfflineRules) -> list[str]:
     preps = "|".join(re.escape(x) for x in p.en_prepositions)
     # the dimension before the items: "the battery life of | A"
     head, first = "", segs[0]
-    m = None
-    for m in re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE):
-        pass
+    found = list(re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE))
+    m = found[-1] if found else None  # the last preposition
     if m is not None and m.start() > 0:
         head, first = first[: m.end()], first[m.end():]
     # the dimension or context after the items: "B | in terms of mutability" (not the item's own first word)
@@ -179,9 +185,8 @@ def _en_sub_questions(q: str, r: OfflineRules) -> list[str]:
     first, last = segs[0], segs[-1]
     preps = "|".join(re.escape(x) for x in p.en_prepositions)
     # head + first item: after the last preposition, else the trailing capitalised run, else last word
-    m = None
-    for m in re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE):
-        pass
+    found = list(re.finditer(rf"\b(?:{preps})\b\s+", first, flags=re.IGNORECASE))
+    m = found[-1] if found else None  # the last preposition
     if m is not None:
         head, item1 = first[: m.end()], first[m.end():]
     elif _en_starts_question(first, r):
@@ -268,7 +273,7 @@ def _scope_candidates(
         pattern = (g.zh_qualifier_pattern if is_chinese(term) else g.en_qualifier_pattern).format(term=re.escape(term))
         by_file: dict[str, Counter] = {}
         file_docs: dict[str, list[int]] = {}
-        for i, (doc, ev) in enumerate(zip(docs, evs)):
+        for i, (doc, ev) in enumerate(zip(docs, evs, strict=False)):
             if not term_covered(term, [ev], r):
                 continue
             key = _file_key(doc, i)
@@ -305,7 +310,7 @@ def _missing_slot(
     scores = [coverage(terms, [ev], r) for ev in evs]
     if not scores or max(scores) < max(r.grader.slot_min_coverage, 1e-9):
         return None, []  # only chunks that answer the question can show that the answer varies
-    best = [ev for ev, s in zip(evs, scores) if s >= max(scores) - 1e-9]
+    best = [ev for ev, s in zip(evs, scores, strict=False) if s >= max(scores) - 1e-9]
     text = " ".join(ev.raw for ev in best)
     zh = is_chinese(question)
 

@@ -22,7 +22,12 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from rag.models.base import (
-    ROLE_INPUTS, GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput,
+    ROLE_INPUTS,
+    GraderInput,
+    ModelCallError,
+    ModelRoles,
+    PlannerInput,
+    RewriterInput,
 )
 from rag.models.health import record_call
 from rag.prompts import PromptSet, load_prompts, render, validate_template

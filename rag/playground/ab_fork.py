@@ -21,13 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
+from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
 from rag.graph.build import compiled_graph
 from rag.models.base import ModelRoles
 from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, validate_template
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
-from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
 
 Role = Literal["planner", "grader", "rewriter"]
 RolesFactory = Callable[[PromptSet], ModelRoles]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from pydantic import BaseModel
+
 from rag.errors import PromptTemplateError  # noqa: F401 - re-exported from its old home
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"

@@ -27,8 +27,8 @@ from typing import Optional
 
 from pydantic import BaseModel, ValidationError
 
-from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prompts, validate_template
 from rag.errors import PromptVersionError, UnknownPromptVersionError  # noqa: F401 - re-exported from its old home
+from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prompts, validate_template
 
 log = logging.getLogger(__name__)
 

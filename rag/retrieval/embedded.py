@@ -20,14 +20,19 @@ import numpy as np
 from rag.ingest import ingest_folder
 from rag.ingest.models import LEAF_LEVEL, ChunkRecord
 from rag.ingest.store import Store, text_hash
+from rag.retrieval.base import CorpusStats
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.paths import fallback_store_dir
+from rag.retrieval.pipeline import (
+    PIPELINE,  # noqa: F401 - re-exported for older imports
+    base_fields,
+    failed_result,
+    finish,
+    record_mode,
+)
 from rag.retrieval.profile import load_profile
-from rag.retrieval.pipeline import PIPELINE  # noqa: F401 - re-exported for older imports
-from rag.retrieval.pipeline import base_fields, failed_result, finish, record_mode
 from rag.retrieval.stages import rrf_fuse
 from rag.retrieval.tokenize import tokenize_query
-from rag.retrieval.base import CorpusStats
 from rag.schemas import RetrievalResult
 from rag.settings import RagSettings
 

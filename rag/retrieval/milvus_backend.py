@@ -258,7 +258,8 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
                           client=None, collection: Optional[str] = None) -> MilvusRetriever:
     """Ingest `kb_dir` into its local store (incremental, embeds missing vectors when dense is on),
     sync the leaves into `settings.milvus_collection` at `settings.milvus_uri`, and return the
-    retriever (`collection`: default `settings.milvus_collection`). Raises on a missing URI, a missing pymilvus or an unreachable server: the factory
+    retriever (`collection`: default `settings.milvus_collection`). Raises on a missing URI, a missing pymilvus
+    or an unreachable server: the factory
     turns that into a retriever that answers "failed" with the reason."""
     from rag.ingest import ingest_folder
     from rag.retrieval.paths import default_store_dir

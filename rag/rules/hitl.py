@@ -7,9 +7,9 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
+from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
 from rag.rules.text import clean_text, text_problem
 from rag.schemas import HitlResumeState
-from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -29,7 +29,9 @@ def default_hitl_prompt(
     if route == "scope_select":
         opts = [o for o in (options or []) if o]
         if zh:
-            return "你的问题可能指向多个方向，请选择一个：" + "；".join(opts) if opts else "你的问题可能指向多个方向，请说明具体指哪一个。"
+            if opts:
+                return "你的问题可能指向多个方向，请选择一个：" + "；".join(opts)
+            return "你的问题可能指向多个方向，请说明具体指哪一个。"
         return ("Your question could mean several things. Please choose one: " + "; ".join(opts)) if opts else (
             "Your question could mean several things. Please say which one you mean."
         )

@@ -31,11 +31,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
+from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
 from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
 from rag.trace import normalize_rag_trace
-from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
 
 #: Real exports nest about 12 levels deep (state -> trace -> sub-traces -> chunks); far deeper input
 #: is not an export, and nesting thousands deep would exhaust the parser's recursion instead.

@@ -24,17 +24,17 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from debugger import GraphStepper, StepRecord, Stepper
+from debugger import GraphStepper, Stepper, StepRecord
 from debugger.graph_view import GraphDrawing
 from debugger.position import marks_after
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
+from rag.errors import UserInputError
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
-from rag.errors import UserInputError
 from rag.workbench import run_owners
 
 log = logging.getLogger("rag_debugger.session")

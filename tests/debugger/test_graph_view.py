@@ -12,12 +12,12 @@ from tests.debugger import toy_graphs as tg
 
 
 def node_line(dot: str, node: str) -> str:
-    (line,) = [l for l in dot.splitlines() if l.strip().startswith(f'"{node}" [')]
+    (line,) = [x for x in dot.splitlines() if x.strip().startswith(f'"{node}" [')]
     return line
 
 
 def edge_line(dot: str, src: str, dst: str) -> str:
-    (line,) = [l for l in dot.splitlines() if l.strip().startswith(f'"{src}" -> "{dst}"')]
+    (line,) = [x for x in dot.splitlines() if x.strip().startswith(f'"{src}" -> "{dst}"')]
     return line
 
 

@@ -17,7 +17,7 @@ def test_values_are_escaped_and_kinds_are_row_classes():
     page = read_html(diff_html(rows))
     assert "<script>" not in diff_html(rows)
     table = page.tables["diff"]
-    by_field = {r[0]: (r, c) for r, c in zip(table["rows"], table["classes"])}
+    by_field = {r[0]: (r, c) for r, c in zip(table["rows"], table["classes"], strict=False)}
     assert by_field["a"][0][2] == '"<script>x</script>"'  # the text a person reads
     assert by_field["new"][0][1:] == ["‹absent›", "null", "added"]
     assert by_field["gone"][0][1:] == ["1", "‹absent›", "removed"]

@@ -125,7 +125,7 @@ def test_one_failing_lane_keeps_the_others_results():
     assert len(r.lanes) == 3
     assert [lane.error for lane in r.lanes].count(None) == 2
     assert by_error[False].writes is None
-    assert sorted(l.writes["results"][0] for l in r.lanes if l.writes) == ["BOOM-0", "BOOM-2"]
+    assert sorted(x.writes["results"][0] for x in r.lanes if x.writes) == ["BOOM-0", "BOOM-2"]
     assert tg.CALLS["worker"] == 3
     retry = s.run_to_end()  # retries the superstep and stops at the error again
     assert len(retry) == 1 and retry[0].error == r.error

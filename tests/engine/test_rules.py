@@ -84,7 +84,7 @@ def test_every_complex_marker_sends_a_short_question_to_the_planner(marker):
     assert fast_path_reason("xy") == FAST + "short_single_intent"
 
 
-@pytest.mark.parametrize("first, second", list(zip(REFERENCE_DIMENSIONS, REFERENCE_DIMENSIONS[1:])))
+@pytest.mark.parametrize("first, second", list(zip(REFERENCE_DIMENSIONS, REFERENCE_DIMENSIONS[1:], strict=False)))
 def test_any_two_dimension_markers_send_it_to_the_planner(first, second):
     assert fast_path_reason(f"丹瑾{first}{second}") is None
     assert fast_path_reason(f"丹瑾{first}{first}") is not None  # one marker, twice: still one
@@ -184,7 +184,8 @@ def test_unknown_route_has_no_status():
         ("clarify", dict(question="q", model_prompt="Which platform?"), "Which platform?"),
         ("clarify", dict(question="Nova battery?", missing_slots=["platform", "version"]), "Please add: platform, version"),
         ("clarify", dict(question="续航多少？", missing_slots=["平台"]), "请补充以下信息：平台"),
-        ("scope_select", dict(question="Nova?", options=["X1", "Pad"]), "Your question could mean several things. Please choose one: X1; Pad"),
+        ("scope_select", dict(question="Nova?", options=["X1", "Pad"]),
+         "Your question could mean several things. Please choose one: X1; Pad"),
         ("scope_select", dict(question="丹瑾？", options=["角色", "武器"]), "你的问题可能指向多个方向，请选择一个：角色；武器"),
         ("answer", dict(question="q"), ""),
     ],
@@ -263,19 +264,24 @@ def sub(status, route="answer", docs=(), **trace):
 @pytest.mark.parametrize(
     "subs, route, status, relevance, answerability",
     [
-        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("partial", docs=[{"chunk_id": "2"}])], "answer", "partial", "strong", "partial"),
-        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("no_knowledge", "no_knowledge")], "answer", "answerable", "strong", "sufficient"),
-        ([sub("needs_clarification", "clarify", hitl_prompt="p"), sub("needs_scope_selection", "scope_select", hitl_options=["a"])],
+        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("partial", docs=[{"chunk_id": "2"}])],
+         "answer", "partial", "strong", "partial"),
+        ([sub("answerable", docs=[{"chunk_id": "1"}]), sub("no_knowledge", "no_knowledge")],
+         "answer", "answerable", "strong", "sufficient"),
+        ([sub("needs_clarification", "clarify", hitl_prompt="p"),
+          sub("needs_scope_selection", "scope_select", hitl_options=["a"])],
          "scope_select", "needs_scope_selection", "none", "none"),
         ([sub("needs_clarification", "clarify", hitl_prompt="p"), sub("no_knowledge", "no_knowledge")],
          "clarify", "needs_clarification", "none", "none"),
-        ([sub("no_knowledge", "no_knowledge"), sub("no_knowledge", "no_knowledge")], "no_knowledge", "no_knowledge", "none", "none"),
+        ([sub("no_knowledge", "no_knowledge"), sub("no_knowledge", "no_knowledge")],
+         "no_knowledge", "no_knowledge", "none", "none"),
         ([], "no_knowledge", "no_knowledge", "none", "none"),
     ],
 )
 def test_synthesis_outcomes(subs, route, status, relevance, answerability):
     out = synthesize(subs)
-    assert (out["route"], out["retrieval_status"], out["relevance"], out["answerability"]) == (route, status, relevance, answerability)
+    got = (out["route"], out["retrieval_status"], out["relevance"], out["answerability"])
+    assert got == (route, status, relevance, answerability)
 
 
 # Synthesis with no usable evidence and HITL sub-results (SPEC 5, "Synthesis HITL"): scope_select if ANY

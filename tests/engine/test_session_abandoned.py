@@ -10,8 +10,8 @@ import pytest
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.workbench import run_owners
-from ui import history_store
 from rag.workbench.session import DebugSession
+from ui import history_store
 
 
 @pytest.fixture

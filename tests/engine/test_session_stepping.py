@@ -9,8 +9,8 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from tests.debugger.readback import checked_step
 from rag.workbench.session import DebugSession
+from tests.debugger.readback import checked_step
 
 
 @pytest.fixture

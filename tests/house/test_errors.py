@@ -9,7 +9,6 @@ import pytest
 
 import rag.errors as errors
 
-
 OLD_HOMES = [
     ("rag.api", "InvalidQuestionError"), ("rag", "InvalidQuestionError"), ("rag", "SnapshotError"),
     ("rag.rules.hitl", "SnapshotError"), ("rag.models.base", "ModelCallError"), ("rag", "ModelCallError"),
@@ -29,8 +28,10 @@ def test_old_import_paths_name_the_same_class(module, name):
     assert getattr(importlib.import_module(module), name) is getattr(errors, name)
 
 
-@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in ("RagError", "UserFixableError", "ModelCallError", "HistoryDamagedError",
-                                                                "HistoryUnavailableError")])
+NOT_THE_USERS = ("RagError", "UserFixableError", "ModelCallError", "HistoryDamagedError", "HistoryUnavailableError")
+
+
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n not in NOT_THE_USERS])
 def test_input_errors_are_user_fixable_value_errors(name):
     cls = getattr(errors, name)
     assert issubclass(cls, errors.UserFixableError)

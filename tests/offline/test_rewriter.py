@@ -42,7 +42,8 @@ def test_missing_vocabulary_gets_a_hyde_passage_in_the_corpus_words(question, co
         assert word in plan.hyde_document
 
 
-@pytest.mark.parametrize("question, lang_marker", [("青棠的背景故事讲了什么？", "关于"), ("Tell me about the diffuser", "explanation")])
+@pytest.mark.parametrize("question, lang_marker",
+                         [("青棠的背景故事讲了什么？", "关于"), ("Tell me about the diffuser", "explanation")])
 def test_vague_question_without_known_synonyms_falls_back_to_a_generic_hyde(question, lang_marker):
     plan = rewrite_question(RewriterInput(question=question))
     assert plan.method == "hyde"

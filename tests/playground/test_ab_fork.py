@@ -5,9 +5,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from rag.api import InvalidQuestionError
-from rag.runs.history import RunHistory
 from rag.playground import ForkNotReachedError, run_ab
 from rag.prompts import PromptTemplateError, load_default_prompts
+from rag.runs.history import RunHistory
 from rag.schemas import ComplexityResult, RewritePlan
 from tests.engine.fakes import FakeRoles, grade
 from tests.playground.conftest import QUESTION

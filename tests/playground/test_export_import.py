@@ -111,7 +111,7 @@ def test_replay_matches_a_live_stepping_session(tmp_path, history, settings, ret
     replay = replay_from_document(export_run(history, info.run_id))
     got = replay.run_to_end()
     assert len(got) == len(live.steps)
-    for a, b in zip(got, live.steps):
+    for a, b in zip(got, live.steps, strict=False):
         assert (a.nodes, a.values_before, a.values_after, a.next_nodes) == (b.nodes, b.values_before, b.values_after,
                                                                            b.next_nodes)
         assert [lane.writes for lane in a.lanes] == [lane.writes for lane in b.lanes]
@@ -126,7 +126,7 @@ def test_fanout_run_replays_parallel_lanes(tmp_path, history, settings, retrieve
     records = replay.run_to_end()
     fan = next(r for r in records if "rag_sub_agent" in r.nodes)
     assert len(fan.lanes) == 2
-    assert sorted(l.writes["sub_results"][0]["question"] for l in fan.lanes) == ["X1 battery?", "X2 battery?"]
+    assert sorted(x.writes["sub_results"][0]["question"] for x in fan.lanes) == ["X1 battery?", "X2 battery?"]
     assert [r.kind for r in fan.diff if r.path.startswith("sub_results")] == ["appended", "appended"]
     assert replay.current_values()["rag_trace"]["retrieval_stage"] == "synthesis"
 

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from rag.models.factory import get_default_roles
+from rag.prompts import PromptSet, PromptTemplateError, load_default_prompts, load_prompts
 from rag.prompts.versions import (
     PromptVersionError,
     UnknownPromptVersionError,
@@ -19,7 +20,6 @@ from rag.prompts.versions import (
     set_active,
     versions_dir,
 )
-from rag.prompts import PromptSet, PromptTemplateError, load_default_prompts, load_prompts
 from rag.settings import RagSettings
 
 

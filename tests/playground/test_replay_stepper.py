@@ -71,7 +71,7 @@ def test_replay_gives_the_records_of_the_live_session():
         assert got.values_before == expected.values_before
         assert got.values_after == expected.values_after
         assert got.next_nodes == expected.next_nodes
-        assert [(l.node, l.writes) for l in got.lanes] == [(l.node, l.writes) for l in expected.lanes]
+        assert [(x.node, x.writes) for x in got.lanes] == [(x.node, x.writes) for x in expected.lanes]
         assert got.before_checkpoint_id == expected.before_checkpoint_id
         assert got.after_checkpoint_id == expected.after_checkpoint_id
     assert replay.done and replay.current_values()["total"] == 3

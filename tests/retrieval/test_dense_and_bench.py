@@ -43,6 +43,6 @@ def test_benchmark_command_ends_with_its_summary_lines(capsys):
     app_rss = float(lines["app_peak_rss_mb"].split()[0])
     assert 20 < app_rss < 500, "the app with the bundled KB must stay under 500 MB"
     assert float(lines["hybrid_median_ms"]) > 0 and float(lines["peak_rss_mb"]) > 0
-    assert [l.split(":")[0] for l in out.rstrip().splitlines()[-3:]] == [
+    assert [x.split(":")[0] for x in out.rstrip().splitlines()[-3:]] == [
         "sparse_speedup_vs_bm25retriever", "hybrid_median_ms", "peak_rss_mb"]
     assert "| langchain EnsembleRetriever" in out

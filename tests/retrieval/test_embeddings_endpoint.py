@@ -12,7 +12,6 @@ import pytest
 
 from rag.retrieval import factory
 from rag.retrieval.paths import BUNDLED_INDEX_DIR
-
 from tests.retrieval.conftest import FIXTURE_KB, make_settings
 
 KEY = "sk-embed-SECRET-93d1"

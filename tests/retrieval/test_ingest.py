@@ -67,14 +67,14 @@ def test_good_files_become_three_levels_with_pages(folder, tmp_path):
     store = Store.load(tmp_path / "store")
     by_id = store.by_id()
     leaves = store.leaves()
-    assert all(by_id[by_id[l.parent_id].parent_id].level == 1 for l in leaves)
+    assert all(by_id[by_id[x.parent_id].parent_id].level == 1 for x in leaves)
     assert {c.level for c in store.chunks} == {1, 2, 3}
-    pdf_pages = {l.page_number: l.text for l in leaves if l.filename == "manual.pdf"}
+    pdf_pages = {x.page_number: x.text for x in leaves if x.filename == "manual.pdf"}
     assert "lamps" in pdf_pages[1] and "warranty" in pdf_pages[2]
-    assert all(l.page_number is None for l in leaves if l.filename != "manual.pdf")
-    setup = next(l for l in leaves if "Plug it in" in l.text)
+    assert all(x.page_number is None for x in leaves if x.filename != "manual.pdf")
+    setup = next(x for x in leaves if "Plug it in" in x.text)
     assert setup.heading == "指南 > Setup" and "Setup" in setup.search_text()
-    assert report.embedded == len({l.search_text() for l in leaves}) and len(store.vectors) == report.embedded
+    assert report.embedded == len({x.search_text() for x in leaves}) and len(store.vectors) == report.embedded
     assert report.chunk_counts["3"] == len(leaves)
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from rag.errors import UserInputError
 from rag.ingest import jobs
-from rag.ingest.models import SkippedFile
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs, validate_kb_name
+from rag.ingest.models import SkippedFile
 from rag.ingest.uploads import UploadLimits, safe_relative_name, save_document, save_zip
 from rag.retrieval import factory
 from rag.retrieval.paths import default_store_dir, kb_label, kbs_root, named_kb_of

@@ -41,7 +41,7 @@ class ListRetriever(BaseRetriever):
 class ScoredRetriever(ListRetriever):
     def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
         return [Document(page_content=d.page_content, metadata={**d.metadata, "score": s})
-                for d, s in zip(self.docs, (0.2, 0.9, 0.5, 0.1))]
+                for d, s in zip(self.docs, (0.2, 0.9, 0.5, 0.1), strict=False)]
 
 
 def search(retriever, query="kettle", **overrides):
@@ -98,7 +98,8 @@ def test_declared_and_inferred_modes():
     from langchain_classic.retrievers import EnsembleRetriever
     from langchain_community.retrievers import BM25Retriever
 
-    assert LangChainRetriever(ListRetriever(docs=DOCS), settings=make_settings(), mode="hybrid").search("x").trace_fields["retrieval_mode"] == "hybrid"
+    hybrid = LangChainRetriever(ListRetriever(docs=DOCS), settings=make_settings(), mode="hybrid")
+    assert hybrid.search("x").trace_fields["retrieval_mode"] == "hybrid"
     bm25 = BM25Retriever.from_documents(DOCS, k=4)
     assert infer_mode(bm25)[0] == "sparse_only"
     f = search(bm25, top_k=2).trace_fields

@@ -78,7 +78,7 @@ def inspector_table(at, table_id: str, *, include_hidden: bool = False) -> pd.Da
     table = read_html(inspector_html(at)).tables.get(table_id)
     if table is None:
         raise AssertionError(f"the inspector shows no table {table_id!r}")
-    rows = [r for r, c in zip(table["rows"], table["classes"]) if include_hidden or "rdi-kind-unchanged" not in c]
+    rows = [r for r, c in zip(table["rows"], table["classes"], strict=False) if include_hidden or "rdi-kind-unchanged" not in c]
     return pd.DataFrame(rows, columns=table["head"])
 
 

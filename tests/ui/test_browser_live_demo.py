@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
 from tests.support.fake_openai import closed_port_url
 
 SHOTS = Path(os.environ.get("RAG_TEST_SHOTS", "")) if os.environ.get("RAG_TEST_SHOTS") else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.browser import settle, ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 

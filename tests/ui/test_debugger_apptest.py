@@ -7,8 +7,18 @@ import re
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.apptest import (control_enabled, graph_svg, inspector_dot, inspector_html, inspector_marks,
-                                   inspector_sections, inspector_table, inspector_text, press, travel_to_step)
+from tests.support.apptest import (
+    control_enabled,
+    graph_svg,
+    inspector_dot,
+    inspector_html,
+    inspector_marks,
+    inspector_sections,
+    inspector_table,
+    inspector_text,
+    press,
+    travel_to_step,
+)
 
 CURRENT_FILL = "#ffb74d"
 DONE_FILL = "#a5d6a7"

@@ -11,8 +11,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from rag.demo import load_demo_questions
 from rag.runs.export import DEMO_RUNS_DIR, list_demo_runs
-from tests.support.browser import ROOT
 from tests.support.apptest import control_enabled, inspector_text, press, travel_to_step
+from tests.support.browser import ROOT
 
 SECRET = "sk-test-DO-NOT-LEAK-9f8e7d6c5b4a"
 

@@ -37,7 +37,7 @@ def answer_demo():
 def side_by_side(at) -> bool:
     """Variant A's and B's headings sit in two sibling columns."""
     cols = list(at.columns)
-    for left, right in zip(cols, cols[1:]):
+    for left, right in zip(cols, cols[1:], strict=False):
         if any(m.value == "### A — current" for m in left.markdown) and \
                 any(m.value == "### B — edited" for m in right.markdown):
             return True

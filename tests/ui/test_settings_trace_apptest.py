@@ -110,7 +110,7 @@ def test_trace_explorer_shows_groups_states_and_sub_traces(app_test):
     assert not at.exception
     assert any("present" in c.value and "of the 59 protocol fields" in c.value for c in at.caption)
     tables = [t.value for t in at.table]
-    fields = {f: s for t in tables for f, s in zip(t["field"], t["state"])}
+    fields = {f: s for t in tables for f, s in zip(t["field"], t["state"], strict=False)}
     assert len(fields) == 59
     assert fields["retrieval_stage"] == "present" and fields["sub_traces"] == "present"
     assert fields["evidence_confidence"] == "null"  # null after synthesis, dropped by normalization

@@ -22,6 +22,7 @@ import streamlit as st
 from debugger.html_view import code, details, dot_source_html, esc, graph_html, step_html, timeline_html
 from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
+from rag.workbench.session import DebugSession, route_decision
 from ui.panels.controls import controls_html, queue_action
 from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
@@ -29,7 +30,6 @@ from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.run_link import link_query
-from rag.workbench.session import DebugSession, route_decision
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
@@ -247,7 +247,7 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
     if cached is not None and cached[0] == key:
         return cached[1]
     rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
-    for i, (row, (seg, rec)) in enumerate(zip(rows, pairs), start=1):
+    for i, (row, (seg, rec)) in enumerate(zip(rows, pairs, strict=False), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
         row["run"] = seg.label
         row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
