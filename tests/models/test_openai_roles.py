@@ -141,7 +141,9 @@ def test_clients_are_created_once_per_model_and_reused(scripted, make_settings):
 
 
 def test_parallel_calls_share_one_client(scripted, make_settings):
-    roles = build_openai_roles(make_settings())
+    # a timeout far above any reply: this test is about sharing the client, not about speed, and 8 calls
+    # on 4 threads can take longer than the fixture's 0.5 s on a busy machine
+    roles = build_openai_roles(make_settings(model_timeout_seconds=30))
     with ThreadPoolExecutor(4) as pool:
         outs = list(pool.map(lambda i: roles.grader.invoke({"question": f"q{i}", "context": "c"}), range(8)))
     assert all(o == EvidenceGrade(**GRADE) for o in outs)

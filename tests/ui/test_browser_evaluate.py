@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle, wait_shown
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 CASES = [
@@ -26,6 +26,7 @@ def test_upload_a_set_run_it_and_see_the_confusion_matrix(tmp_path):
         page.goto(url + "/evaluate")
         wait_idle(page)
         page.get_by_role("heading", name="Evaluate").first.wait_for(timeout=30_000)
+        wait_shown(page, ".st-key-eval_set")  # the app is idle and the picker drawn: a click now opens it
         page.locator(".st-key-eval_set").click()
         page.get_by_role("option", name="Upload a file…").click()
         page.locator('.st-key-eval_upload input[type="file"]').set_input_files(str(set_file))
