@@ -23,6 +23,7 @@ from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
 from ui.panels.full_state import render_full_state
+from debugger.value_view import TypedValues
 from ui.panels.inspector import InspectorParts, full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
@@ -55,7 +56,7 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION,
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"))
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
 
 
 # ----- loading ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
+from debugger.value_view import TypedValues, state_html
 from debugger.svg import dot_to_svg
 from debugger.timeline import timeline_rows
 from ui.panels.controls import controls_html, queue_action
@@ -26,6 +27,7 @@ from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
+from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
 from ui.session import DebugSession, route_decision
 
@@ -102,6 +104,8 @@ class InspectorParts:
     controls_caption: Optional[str] = None
     timeline_columns: Optional[tuple[str, ...]] = None
     """The timeline's columns (None: the RAG debugger's)."""
+    values: TypedValues = RAG_VALUES
+    """How state values are drawn (typed cards for the RAG state; a generic tree elsewhere)."""
 
 
 RAG_PARTS = InspectorParts()
@@ -161,11 +165,15 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "graph": graph_html(svg, dot),
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
-        "step": step_html(record, progress_table=step_progress),
+        "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
+        + step_html(record, progress_table=step_progress, view=parts.values),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
     }
+    if seg and full_state:  # typed, beside the raw JSON the page draws below
+        sections["step"] += details("Full state, typed", state_html(values, parts.values), ident="typed_state",
+                                    open_=True)
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
         sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",

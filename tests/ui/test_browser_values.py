@@ -1,0 +1,44 @@
+"""In a real browser: the retrieved chunks of a step are cards whose text expands, and the grade is
+badges with its reason (typed views, ui/panels/values.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rag.demo import load_demo_questions
+from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def step(page, n: int) -> None:
+    page.get_by_role("button", name="⏭ Step", exact=True).first.click()
+    page.get_by_text(f"Step {n}:").first.wait_for(timeout=30_000)
+    wait_idle(page)
+
+
+def test_chunk_cards_and_grade_badges_in_the_diff():
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    SHOTS.mkdir(exist_ok=True)
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        step(page, 1)
+        step(page, 2)  # retrieve_initial: docs changed
+        card = page.locator('#diff tr[data-field="docs"] .rdi-chunk').first
+        card.wait_for(timeout=15_000)
+        assert card.locator(".rdi-chunk-file").inner_text().endswith(".md")
+        assert "rrf #" in card.inner_text()
+        full = card.locator(".rdi-longtext")
+        assert not full.is_visible()
+        card.locator("summary").first.click()
+        full.wait_for(state="visible", timeout=5_000)
+        step(page, 3)  # grade_documents
+        badges = page.locator('#diff tr[data-field="grade"] [data-badge="route"]')
+        badges.first.wait_for(timeout=15_000)
+        assert "answer" in badges.first.inner_text()
+        page.screenshot(path=str(SHOTS / "typed_values_1280.png"))
+        assert not page.get_by_text("Traceback").count()
