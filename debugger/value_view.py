@@ -158,7 +158,8 @@ def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,
                 key_for: Optional[Callable[[str], Optional[Callable[[Any], Any]]]] = None) -> tuple[str, str, str, str]:
     """One changed diff row as HTML cells (field, before, after, kind). A list that changed is
     drawn as a list diff in the after column (the before column says how long the list was)."""
-    if row.kind == "changed" and isinstance(row.before, (list, tuple)) and isinstance(row.after, (list, tuple)):
+    if (row.kind == "changed" and isinstance(row.before, (list, tuple)) and isinstance(row.after, (list, tuple))
+            and row.before and row.after):  # from or to an empty list: the list itself says it all
         key = key_for(base_field(row.path)) if key_for else None
         return (_esc(row.path), f'<span class="rdi-caption">{len(row.before)} items, see the marks</span>',
                 list_diff_html(row.path, row.before, row.after, render=render, key=key), _esc(row.kind))

@@ -23,6 +23,7 @@ from rag.ingest.store import Store, text_hash
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.paths import fallback_store_dir
 from rag.retrieval.profile import load_profile
+from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.pipeline import PIPELINE  # noqa: F401 - re-exported for older imports
 from rag.retrieval.pipeline import base_fields, failed_result, finish, record_mode
 from rag.retrieval.stages import rrf_fuse
@@ -150,6 +151,7 @@ class EmbeddedRetriever:
     # --- recall -----------------------------------------------------------------------------
     def _recall(self, query: str, k: int, fields: dict) -> list[dict]:
         rankings: list[list[str]] = []
+        legs: dict[str, list[str]] = {}
         errors: list[str] = []
         sparse_ok = dense_ok = False
         if self.kb.sparse is None:
@@ -157,6 +159,7 @@ class EmbeddedRetriever:
         else:
             try:
                 rankings.append([self.kb.leaves[i].chunk_id for i, _ in self.kb.sparse.search(query, k)])
+                legs["sparse"] = rankings[-1]
                 sparse_ok = True
             except Exception as exc:
                 errors.append(f"sparse leg failed: {type(exc).__name__}: {exc}")
@@ -164,6 +167,7 @@ class EmbeddedRetriever:
             try:
                 qv = self.kb.embedder.embed_query(query)
                 rankings.append([self.kb.leaves[i].chunk_id for i, _ in self.kb.dense.search(qv, k)])
+                legs["dense"] = rankings[-1]
                 dense_ok = True
             except Exception as exc:
                 errors.append(f"dense leg failed: {type(exc).__name__}: {exc}")
@@ -174,6 +178,7 @@ class EmbeddedRetriever:
         record_mode(fields, mode, errors)
         if mode == "failed":
             return []
+        fields[LEGS_KEY] = legs  # for the candidates' explanation (popped by `finish`)
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
         return [{**_chunk_dict(self.kb.by_id[cid]), "score": score} for cid, score in fused]
 

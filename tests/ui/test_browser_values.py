@@ -1,5 +1,6 @@
-"""In a real browser: the retrieved chunks of a step are cards whose text expands, and the grade is
-badges with its reason (typed views, ui/panels/values.py)."""
+"""In a real browser: the retrieved chunks of a step are cards whose text expands, the grade is badges
+with its reason (typed views, ui/panels/values.py), and the retrieval table says why each candidate
+is in or out (ui/panels/evidence.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_chunk_cards_and_grade_badges_in_the_diff():
         wait_idle(page)
         step(page, 1)
         step(page, 2)  # retrieve_initial: docs changed
-        card = page.locator('#diff tr[data-field="docs"] .rdi-chunk').first
+        card = page.locator('#diff tr[data-field="docs"] .rdi-chunk:has(details)').first  # a long chunk
         card.wait_for(timeout=15_000)
         assert card.locator(".rdi-chunk-file").inner_text().endswith(".md")
         assert "rrf #" in card.inner_text()
@@ -36,9 +37,20 @@ def test_chunk_cards_and_grade_badges_in_the_diff():
         assert not full.is_visible()
         card.locator("summary").first.click()
         full.wait_for(state="visible", timeout=5_000)
+        card.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "typed_values_1280.png"))
         step(page, 3)  # grade_documents
         badges = page.locator('#diff tr[data-field="grade"] [data-badge="route"]')
         badges.first.wait_for(timeout=15_000)
         assert "answer" in badges.first.inner_text()
-        page.screenshot(path=str(SHOTS / "typed_values_1280.png"))
+        # the retrieval explained: why each recalled chunk is in or out
+        why = page.locator('details[data-id="retrieval_explain"] > summary')
+        why.first.wait_for(timeout=15_000)
+        why.first.click()
+        kept = page.locator("#retrieval_explain tr.rdi-outcome-kept")
+        kept.first.wait_for(state="visible", timeout=5_000)
+        assert page.locator("#retrieval_explain tbody tr:not(.rdi-outcome-kept)").count() >= 1  # some were cut or merged
+        assert "kept" in kept.first.inner_text()
+        kept.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "retrieval_explain_1280.png"))
         assert not page.get_by_text("Traceback").count()

@@ -54,3 +54,19 @@ def test_in_the_diff_retrieved_chunks_are_cards_and_a_dropped_chunk_is_marked_re
     assert "removed" in by_field["docs"][2] and "nova_speaker.md" in by_field["docs"][2]
     assert 'data-mark="removed"' in html and html.count('class="rdi-chunk"') == 2
     assert "route answer" in by_field["grade"][2]
+
+
+def test_the_retrieval_table_says_why_each_candidate_is_in_or_out():
+    from ui.panels.evidence import evidence_html
+
+    cands = [{"chunk_id": "a", "filename": "f.md", "level": 3, "sparse_rank": 1, "dense_rank": None, "rrf_score": 0.03,
+              "merged_into": "P", "from_merge": False, "rrf_rank": None, "rerank_score": None,
+              "outcome": "merged into parent"},
+             {"chunk_id": "P", "filename": "f.md", "level": 2, "from_merge": True, "rrf_rank": 1, "rerank_score": 0.7,
+              "outcome": "kept"}]
+    html = evidence_html({"rag_trace": {"retrieval_candidates": cands, "retrieval_stage": "initial"}, "docs": []})
+    table = read_html(html).tables["retrieval_explain"]
+    assert table["head"][3:5] == ["sparse rank", "dense rank"]
+    assert table["rows"][0][6] == "replaced by parent P" and table["rows"][0][-1] == "merged into parent"
+    assert table["rows"][1][6] == "parent brought in by auto-merge" and table["rows"][1][-1] == "kept"
+    assert "2 candidates: 1 merged into parent, 1 kept" in text(html)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Optional
 from debugger.html_view import code, esc
 from debugger.value_view import TypedValues, base_field, leaf_html, tree_html
 
-CHUNK_PREVIEW_CHARS = 140
+CHUNK_PREVIEW_CHARS = 90
 CHUNK_TEXT_MAX_CHARS = 4_000
 CHUNK_LIST_FIELDS = frozenset({"docs", "retrieved_chunks", "initial_retrieved_chunks", "rewrite_retrieved_chunks",
                                "hitl_targeted_retrieved_chunks"})
@@ -58,10 +58,14 @@ def chunk_card(chunk: Mapping[str, Any], *, number: Optional[int] = None) -> str
               f'<span class="rdi-score" title="rank in the fused (RRF) list">rrf #{esc(_num(chunk.get("rrf_rank")))}</span>'
               f'<span class="rdi-score" title="reranker score">rerank {esc(_num(chunk.get("rerank_score")))}</span>')
     ident = f' data-chunk="{esc(chunk.get("chunk_id"))}"' if chunk.get("chunk_id") else ""
+    if len(text) <= CHUNK_PREVIEW_CHARS:  # short: nothing to expand
+        body = f'<div class="rdi-chunk-text">{esc(text)}</div>'
+    else:
+        body = (f'<details class="rdi-chunk-text"><summary>{esc(preview)}</summary>'
+                f'<div class="rdi-longtext">{esc(full)}</div></details>')
     return (f'<div class="rdi-chunk"{ident}><div class="rdi-chunk-head">{num}<b class="rdi-chunk-file">'
             f'{esc(chunk.get("filename"))}</b> <span class="rdi-caption">{esc(" · ".join(meta))}</span> {scores}</div>'
-            f'<details class="rdi-chunk-text"><summary>{esc(preview)}</summary>'
-            f'<div class="rdi-longtext">{esc(full)}</div></details></div>')
+            f'{body}</div>')
 
 
 def chunks_html(chunks: list) -> str:
@@ -145,6 +149,11 @@ def rag_value_html(path: str, value: Any) -> Optional[str]:
         return None
     if leaf in CHUNK_LIST_FIELDS and isinstance(value, list):
         return chunks_html(value)
+    if leaf == "retrieval_candidates" and isinstance(value, list):
+        from ui.panels.evidence import explain_summary
+
+        return (f'<span class="rdi-caption">{esc(explain_summary(value))} — the table is under '
+                "Evidence: “Why these chunks?”</span>")
     if leaf == "grade" and isinstance(value, Mapping):
         return grade_html(value)
     if leaf == "sub_questions" and isinstance(value, list):
