@@ -120,6 +120,7 @@ class DebugSession:
         self.checkpointer = checkpointer if checkpointer is not None else (
             history.checkpointer if history is not None else None)
         self.replay_mode = False
+        self._answer_cache: Optional[tuple] = None
         self.question: str = ""
         self.segments: list[Segment] = []
         self._pending: list[ProgressStep] = []
@@ -239,7 +240,11 @@ class DebugSession:
             self.open_runs.discard(seg.run_id)
         try:
             if stepper.done:
-                self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
+                result = self.result()
+                answer = self.answer()
+                if result is not None and answer is not None:  # recorded with the run, shown in replay
+                    result["answer"] = answer.model_dump(mode="json")
+                self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
                                            duration_ms=duration)
             else:
                 self.history.record_finish(seg.run_id, status="error", error=stepper.error, progress=progress,
@@ -326,6 +331,29 @@ class DebugSession:
             result["retriever"] = "recorded (replay)"
         self._result_cache = (key, result)
         return dict(result)
+
+    def answer(self) -> Any:
+        """What the answering agent says after an `answer` route (rag/answering.py), outside the
+        graph: a replay shows the recorded one; a live run asks the connected model, or quotes the
+        evidence offline. Built once per finished position (a model call costs seconds)."""
+        from rag.answering import Answer, answer_for, model_completer
+
+        seg = self.current
+        result = self.result()
+        if seg is None or not result or result.get("route") != "answer":
+            return None
+        key = (id(seg), seg.stepper.thread_id, len(seg.stepper.steps))
+        if self._answer_cache is not None and self._answer_cache[0] == key:
+            return self._answer_cache[1]
+        recorded = ((seg.info.result or {}).get("answer") if seg.replay and seg.info is not None else None)
+        if recorded:
+            answer = Answer.model_validate(recorded)
+        else:
+            live_model = seg.ctx is not None and str(seg.ctx.roles.provider).startswith("openai")
+            complete, model = model_completer(self.settings) if live_model else (None, None)
+            answer = answer_for(seg.stepper.current_values(), complete, model)
+        self._answer_cache = (key, answer)
+        return answer
 
     @property
     def cut_short(self) -> bool:

@@ -43,6 +43,14 @@ def test_chunk_cards_and_grade_badges_in_the_diff():
         badges = page.locator('#diff tr[data-field="grade"] [data-badge="route"]')
         badges.first.wait_for(timeout=15_000)
         assert "answer" in badges.first.inner_text()
+        # the run ended in `answer`: the answer the answering agent would give, with its citations
+        answer = page.locator('.rdi-answer[data-mode="extractive"]')
+        answer.wait_for(timeout=15_000)
+        assert "Extractive answer" in answer.inner_text() and "no model wrote this" in answer.inner_text()
+        assert answer.locator("sup.rdi-cite").count() >= 1
+        assert answer.locator("ol.rdi-sources li").first.inner_text().endswith(".md") or ".md" in answer.inner_text()
+        answer.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "extractive_answer_1280.png"))
         # the retrieval explained: why each recalled chunk is in or out
         why = page.locator('details[data-id="retrieval_explain"] > summary')
         why.first.wait_for(timeout=15_000)

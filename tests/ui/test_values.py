@@ -70,3 +70,15 @@ def test_the_retrieval_table_says_why_each_candidate_is_in_or_out():
     assert table["rows"][0][6] == "replaced by parent P" and table["rows"][0][-1] == "merged into parent"
     assert table["rows"][1][6] == "parent brought in by auto-merge" and table["rows"][1][-1] == "kept"
     assert "2 candidates: 1 merged into parent, 1 kept" in text(html)
+
+
+def test_the_answer_is_labelled_extractive_and_its_citations_are_numbered():
+    from rag.answering import extractive_answer
+    from ui.panels.answer import answer_html
+
+    docs = [{"filename": "a<b>.md", "chunk_id": "a", "page_number": 3, "text": "The range is 5 to 30. Other."}]
+    html = answer_html(extractive_answer("What is the range?", docs))
+    assert 'data-mode="extractive"' in html and "no model wrote this" in text(html)
+    assert '<sup class="rdi-cite" data-cite="1">[1]</sup>' in html
+    assert "a&lt;b&gt;.md" in html and "page 3" in text(html)
+    assert answer_html(None) == ""

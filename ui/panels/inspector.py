@@ -22,6 +22,7 @@ from debugger.html_view import code, details, esc, graph_html, step_html, timeli
 from debugger.value_view import TypedValues, state_html
 from debugger.svg import dot_to_svg
 from debugger.timeline import timeline_rows
+from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action
 from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
@@ -149,6 +150,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
     if travel is None:
         head += result_html(session.result())
+        if parts.evidence and hasattr(session, "answer"):
+            head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py)
     dot = session.dot(travel)
     svg = dot_to_svg(dot)
     progress = (record.annotations.get("progress") or []) if record else []
