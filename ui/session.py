@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -29,6 +30,7 @@ from debugger.position import marks_after
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
+from rag.models.calls import model_call_sink
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
@@ -107,6 +109,16 @@ class Segment:
         return self.stepper.graph
 
 
+def model_call_span(call: dict, step_t0: float) -> dict:
+    """A model call as a waterfall span: when in its step it started, how long, tokens if reported."""
+    tokens = ""
+    if call.get("tokens_in") is not None or call.get("tokens_out") is not None:
+        tokens = f"{call.get('tokens_in', '?')} → {call.get('tokens_out', '?')} tokens"
+    detail = tokens if call.get("ok", True) else f"failed: {call.get('error_kind')}"
+    return {"label": f"{call.get('role')} · {call.get('model')}", "start_ms": round((call["started"] - step_t0) * 1000.0, 3),
+            "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
+
+
 class DebugSession:
     """The step debugger of one browser session."""
 
@@ -125,6 +137,8 @@ class DebugSession:
         self.segments: list[Segment] = []
         self._pending: list[ProgressStep] = []
         self._pending_lock = threading.Lock()
+        self._pending_calls: list[dict] = []
+        self._step_t0: Optional[float] = None
         self._runs_started = 0
         self._result_cache: Optional[tuple] = None
         self.open_runs: set[str] = set()
@@ -141,10 +155,25 @@ class DebugSession:
         with self._pending_lock:
             self._pending.append(step)
 
+    def _on_call(self, call: dict) -> None:
+        """A model call finished (rag/models/calls.py), in whichever lane's thread made it."""
+        with self._pending_lock:
+            self._pending_calls.append(call)
+
     def _on_step(self, record: StepRecord) -> None:
         with self._pending_lock:
             steps, self._pending = self._pending, []
+            calls, self._pending_calls = self._pending_calls, []
         record.annotations["progress"] = [s.model_dump() for s in steps]
+        t0 = self._step_t0 if self._step_t0 is not None else time.perf_counter() - record.duration_ms / 1000.0
+        record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls
+        self._step_t0 = time.perf_counter()  # run_to_end: the next step starts now
+
+    @contextmanager
+    def _timed_steps(self):
+        self._step_t0 = time.perf_counter()
+        with model_call_sink(self._on_call):
+            yield
 
     def _prompts(self) -> Any:
         """The prompts live runs use: the configured version, else the playground's active one
@@ -287,14 +316,16 @@ class DebugSession:
             if seg.replay:
                 raise UserInputError("the recording has ended: press Restart to replay it again")
             raise UserInputError("this run has finished: answer the follow-up question or restart")
-        record = seg.stepper.step()
+        with self._timed_steps():
+            record = seg.stepper.step()
         self._record_progress(seg)
         self._check_history(record.error)
         return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
-        records = seg.stepper.run_to_end()
+        with self._timed_steps():
+            records = seg.stepper.run_to_end()
         self._record_progress(seg)
         self._check_history(records[-1].error if records else None)
         return records

@@ -62,3 +62,27 @@ def test_chunk_cards_and_grade_badges_in_the_diff():
         kept.first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "retrieval_explain_1280.png"))
         assert not page.get_by_text("Traceback").count()
+
+
+def test_the_waterfall_shows_steps_and_parallel_lanes():
+    demo = next(d for d in load_demo_questions() if d.id.startswith("en_complex"))
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        page.get_by_role("button", name="⏩ Continue to end", exact=True).first.click()
+        page.locator(".rdi-result").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        summary = page.locator('details[data-id="waterfall"] > summary')
+        summary.first.wait_for(timeout=15_000)
+        summary.first.click()
+        lanes = page.locator('#waterfall [data-kind="lane"]')
+        lanes.first.wait_for(state="visible", timeout=5_000)
+        assert lanes.count() >= 2  # the sub-questions ran side by side
+        assert page.locator('#waterfall [data-kind="step"]').count() >= 4
+        assert "lane 1: rag_sub_agent" in lanes.first.inner_text()
+        lanes.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "waterfall_1280.png"))

@@ -20,6 +20,7 @@ import streamlit as st
 
 from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
 from debugger.value_view import TypedValues, state_html
+from debugger.waterfall import waterfall_html
 from debugger.svg import dot_to_svg
 from debugger.timeline import timeline_rows
 from ui.panels.answer import answer_html
@@ -177,9 +178,15 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     if seg and full_state:  # typed, beside the raw JSON the page draws below
         sections["step"] += details("Full state, typed", state_html(values, parts.values), ident="typed_state",
                                     open_=True)
+    if pairs and parts.evidence:
+        records = [rec for _, rec in pairs]
+        calls = sum(len(rec.annotations.get("spans") or []) for rec in records)
+        note = f"{calls} model calls" if calls else "no model calls (offline rules, or a recorded run)"
+        sections["progress"] += details("Where the time went (waterfall)", waterfall_html(records, note=note),
+                                        ident="waterfall")
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
-        sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
+        sections["progress"] += details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
     return sections, values, (dot if svg is None else None)
 
