@@ -79,6 +79,10 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
+KEYS_HINT = ('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>c</kbd> Continue · '
+             '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
+"""Handled by inspector.js (not while typing in a field)."""
+
 SECTIONS = ("controls", "head", "graph", "docs", "timeline", "step", "evidence", "progress")
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
 (the controls only when one turns on or off, the node docs never, the evidence only when retrieval
@@ -170,7 +174,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values),
+        + step_html(record, progress_table=step_progress, view=parts.values) + KEYS_HINT,
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
