@@ -16,6 +16,7 @@ from ui.panels.hitl import render_hitl
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.panels.what_if import render_what_if
 from ui.run_link import open_from_url, remember_link
 from ui.session import REPLAY_BANNER, DebugSession
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
@@ -281,5 +282,6 @@ def _workbench() -> None:
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
+    render_what_if(travel)
     if session.current and full_state_wanted():
         render_full_state(values)

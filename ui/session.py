@@ -103,6 +103,8 @@ class Segment:
     replay: bool = False
     info: Any = None
     """The history's RunInfo of a replayed run."""
+    fork_of: Any = None
+    """A what-if fork: (the segment it forked from, the step index there, the edited field, its new value)."""
 
     @property
     def graph(self) -> Any:
@@ -410,6 +412,46 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
         return self._new_segment("resume", inp, f"HITL resume #{rounds}", answer=answer.strip())
+
+    def fork(self, step: int, field: str, value: Any) -> Segment:
+        """What if: set `field` to `value` in the state after session step `step` (0-based over
+        the timeline) and run forward to the end as a new branch (debugger/fork.py). The original
+        steps stay in the timeline and readable; the fork is not recorded in the run history."""
+        from debugger.fork import fork_stepper
+
+        if self.replay_mode:
+            raise UserInputError("a recorded replay runs nothing: leave replay mode and run the question live to "
+                                 "try a what-if")
+        pairs = self.all_steps()
+        if not 0 <= step < len(pairs):
+            raise UserInputError(f"pick a step from 1 to {len(pairs)}")
+        seg, record = pairs[step]
+        if not isinstance(seg.stepper, GraphStepper) or record.after_checkpoint_id is None:
+            raise UserInputError("this step has no checkpoint to fork from")
+        as_node = record.nodes[-1]
+        try:
+            stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
+                                   on_step=self._on_step)
+        except StepperError as exc:
+            raise UserInputError(str(exc)) from None
+        n = sum(1 for s in self.segments if s.fork_of is not None) + 1
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=seg.ctx, label=f"what-if #{n}", fork_of=(
+            seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
+        self.segments.append(fork)
+        with self._pending_lock:
+            self._pending, self._pending_calls = [], []
+        with self._timed_steps():
+            stepper.run_to_end()
+        return fork
+
+    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
+        """(the original branch's final state, the fork's state now) when the current segment is a fork."""
+        seg = self.current
+        if seg is None or seg.fork_of is None:
+            return None
+        origin = seg.fork_of[0]
+        original = origin.stepper.steps[-1].values_after if origin.stepper.steps else {}
+        return original, seg.stepper.current_values()
 
     def all_steps(self) -> list[tuple[Segment, StepRecord]]:
         return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]

@@ -42,3 +42,31 @@ def test_other_routes_have_no_answer(settings, history):
     session.start(demo.question)
     session.run_to_end()
     assert session.answer() is None and "answer" not in history.get_run(session.current.run_id).result
+
+
+def test_a_what_if_fork_changes_the_route_and_keeps_the_original(settings):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    session = DebugSession(settings)
+    session.start(demo.question)
+    session.run_to_end()
+    original_steps = len(session.all_steps())
+    fork = session.fork(1, "docs", [])  # after retrieve_initial: what if nothing had been found?
+    assert [r.nodes for r in fork.stepper.steps] == [("grade_documents",)]
+    original, forked = session.fork_comparison()
+    assert original["route"] == "answer" and forked["route"] == "no_knowledge"
+    assert session.result()["route"] == "no_knowledge" and session.answer() is None
+    assert len(session.all_steps()) == original_steps + 1  # the original steps stay in the timeline
+    assert session.segments[0].stepper.state_at(2)["route"] == "answer"  # and readable by checkpoint
+
+
+def test_a_fork_refuses_an_appending_field_and_a_bad_step(settings):
+    from rag.errors import UserInputError
+
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    session = DebugSession(settings)
+    session.start(demo.question)
+    session.run_to_end()
+    with pytest.raises(UserInputError, match="appending reducer"):
+        session.fork(0, "sub_results", [])
+    with pytest.raises(UserInputError, match="pick a step"):
+        session.fork(99, "route", "x")

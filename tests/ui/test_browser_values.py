@@ -121,3 +121,43 @@ def test_breakpoint_and_keyboard():
         wait_idle(page)
         page.keyboard.press("c")
         page.locator(".rdi-result").first.wait_for(timeout=30_000)
+
+
+def test_a_what_if_fork_changes_the_route_and_the_branches_are_compared():
+    demo = next(d for d in load_demo_questions() if d.id == "zh_answer_attribute")
+    with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(url, wait_until="domcontentloaded")
+        wait_idle(page)
+        page.locator(f".st-key-demo_{demo.id} button").first.click()
+        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        page.get_by_role("button", name="⏩ Continue to end", exact=True).first.click()
+        page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=30_000)
+        wait_idle(page)
+        page.get_by_text("🔀 What if").first.click()
+        step = page.locator(".st-key-what_if_step input")
+        step.wait_for(timeout=15_000)
+        step.fill("2")  # after retrieve_initial
+        step.press("Enter")
+        wait_idle(page)
+        field = page.locator(".st-key-what_if_field input").first
+        field.click()
+        field.fill("docs")
+        page.get_by_role("option", name="docs", exact=True).first.click()
+        wait_idle(page)
+        value = page.locator(".st-key-what_if_value_1_docs textarea")
+        value.wait_for(timeout=15_000)
+        value.fill("[]")  # what if retrieval had found nothing?
+        page.get_by_role("button", name="🔀 Run the fork").first.click()
+        fork = page.locator(".rdi-fork")
+        fork.wait_for(timeout=30_000)
+        wait_idle(page)
+        assert "what-if #1" in fork.inner_text()
+        route_row = page.locator('#fork_diff tr[data-field="route"]')
+        assert '"answer"' in route_row.inner_text() and '"no_knowledge"' in route_row.inner_text()
+        assert page.locator(".rdi-result", has_text="Result: no_knowledge").count() == 1
+        assert "what-if #1" in page.locator("#timeline").inner_text()  # the fork beside the original steps
+        assert "main run" in page.locator("#timeline").inner_text()
+        fork.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "what_if_fork_1280.png"))

@@ -18,7 +18,8 @@ from typing import Any, Callable, Optional
 
 import streamlit as st
 
-from debugger.html_view import code, details, esc, graph_html, step_html, timeline_html
+from debugger.diff import diff_states
+from debugger.html_view import code, details, diff_html, esc, graph_html, step_html, timeline_html
 from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
 from debugger.svg import dot_to_svg
@@ -157,6 +158,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         head += result_html(session.result())
         if parts.evidence and hasattr(session, "answer"):
             head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py)
+        if parts.evidence and hasattr(session, "fork_comparison"):
+            head += fork_html(session, parts.values)
     dot = session.dot(travel)
     svg = dot_to_svg(dot)
     progress = (record.annotations.get("progress") or []) if record else []
@@ -193,6 +196,32 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         sections["progress"] += details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
     return sections, values, (dot if svg is None else None)
+
+
+def fork_html(session: DebugSession, view: TypedValues) -> str:
+    """A what-if fork: what was edited, and the original branch's final state against the fork's."""
+    compared = session.fork_comparison()
+    if compared is None:
+        return ""
+    original, fork = compared
+    origin, index, field, value = session.current.fork_of
+    before = origin.stepper.steps[index].values_after.get(field)
+    rows = diff_states(original, fork, nested_fields={"rag_trace"})
+    changed = [r for r in rows if r.kind != "unchanged"]
+    return (f'<div class="rdi-fork"><b>🔀 {esc(session.current.label)}</b>: {code(field)} after {esc(origin.label)} '
+            f'step {index + 1} ({code(", ".join(origin.stepper.steps[index].nodes))}) was '
+            f'{_folded(view, field, before)} and is now {_folded(view, field, value)} · route '
+            f'{code(original.get("route"))} → <b>{code(fork.get("route"))}</b>'
+            + details(f"Final states compared: original → fork ({len(changed)} fields differ)",
+                      diff_html(rows, table_id="fork_diff", view=view), ident="fork_diff", open_=True)
+            + "</div>")
+
+
+def _folded(view: TypedValues, field: str, value: Any) -> str:
+    """A list or dict folded to one line (the header stays short); a scalar as it is."""
+    if isinstance(value, (list, dict)) and value:
+        return f'<details class="rdi-tree"><summary>{len(value)} items</summary>{view.value(field, value)}</details>'
+    return view.value(field, value)
 
 
 def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
