@@ -70,3 +70,17 @@ def test_a_fork_refuses_an_appending_field_and_a_bad_step(settings):
         session.fork(0, "sub_results", [])
     with pytest.raises(UserInputError, match="pick a step"):
         session.fork(99, "route", "x")
+
+
+def test_a_fork_works_on_the_resume_graph_too(settings):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "clarify" and d.hitl_answer)
+    session = DebugSession(settings)
+    session.start(demo.question)
+    session.run_to_end()
+    session.answer_hitl(demo.hitl_answer)
+    session.run_to_end()
+    pairs = session.all_steps()
+    i = next(k for k, (seg, r) in enumerate(pairs) if seg.kind == "resume" and "grade_documents" in r.nodes)
+    fork = session.fork(i, "route", "no_knowledge")
+    assert fork.kind == "resume" and fork.stepper.done
+    assert [c["route"] for c in session.fork_comparison()] == ["answer", "no_knowledge"]
