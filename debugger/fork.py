@@ -36,3 +36,19 @@ def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any
     fork._input = stepper._input
     fork.start_checkpoint_id = _checkpoint_id(new_config)
     return fork
+
+
+def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thread_id: str, context: Any = None,
+                     nested_fields: Any = (), on_step: Optional[StepHook] = None) -> GraphStepper:
+    """A fork of a run whose checkpoints are not in this graph's saver (a recorded replay): the
+    whole state after a step, edited, written as `as_node`'s output on a NEW thread, then stepped
+    live. Appending fields start empty on a new thread, so writing the full list gives that list."""
+    stepper = GraphStepper(graph, thread_id=thread_id, context=context, nested_fields=nested_fields, on_step=on_step)
+    config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    try:
+        new_config = graph.update_state(config, dict(values), as_node=as_node)
+    except Exception as exc:  # noqa: BLE001
+        raise StepperError(f"the fork could not be made: {type(exc).__name__}: {exc}") from None
+    stepper._started = True
+    stepper.start_checkpoint_id = _checkpoint_id(new_config)
+    return stepper

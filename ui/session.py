@@ -416,26 +416,34 @@ class DebugSession:
     def fork(self, step: int, field: str, value: Any) -> Segment:
         """What if: set `field` to `value` in the state after session step `step` (0-based over
         the timeline) and run forward to the end as a new branch (debugger/fork.py). The original
-        steps stay in the timeline and readable; the fork is not recorded in the run history."""
-        from debugger.fork import fork_stepper
+        steps stay in the timeline and readable; the fork is not recorded in the run history. A
+        recorded replay forks onto a new live thread seeded with the recorded state (its
+        checkpoints are not in this saver), with this session's models and retriever."""
+        from debugger.fork import fork_from_values, fork_stepper
 
-        if self.replay_mode:
-            raise UserInputError("a recorded replay runs nothing: leave replay mode and run the question live to "
-                                 "try a what-if")
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
             raise UserInputError(f"pick a step from 1 to {len(pairs)}")
         seg, record = pairs[step]
-        if not isinstance(seg.stepper, GraphStepper) or record.after_checkpoint_id is None:
-            raise UserInputError("this step has no checkpoint to fork from")
         as_node = record.nodes[-1]
         try:
-            stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
-                                   on_step=self._on_step)
+            if seg.replay or not isinstance(seg.stepper, GraphStepper):
+                # a new thread starts every appending list empty, so the full state written once is exact
+                ctx, _ = self._context()
+                self._runs_started += 1
+                stepper = fork_from_values(shared_graph(seg.kind, self.checkpointer), {**record.values_after, field: value},
+                                           as_node=as_node, thread_id=f"{self.session_id}-{self._runs_started}-fork",
+                                           context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step)
+            else:
+                if record.after_checkpoint_id is None:
+                    raise UserInputError("this step has no checkpoint to fork from")
+                ctx = seg.ctx
+                stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
+                                       on_step=self._on_step)
         except StepperError as exc:
             raise UserInputError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
-        fork = Segment(kind=seg.kind, stepper=stepper, ctx=seg.ctx, label=f"what-if #{n}", fork_of=(
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=f"what-if #{n}", fork_of=(
             seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
         self.segments.append(fork)
         with self._pending_lock:

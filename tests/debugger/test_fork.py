@@ -61,3 +61,13 @@ def test_an_appending_field_cannot_be_edited():
     s.step()
     with pytest.raises(StepperError, match="appending reducer"):
         fork_stepper(s, 0, {"log": []}, as_node="decide")
+
+
+def test_a_fork_from_recorded_values_runs_on_a_new_thread():
+    from debugger.fork import fork_from_values
+
+    g = graph()
+    fork = fork_from_values(g, {"route": "b", "log": ["decide"]}, as_node="decide", thread_id="replay-fork")
+    assert fork.next_nodes == ("on_b",)
+    fork.run_to_end()
+    assert fork.current_values() == {"route": "b", "out": "B", "log": ["decide", "b"]}

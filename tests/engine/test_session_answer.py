@@ -84,3 +84,16 @@ def test_a_fork_works_on_the_resume_graph_too(settings):
     fork = session.fork(i, "route", "no_knowledge")
     assert fork.kind == "resume" and fork.stepper.done
     assert [c["route"] for c in session.fork_comparison()] == ["answer", "no_knowledge"]
+
+
+def test_a_recorded_run_can_be_forked_live_from_its_recorded_state(settings, history):
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    live = DebugSession(settings, history=history)
+    live.start(demo.question)
+    live.run_to_end()
+    replay = DebugSession(settings, history=history)
+    replay.open_replay(history, live.current.run_id)
+    replay.seek(replay.current.stepper.total_steps)
+    fork = replay.fork(1, "docs", [])
+    assert fork.stepper.done and not fork.replay
+    assert [c["route"] for c in replay.fork_comparison()] == ["answer", "no_knowledge"]

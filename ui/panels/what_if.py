@@ -52,9 +52,12 @@ def render_what_if(travel: Any) -> None:
     with lazy_expander("🔀 What if… edit the state after a step and run forward as a fork", key="what_if_folded") as is_open:
         if not is_open:
             return
-        if not pairs or session.replay_mode:
-            st.caption("Run or step a question live first; a fork starts from one of its steps.")
+        if not pairs:
+            st.caption("Run or step a question first (or open a recorded run); a fork starts from one of its steps.")
             return
+        if session.replay_mode:
+            st.caption("A recorded run: the fork runs live from the recorded state, with this session's models and "
+                       "knowledge base.")
         default = (travel + 1) if isinstance(travel, int) else len(pairs)
         step = st.number_input("After step", min_value=1, max_value=len(pairs), value=min(default, len(pairs)),
                                key=STEP_KEY, help="The timeline's step number; the fork starts from the state after it.")
