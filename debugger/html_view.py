@@ -16,6 +16,7 @@ from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states
 from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
+from debugger.value_view import TypedValues
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
@@ -44,17 +45,34 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: st
             f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
-def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS) -> str:
+def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
+              view: Optional[TypedValues] = None) -> str:
     """Every diff row; unchanged rows carry a class the page hides until "show unchanged" is on.
-    The kind is also a row class, so appended / added / removed rows are coloured apart."""
+    The kind is also a row class, so appended / added / removed rows are coloured apart.
+
+    With `view`, the rows that changed draw their values typed (cards, trees, a list diff: see
+    `debugger.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
+    must not pay for drawing them."""
     rows = list(rows)
     if not any(r.kind != "unchanged" for r in rows):
         note = '<p class="rdi-caption">This step changed no state field.</p>'
     else:
         note = ""
-    cells = [diff_cells(r, max_chars=max_chars) for r in rows]
     attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
-    return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff")
+    if view is None:
+        cells = [diff_cells(r, max_chars=max_chars) for r in rows]
+        return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff")
+    body = []
+    for r, a in zip(rows, attrs, strict=False):
+        if r.kind == "unchanged":
+            tds = "".join(f"<td>{esc(v)}</td>" for v in diff_cells(r, max_chars=max_chars))
+        else:
+            field, before, after, kind = view.cells(r)
+            tds = f"<td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td>"
+        body.append(f"<tr {a}>{tds}</tr>")
+    head = "".join(f"<th>{esc(c)}</th>" for c in TABLE_COLUMNS)
+    return (note + f'<div class="rdi-scroll"><table id="{esc(table_id)}" class="rdi-diff rdi-typed"><thead><tr>{head}'
+            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
@@ -65,7 +83,7 @@ def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
     return f"Lane {i}: {node}"
 
 
-def lanes_html(record: StepRecord) -> str:
+def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str:
     """A `Send` fan-out runs several tasks in one superstep: one lane each, with its own update."""
     if len(record.lanes) < 2:
         return ""
@@ -76,13 +94,14 @@ def lanes_html(record: StepRecord) -> str:
                      f'{esc(lane_title(i, lane.node, lane.writes))}</div>')
         if lane.error:
             parts.append(f'<div class="rdi-error">{esc(lane.error)}</div>')
-        parts.append(diff_html(diff_states({}, lane.writes or {}), table_id=f"lane{i}", max_chars=LANE_MAX_CHARS))
+        parts.append(diff_html(diff_states({}, lane.writes or {}), table_id=f"lane{i}", max_chars=LANE_MAX_CHARS,
+                               view=view))
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
 
 
-def step_html(record: Optional[StepRecord], *, progress_table: str = "") -> str:
+def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None) -> str:
     """The current step: its title, error, lanes and diff (with the show-unchanged switch)."""
     if record is None:
         return ('<div class="rdi-note">Nothing has run yet. Press <b>Step</b> to run the first node, '
@@ -95,10 +114,10 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "") -> str:
         for value in lane.interrupts:
             out.append(f'<div class="rdi-note">{code(lane.node)} paused in <code>interrupt()</code> and waits '
                        f'for an answer: {esc(value[:LANE_MAX_CHARS])}</div>')
-    out.append(lanes_html(record))
+    out.append(lanes_html(record, view=view))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
                'Show unchanged fields</label>')
-    out.append(diff_html(record.diff))
+    out.append(diff_html(record.diff, view=view))
     out.append('<p class="rdi-caption">‹absent› = key not in the state · null = set to None · [] = empty list '
                '— three different things.</p>')
     out.append(progress_table)

@@ -25,6 +25,10 @@ class LaneRecord(BaseModel):
     error: Optional[str] = None
     interrupts: tuple[str, ...] = ()
     """Values of `interrupt()` calls raised by this task (the stepper cannot answer them)."""
+    started_ms: Optional[float] = None
+    ended_ms: Optional[float] = None
+    """When LangGraph reported the task's start and end, in ms from the step's start (None when it
+    was read back instead of streamed): the waterfall draws parallel lanes from these."""
 
 
 class StepRecord(BaseModel):

@@ -161,11 +161,19 @@ class GraphStepper:
         self._head = None  # the thread moves on: the cached head snapshot is stale
         checkpoints: list[dict] = []
         results: list[dict] = []
+        t0 = time.perf_counter()
+        self._task_times: dict[str, list[Optional[float]]] = {}
         for mode, payload in self.graph.stream(inp, self.config, **kwargs):
             if mode == "checkpoints":
                 checkpoints.append(payload)
-            elif "result" in payload:  # a task's end (its start event carries "input")
+                continue
+            at = round((time.perf_counter() - t0) * 1000.0, 3)  # when the stream reported it
+            times = self._task_times.setdefault(str(payload.get("id")), [None, None])
+            if "result" in payload:  # a task's end (its start event carries "input")
                 results.append(payload)
+                times[1] = at
+            else:
+                times[0] = at
         return checkpoints, results
 
     def _stored(self, value: Any) -> Any:
@@ -392,6 +400,9 @@ class GraphStepper:
         lanes = None if error else self._streamed_lanes(before, results)
         if lanes is None:  # same tasks, read back with their results / errors / interrupts
             lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        times = getattr(self, "_task_times", {})
+        lanes = tuple(lane.model_copy(update={"started_ms": times[lane.task_id][0], "ended_ms": times[lane.task_id][1]})
+                      if lane.task_id in times else lane for lane in lanes)
         record = StepRecord(
             index=len(self.steps),
             nodes=_unique(lane.node for lane in lanes) or _unique(before.next),

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.breakpoints import breakpoint_hit
 from rag.workbench.session import REPLAY_BANNER, DebugSession
+from ui.panels.breakpoints import breakpoints, render_breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
@@ -16,6 +18,7 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
+from ui.panels.what_if import render_what_if
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
@@ -84,15 +87,18 @@ def on_continue() -> None:
         return True
 
     if guarded(start_if_needed):  # a refused new question must not continue the old run
-        st.session_state[PENDING_KEY] = True
+        st.session_state[PENDING_KEY] = "continue"  # stops at a breakpoint (Run does not)
     reset_time_travel()
 
 
 def run_pending(session: DebugSession) -> None:
     """Run to the end with live progress: one line per emitted step, as it happens."""
-    if not st.session_state.pop(PENDING_KEY, False) or not session.segments or session.done:
+    pending = st.session_state.pop(PENDING_KEY, False)
+    if not pending or not session.segments or session.done:
         return
     seg = session.current
+    stops = breakpoints() if pending == "continue" else set()
+    hit = None
     with st.status(f"Running {seg.label}…", expanded=True) as status:
         for _ in range(200):
             if seg.stepper.done or seg.stepper.error:
@@ -100,14 +106,21 @@ def run_pending(session: DebugSession) -> None:
             record = guarded(session.step)
             if record is None:
                 break
+            hit = None if seg.stepper.done else breakpoint_hit(seg.stepper.next_nodes, stops)
             for p in record.annotations.get("progress") or []:
                 group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
                 st.write(f"**{as_text(p.get('label', ''))}**{group} — "
                          f"{as_text(p.get('detail', ''))} · {p.get('elapsed_ms', 0)} ms")
             if not record.annotations.get("progress"):
                 st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
+            if hit:
+                break
         if seg.stepper.error:
             status.update(label=f"{seg.label}: a step failed", state="error")
+        elif hit:
+            status.update(label=f"{seg.label}: paused at the breakpoint before {hit}", state="complete",
+                          expanded=False)
+            flash("info", f"🔴 Breakpoint: paused before `{hit}`. Continue runs to the next breakpoint or the end.")
         else:
             steps = len(seg.stepper.steps)
             status.update(label=f"{seg.label}: {steps} steps run", state="complete", expanded=False)
@@ -237,7 +250,15 @@ def render_page() -> None:
         session = followed
         st.session_state[QUESTION_KEY] = session.question
     render_question(session)
+    render_breakpoints(graph_nodes())
     workbench()
+
+
+def graph_nodes() -> list[str]:
+    """The workflow's nodes in the order they were added (the breakpoint picker's options)."""
+    from rag.graph.build import node_docs
+
+    return sorted(node_docs())
 
 
 @st.fragment
@@ -263,5 +284,6 @@ def _workbench() -> None:
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
+    render_what_if(travel)
     if session.current and full_state_wanted():
         render_full_state(values)

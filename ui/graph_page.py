@@ -19,6 +19,7 @@ from debugger.errors import DebuggerUserError
 from debugger.html_view import code, details, esc
 from debugger.input_form import FormField, initial_text, input_schema, parse_form, with_defaults
 from debugger.interrupts import ask_for
+from debugger.value_view import TypedValues
 from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
@@ -56,7 +57,7 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION,
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"))
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
 
 
 # ----- loading ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import json
 import logging
 import re
 import threading
+import time
 from typing import Any, Iterable, Optional
 
 import openai
@@ -29,6 +30,7 @@ from rag.models.base import (
     PlannerInput,
     RewriterInput,
 )
+from rag.models.calls import record_model_call
 from rag.models.health import record_call
 from rag.prompts import PromptSet, load_prompts, render, validate_template
 from rag.redaction import install_log_redaction, redact_text, redact_url
@@ -298,12 +300,15 @@ class ClientPool:
     def _call(self, *, role: str, model: str, schema: type[BaseModel], method: str, prompt: str,
               config: Optional[RunnableConfig], ctx: dict) -> BaseModel:
         s = self._settings
+        started = time.perf_counter()
         try:
             result = self.structured(model, schema, method).invoke([("user", prompt)], config=config)
         except Exception as exc:  # noqa: BLE001 - every failure becomes ModelCallError
             error = classify_error(exc, **ctx)
             log.debug("model call failed: kind=%s %s", error.kind, error)
+            record_model_call(role, model, started, error_kind=error.kind)
             raise error from None
+        record_model_call(role, model, started, raw=result.get("raw") if isinstance(result, dict) else None)
         parsed, problem = result.get("parsed"), result.get("parsing_error")
         if problem is not None:
             error = classify_error(problem, **ctx)

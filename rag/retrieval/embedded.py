@@ -21,6 +21,7 @@ from rag.ingest import ingest_folder
 from rag.ingest.models import LEAF_LEVEL, ChunkRecord
 from rag.ingest.store import Store, text_hash
 from rag.retrieval.base import CorpusStats
+from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.paths import fallback_store_dir
 from rag.retrieval.pipeline import (
@@ -155,6 +156,7 @@ class EmbeddedRetriever:
     # --- recall -----------------------------------------------------------------------------
     def _recall(self, query: str, k: int, fields: dict) -> list[dict]:
         rankings: list[list[str]] = []
+        legs: dict[str, list[str]] = {}
         errors: list[str] = []
         sparse_ok = dense_ok = False
         if self.kb.sparse is None:
@@ -162,6 +164,7 @@ class EmbeddedRetriever:
         else:
             try:
                 rankings.append([self.kb.leaves[i].chunk_id for i, _ in self.kb.sparse.search(query, k)])
+                legs["sparse"] = rankings[-1]
                 sparse_ok = True
             except Exception as exc:
                 errors.append(f"sparse leg failed: {type(exc).__name__}: {exc}")
@@ -169,6 +172,7 @@ class EmbeddedRetriever:
             try:
                 qv = self.kb.embedder.embed_query(query)
                 rankings.append([self.kb.leaves[i].chunk_id for i, _ in self.kb.dense.search(qv, k)])
+                legs["dense"] = rankings[-1]
                 dense_ok = True
             except Exception as exc:
                 errors.append(f"dense leg failed: {type(exc).__name__}: {exc}")
@@ -179,6 +183,7 @@ class EmbeddedRetriever:
         record_mode(fields, mode, errors)
         if mode == "failed":
             return []
+        fields[LEGS_KEY] = legs  # for the candidates' explanation (popped by `finish`)
         fused = rrf_fuse(rankings, k=self.settings.rrf_k, limit=k)
         return [{**_chunk_dict(self.kb.by_id[cid]), "score": score} for cid, score in fused]
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from rag.ingest.models import LEAF_LEVEL
 from rag.redaction import redact_url
+from rag.retrieval.explain import EXPLAIN_KEY, LEGS_KEY, explain_candidates
 from rag.retrieval.rerank import call_rerank, rerank_config
 from rag.retrieval.stages import apply_min_score, auto_merge, resolve_candidate_k, score_order
 from rag.schemas import Chunk, RetrievalResult
@@ -66,17 +67,24 @@ def finish(query: str, docs: list[dict], fields: dict, settings: RagSettings,
     first) and fill the count fields. `parents` gives a parent chunk's dict by id (None: no
     docstore, so auto-merge cannot apply and says so by `auto_merge_applied` false)."""
     fields["recall_count"] = len(docs)
+    legs = fields.pop(LEGS_KEY, None)
+    recalled = list(docs)
+    replaced: list[str] = []
     if settings.auto_merge_enabled and docs and parents is not None:
         docs, replaced, steps = auto_merge(docs, parents, settings.auto_merge_threshold)
         fields.update(auto_merge_applied=bool(replaced), auto_merge_replaced_chunks=len(replaced),
                       auto_merge_steps=steps)
     for rank, d in enumerate(docs, 1):
         d["rrf_rank"] = rank
+    merged = list(docs)
     fields["post_merge_candidate_count"] = fields["candidate_count"] = len(docs)
     docs = rerank(query, docs, fields, settings, rescorer)
+    reranked = list(docs)
     fields["post_rerank_count"] = len(docs)
     docs = apply_min_score(docs, settings.min_score)
     fields["post_threshold_count"] = len(docs)
+    if recalled:  # debugger-side detail: a raw key the normalized trace drops (rag/retrieval/explain.py)
+        fields[EXPLAIN_KEY] = explain_candidates(recalled, merged, replaced, reranked, docs, legs, parents)
     return RetrievalResult(chunks=[Chunk(**d) for d in docs], trace_fields=fields)
 
 

@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -32,6 +33,7 @@ from rag.api import InvalidQuestionError, build_result, initial_state, make_cont
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
+from rag.models.calls import model_call_sink
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
@@ -102,10 +104,22 @@ class Segment:
     replay: bool = False
     info: Any = None
     """The history's RunInfo of a replayed run."""
+    fork_of: Any = None
+    """A what-if fork: (the segment it forked from, the step index there, the edited field, its new value)."""
 
     @property
     def graph(self) -> Any:
         return self.stepper.graph
+
+
+def model_call_span(call: dict, step_t0: float) -> dict:
+    """A model call as a waterfall span: when in its step it started, how long, tokens if reported."""
+    tokens = ""
+    if call.get("tokens_in") is not None or call.get("tokens_out") is not None:
+        tokens = f"{call.get('tokens_in', '?')} → {call.get('tokens_out', '?')} tokens"
+    detail = tokens if call.get("ok", True) else f"failed: {call.get('error_kind')}"
+    return {"label": f"{call.get('role')} · {call.get('model')}", "start_ms": round((call["started"] - step_t0) * 1000.0, 3),
+            "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
 
 
 class DebugSession:
@@ -121,10 +135,13 @@ class DebugSession:
         self.checkpointer = checkpointer if checkpointer is not None else (
             history.checkpointer if history is not None else None)
         self.replay_mode = False
+        self._answer_cache: Optional[tuple] = None
         self.question: str = ""
         self.segments: list[Segment] = []
         self._pending: list[ProgressStep] = []
         self._pending_lock = threading.Lock()
+        self._pending_calls: list[dict] = []
+        self._step_t0: Optional[float] = None
         self._runs_started = 0
         self._result_cache: Optional[tuple] = None
         self.open_runs: set[str] = set()
@@ -143,10 +160,25 @@ class DebugSession:
         with self._pending_lock:
             self._pending.append(step)
 
+    def _on_call(self, call: dict) -> None:
+        """A model call finished (rag/models/calls.py), in whichever lane's thread made it."""
+        with self._pending_lock:
+            self._pending_calls.append(call)
+
     def _on_step(self, record: StepRecord) -> None:
         with self._pending_lock:
             steps, self._pending = self._pending, []
+            calls, self._pending_calls = self._pending_calls, []
         record.annotations["progress"] = [s.model_dump() for s in steps]
+        t0 = self._step_t0 if self._step_t0 is not None else time.perf_counter() - record.duration_ms / 1000.0
+        record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls
+        self._step_t0 = time.perf_counter()  # run_to_end: the next step starts now
+
+    @contextmanager
+    def _timed_steps(self):
+        self._step_t0 = time.perf_counter()
+        with model_call_sink(self._on_call):
+            yield
 
     def _prompts(self) -> Any:
         """The prompts live runs use: the configured version, else the playground's active one
@@ -243,7 +275,11 @@ class DebugSession:
             self.open_runs.discard(seg.run_id)
         try:
             if stepper.done:
-                self.history.record_finish(seg.run_id, status="done", result=self.result(), progress=progress,
+                result = self.result()
+                answer = self.answer()
+                if result is not None and answer is not None:  # recorded with the run, shown in replay
+                    result["answer"] = answer.model_dump(mode="json")
+                self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
                                            duration_ms=duration)
             else:
                 self.history.record_finish(seg.run_id, status="error", error=stepper.error, progress=progress,
@@ -286,14 +322,16 @@ class DebugSession:
             if seg.replay:
                 raise UserInputError("the recording has ended: press Restart to replay it again")
             raise UserInputError("this run has finished: answer the follow-up question or restart")
-        record = seg.stepper.step()
+        with self._timed_steps():
+            record = seg.stepper.step()
         self._record_progress(seg)
         self._check_history(record.error)
         return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
-        records = seg.stepper.run_to_end()
+        with self._timed_steps():
+            records = seg.stepper.run_to_end()
         self._record_progress(seg)
         self._check_history(records[-1].error if records else None)
         return records
@@ -331,6 +369,29 @@ class DebugSession:
         self._result_cache = (key, result)
         return dict(result)
 
+    def answer(self) -> Any:
+        """What the answering agent says after an `answer` route (rag/answering.py), outside the
+        graph: a replay shows the recorded one; a live run asks the connected model, or quotes the
+        evidence offline. Built once per finished position (a model call costs seconds)."""
+        from rag.answering import Answer, answer_for, model_completer
+
+        seg = self.current
+        result = self.result()
+        if seg is None or not result or result.get("route") != "answer":
+            return None
+        key = (id(seg), seg.stepper.thread_id, len(seg.stepper.steps))
+        if self._answer_cache is not None and self._answer_cache[0] == key:
+            return self._answer_cache[1]
+        recorded = ((seg.info.result or {}).get("answer") if seg.replay and seg.info is not None else None)
+        if recorded:
+            answer = Answer.model_validate(recorded)
+        else:
+            live_model = seg.ctx is not None and str(seg.ctx.roles.provider).startswith("openai")
+            complete, model = model_completer(self.settings) if live_model else (None, None)
+            answer = answer_for(seg.stepper.current_values(), complete, model)
+        self._answer_cache = (key, answer)
+        return answer
+
     @property
     def cut_short(self) -> bool:
         """A replayed run whose recording stops before the graph's end (it never finished)."""
@@ -355,6 +416,54 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
         return self._new_segment("resume", inp, f"HITL resume #{rounds}", answer=answer.strip())
+
+    def fork(self, step: int, field: str, value: Any) -> Segment:
+        """What if: set `field` to `value` in the state after session step `step` (0-based over
+        the timeline) and run forward to the end as a new branch (debugger/fork.py). The original
+        steps stay in the timeline and readable; the fork is not recorded in the run history. A
+        recorded replay forks onto a new live thread seeded with the recorded state (its
+        checkpoints are not in this saver), with this session's models and retriever."""
+        from debugger.fork import fork_from_values, fork_stepper
+
+        pairs = self.all_steps()
+        if not 0 <= step < len(pairs):
+            raise UserInputError(f"pick a step from 1 to {len(pairs)}")
+        seg, record = pairs[step]
+        as_node = record.nodes[-1]
+        try:
+            if seg.replay or not isinstance(seg.stepper, GraphStepper):
+                # a new thread starts every appending list empty, so the full state written once is exact
+                ctx, _ = self._context()
+                self._runs_started += 1
+                stepper = fork_from_values(shared_graph(seg.kind, self.checkpointer), {**record.values_after, field: value},
+                                           as_node=as_node, thread_id=f"{self.session_id}-{self._runs_started}-fork",
+                                           context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step)
+            else:
+                if record.after_checkpoint_id is None:
+                    raise UserInputError("this step has no checkpoint to fork from")
+                ctx = seg.ctx
+                stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
+                                       on_step=self._on_step)
+        except StepperError as exc:
+            raise UserInputError(str(exc)) from None
+        n = sum(1 for s in self.segments if s.fork_of is not None) + 1
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=f"what-if #{n}", fork_of=(
+            seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
+        self.segments.append(fork)
+        with self._pending_lock:
+            self._pending, self._pending_calls = [], []
+        with self._timed_steps():
+            stepper.run_to_end()
+        return fork
+
+    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
+        """(the original branch's final state, the fork's state now) when the current segment is a fork."""
+        seg = self.current
+        if seg is None or seg.fork_of is None:
+            return None
+        origin = seg.fork_of[0]
+        original = origin.stepper.steps[-1].values_after if origin.stepper.steps else {}
+        return original, seg.stepper.current_values()
 
     def all_steps(self) -> list[tuple[Segment, StepRecord]]:
         return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]

@@ -86,3 +86,18 @@ def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
 def test_the_controls_are_real_buttons_in_page_order():
     page = read_html(controls.controls_html(done=False, has_run=True, replay=False))
     assert "".join(page.text).strip().startswith("RunStepContinue to endRestart")
+
+
+def test_the_full_state_switch_adds_the_typed_state_and_a_finished_run_has_its_waterfall(state):
+    from rag.demo import load_demo_questions
+    from rag.workbench.session import DebugSession
+
+    session = DebugSession()
+    session.start(next(d for d in load_demo_questions() if d.expected_route == "answer").question)
+    session.run_to_end()
+    off, _ = inspector.inspector_sections(session, None, full_state=False)
+    on, _ = inspector.inspector_sections(session, None, full_state=True)
+    assert 'data-id="typed_state"' not in off["step"] and 'data-id="typed_state"' in on["step"]
+    assert 'data-field="grade"' in on["step"] and 'data-badge="route"' in on["step"]  # typed, not JSON text
+    assert 'id="waterfall"' in on["progress"] and on["progress"].count('data-kind="step"') == 3
+    assert 'data-mode="extractive"' in on["head"]

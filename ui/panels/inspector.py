@@ -19,16 +19,21 @@ from typing import Any, Callable, Optional
 
 import streamlit as st
 
-from debugger.html_view import code, details, dot_source_html, esc, graph_html, step_html, timeline_html
+from debugger.diff import diff_states
+from debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
 from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
+from debugger.value_view import TypedValues, state_html
+from debugger.waterfall import waterfall_html
 from rag.workbench.session import DebugSession, route_decision
+from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action
 from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
+from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
 
 COMPONENT_NAME = "rag_debugger_inspector"
@@ -78,6 +83,10 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
+KEYS_HINT = ('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>c</kbd> Continue · '
+             '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
+"""Handled by inspector.js (not while typing in a field)."""
+
 SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evidence", "progress")
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
 (the controls only when one turns on or off, the graph picture and the node docs only when the
@@ -110,6 +119,8 @@ class InspectorParts:
     controls_caption: Optional[str] = None
     timeline_columns: Optional[tuple[str, ...]] = None
     """The timeline's columns (None: the RAG debugger's)."""
+    values: TypedValues = RAG_VALUES
+    """How state values are drawn (typed cards for the RAG state; a generic tree elsewhere)."""
 
 
 RAG_PARTS = InspectorParts()
@@ -150,6 +161,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
     if travel is None:
         head += result_html(session.result())
+        if parts.evidence and hasattr(session, "answer"):
+            head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py)
+        if parts.evidence and hasattr(session, "fork_comparison"):
+            head += fork_html(session, parts.values)
     drawing = session.drawing(travel)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(f"Progress steps emitted ({len(progress)})",
@@ -166,14 +181,24 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "dot": dot_source_html(drawing.dot()),
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
-        "step": step_html(record, progress_table=step_progress),
+        "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
+        + step_html(record, progress_table=step_progress, view=parts.values) + KEYS_HINT,
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
     }
+    if seg and full_state:  # typed, beside the raw JSON the page draws below
+        sections["step"] += details("Full state, typed", state_html(values, parts.values), ident="typed_state",
+                                    open_=True)
+    if pairs and parts.evidence:
+        records = [rec for _, rec in pairs]
+        calls = sum(len(rec.annotations.get("spans") or []) for rec in records)
+        note = f"{calls} model calls" if calls else "no model calls (offline rules, or a recorded run)"
+        sections["progress"] += details("Where the time went (waterfall)", waterfall_html(records, note=note),
+                                        ident="waterfall")
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
-        sections["progress"] = details(f"All progress steps of this session ({len(all_progress)})",
+        sections["progress"] += details(f"All progress steps of this session ({len(all_progress)})",
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
     return sections, values
 
@@ -191,6 +216,32 @@ def _marked_picture(layout_dot: str, marks_json: str) -> Optional[str]:
     """A graph has a dozen or so positions: each one's HTML is built once (marks, base64: 1-4 ms)."""
     svg = layout_svg(layout_dot)
     return graph_html(mark_svg(svg, json.loads(marks_json))) if svg else None
+
+
+def fork_html(session: DebugSession, view: TypedValues) -> str:
+    """A what-if fork: what was edited, and the original branch's final state against the fork's."""
+    compared = session.fork_comparison()
+    if compared is None:
+        return ""
+    original, fork = compared
+    origin, index, field, value = session.current.fork_of
+    before = origin.stepper.steps[index].values_after.get(field)
+    rows = diff_states(original, fork, nested_fields={"rag_trace"})
+    changed = [r for r in rows if r.kind != "unchanged"]
+    return (f'<div class="rdi-fork"><b>{esc(session.current.label)}</b>: {code(field)} after {esc(origin.label)} '
+            f'step {index + 1} ({code(", ".join(origin.stepper.steps[index].nodes))}) was '
+            f'{_folded(view, field, before)} and is now {_folded(view, field, value)} · route '
+            f'{code(original.get("route"))} → <b>{code(fork.get("route"))}</b>'
+            + details(f"Final states compared: original → fork ({len(changed)} fields differ)",
+                      diff_html(rows, table_id="fork_diff", view=view), ident="fork_diff", open_=True)
+            + "</div>")
+
+
+def _folded(view: TypedValues, field: str, value: Any) -> str:
+    """A list or dict folded to one line (the header stays short); a scalar as it is."""
+    if isinstance(value, (list, dict)) and value:
+        return f'<details class="rdi-tree"><summary>{len(value)} items</summary>{view.value(field, value)}</details>'
+    return view.value(field, value)
 
 
 def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:

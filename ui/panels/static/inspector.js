@@ -112,3 +112,38 @@ function followQuestionBox(root) {
     if (current) syncControls(current);
   });
 }
+
+// Keyboard: s = Step, c = Continue, ← / → (or [ / ]) = back / forward through the timeline. Not
+// while typing in a field; a disabled button stays disabled. One listener for the page.
+function rdiKeys(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target;
+  if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+  const root = document.querySelector(".rdi-root");
+  if (!root || !root.__setTrigger) return;
+  const key = e.key;
+  const action = { s: "step", c: "continue" }[key];
+  if (action) {
+    const b = root.querySelector(`button[data-action="${action}"]`);
+    if (b && !b.disabled) {
+      e.preventDefault();
+      root.__setTrigger("action", action);
+    }
+    return;
+  }
+  const back = key === "ArrowLeft" || key === "[", fwd = key === "ArrowRight" || key === "]";
+  if (!back && !fwd) return;
+  const rows = root.querySelectorAll("#timeline tbody tr[data-travel]");
+  if (!rows.length) return;
+  const last = rows.length - 1;
+  const sel = root.querySelector("#timeline tr.rdi-selected");
+  const at = sel ? Number(sel.dataset.travel) : last;
+  const to = Math.max(0, Math.min(last, at + (fwd ? 1 : -1)));
+  if (to === at) return;
+  e.preventDefault();
+  root.__setTrigger("travel", to === last ? -1 : to);
+}
+if (!window.__rdiKeys) {
+  window.__rdiKeys = true;
+  document.addEventListener("keydown", rdiKeys);
+}

@@ -1,0 +1,54 @@
+"""What if: edit the state at a checkpoint and run forward from there as a fork.
+
+Built on LangGraph's own checkpoint forking: `update_state(config_at_checkpoint, values,
+as_node=node)` writes the edit as if `node` had returned it, in a NEW checkpoint whose parent is the
+old one, so the original branch stays intact (its checkpoints are still readable by id) and the
+graph decides what runs next from the edited state with `node`'s outgoing edges. `as_node` is
+always passed: without it, after a fan-out, LangGraph guessed the fan-out's source and scheduled
+every branch again. Fields with an appending reducer are refused: a write would APPEND to the list,
+not replace it, which is not what "edit this field" means.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from debugger.stepper import GraphStepper, StepHook, StepperError, _checkpoint_id
+
+
+def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any], *, as_node: str,
+                 on_step: Optional[StepHook] = None) -> GraphStepper:
+    """A stepper paused on a fork of `stepper`'s thread: the state after step `ref` (an index or a
+    checkpoint id) with `values` written as `as_node`'s output. Step or run it like any stepper."""
+    appending = sorted(set(values) & set(stepper.append_fields))
+    if appending:
+        raise StepperError(f"{', '.join(appending)} has an appending reducer: a write would append to the list, "
+                           "not replace it, so it cannot be edited in a fork")
+    checkpoint_id = stepper._resolve(ref)
+    config = {"configurable": {"thread_id": stepper.thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+    try:
+        new_config = stepper.graph.update_state(config, dict(values), as_node=as_node)
+    except Exception as exc:  # noqa: BLE001 - an unknown node or field is the user's to fix
+        raise StepperError(f"the fork could not be made: {type(exc).__name__}: {exc}") from None
+    fork = GraphStepper(stepper.graph, thread_id=stepper.thread_id, context=stepper.context,
+                        nested_fields=stepper.nested_fields, append_fields=stepper.append_fields,
+                        on_step=on_step if on_step is not None else stepper.on_step)
+    fork._started = True
+    fork._input = stepper._input
+    fork.start_checkpoint_id = _checkpoint_id(new_config)
+    return fork
+
+
+def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thread_id: str, context: Any = None,
+                     nested_fields: Any = (), on_step: Optional[StepHook] = None) -> GraphStepper:
+    """A fork of a run whose checkpoints are not in this graph's saver (a recorded replay): the
+    whole state after a step, edited, written as `as_node`'s output on a NEW thread, then stepped
+    live. Appending fields start empty on a new thread, so writing the full list gives that list."""
+    stepper = GraphStepper(graph, thread_id=thread_id, context=context, nested_fields=nested_fields, on_step=on_step)
+    config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    try:
+        new_config = graph.update_state(config, dict(values), as_node=as_node)
+    except Exception as exc:  # noqa: BLE001
+        raise StepperError(f"the fork could not be made: {type(exc).__name__}: {exc}") from None
+    stepper._started = True
+    stepper.start_checkpoint_id = _checkpoint_id(new_config)
+    return stepper

@@ -1,0 +1,46 @@
+"""Model calls as they happen (role, model, when, how long, tokens when the model reports them),
+for the debugger's "where the time went" waterfall.
+
+Why a context variable with a sink and not a field of the trace: the trace's fields are the
+protocol's, and a timing is not part of a run's outcome. Whoever wants the calls (the debugger
+session, around one Step) installs a sink; LangGraph runs a step's tasks in threads with a copy of
+the caller's context, so the sink is seen from every parallel lane. Without a sink nothing is kept.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Optional
+
+_SINK: ContextVar[Optional[Callable[[dict], None]]] = ContextVar("rag_model_call_sink", default=None)
+
+
+@contextmanager
+def model_call_sink(sink: Callable[[dict], None]) -> Iterator[None]:
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def usage_of(raw: Any) -> tuple[Optional[int], Optional[int]]:
+    """(tokens in, tokens out) from a LangChain message's `usage_metadata`, when the model said."""
+    usage = getattr(raw, "usage_metadata", None) or {}
+    return usage.get("input_tokens"), usage.get("output_tokens")
+
+
+def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
+                      error_kind: Optional[str] = None) -> None:
+    """`started` is `time.perf_counter()` at the call's start; a no-op without a sink."""
+    sink = _SINK.get()
+    if sink is None:
+        return
+    tokens_in, tokens_out = usage_of(raw)
+    try:
+        sink({"role": role, "model": model, "started": started,
+              "elapsed_ms": round((time.perf_counter() - started) * 1000.0, 3),
+              "tokens_in": tokens_in, "tokens_out": tokens_out, "ok": error_kind is None, "error_kind": error_kind})
+    except Exception:  # noqa: BLE001 - a broken observer must not fail the model call
+        pass

@@ -1,0 +1,36 @@
+"""The breakpoints the user picked (nodes to pause before; `debugger.breakpoints` holds the rule).
+
+Kept under a plain session key, not the widget's: the picker sits in a folded expander that is not
+drawn while closed, and Streamlit forgets a widget's value when it is not drawn."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.panels.lazy import lazy_expander
+
+BREAKPOINTS_KEY = "_breakpoints"
+PICKER_KEY = "breakpoint_pick"
+
+
+def breakpoints() -> set[str]:
+    return set(st.session_state.get(BREAKPOINTS_KEY) or ())
+
+
+def _save() -> None:
+    st.session_state[BREAKPOINTS_KEY] = list(st.session_state.get(PICKER_KEY) or [])
+
+
+def breakpoints_label(chosen: set[str]) -> str:
+    if not chosen:
+        return "🔴 Breakpoints — none (Continue runs to the end)"
+    return f"🔴 Breakpoints — Continue pauses before: {', '.join(sorted(chosen))}"
+
+
+def render_breakpoints(nodes: list[str]) -> None:
+    chosen = breakpoints()
+    with lazy_expander(breakpoints_label(chosen), key="breakpoints_folded") as is_open:
+        if is_open:
+            st.multiselect("Pause before these nodes", nodes, default=[n for n in nodes if n in chosen],
+                           key=PICKER_KEY, on_change=_save,
+                           help="Continue stops before the next step that would run one of them; Step ignores "
+                                "them; Run runs to the end. On rag_sub_agent it pauses before the fan-out.")
