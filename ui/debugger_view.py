@@ -120,7 +120,7 @@ def run_pending(session: DebugSession) -> None:
         elif hit:
             status.update(label=f"{seg.label}: paused at the breakpoint before {hit}", state="complete",
                           expanded=False)
-            flash("info", f"🔴 Breakpoint: paused before `{hit}`. Continue runs to the next breakpoint or the end.")
+            flash("info", f"Breakpoint: paused before `{hit}`. Continue runs to the next breakpoint or the end.")
         else:
             steps = len(seg.stepper.steps)
             status.update(label=f"{seg.label}: {steps} steps run", state="complete", expanded=False)

@@ -93,7 +93,7 @@ def test_breakpoint_and_keyboard():
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        page.get_by_text("🔴 Breakpoints").first.click()
+        page.get_by_text("Breakpoints —").first.click()
         picker = page.locator(".st-key-breakpoint_pick")
         picker.wait_for(timeout=15_000)
         picker.locator("input").first.click()

@@ -22,8 +22,8 @@ def _save() -> None:
 
 def breakpoints_label(chosen: set[str]) -> str:
     if not chosen:
-        return "🔴 Breakpoints — none (Continue runs to the end)"
-    return f"🔴 Breakpoints — Continue pauses before: {', '.join(sorted(chosen))}"
+        return "Breakpoints — none (Continue runs to the end)"
+    return f"Breakpoints — Continue pauses before: {', '.join(sorted(chosen))}"
 
 
 def render_breakpoints(nodes: list[str]) -> None:
