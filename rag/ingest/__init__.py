@@ -64,8 +64,9 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
     Batches run on `workers` threads at once (default `rag.retrieval.dense.embed_workers()`, the
     cores): the local model releases the GIL and keeps one handle per thread, so two cores embed
     ~1.7x faster than one. Batches of 8: small enough that the workers finish together on a small
-    knowledge base (with 32, the bundled one split into five batches and one core idled at the end). An embedder without handles of its own is simply called from each thread
-    in turn (its own lock, if any, serialises it)."""
+    knowledge base (with 32, the bundled one split into five batches and one core idled at the end).
+    An embedder without handles of its own is simply called from each thread in turn (its own lock,
+    if any, serialises it)."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from rag.retrieval.dense import embed_workers
