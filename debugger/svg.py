@@ -63,10 +63,6 @@ def layout_programs() -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def layout_available() -> bool:
-    return bool(layout_programs())
-
-
 @functools.lru_cache(maxsize=32)
 def layout_svg(dot: str) -> Optional[str]:
     """The `<svg>` element for `dot`, laid out by the first program that succeeds; None when none

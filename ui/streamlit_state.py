@@ -104,11 +104,6 @@ def browser_id():
         return None
 
 
-def reset_session() -> DebugSession:
-    st.session_state.pop(SESSION_KEY, None)
-    return get_session()
-
-
 def shared_history() -> Any:
     """The process-wide run history (`ui.history_store`), or None when it cannot be used (the
     debugger still works, in memory, without recording; the store logged the cause once)."""

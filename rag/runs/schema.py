@@ -84,6 +84,3 @@ def migrate(execute: Callable[[str, tuple], list[tuple]], engine: Engine, now: s
     return applied
 
 
-def current_version(execute: Callable[[str, tuple], list[tuple]]) -> int:
-    rows = execute("SELECT MAX(version) FROM schema_version", ())
-    return int(rows[0][0] or 0) if rows else 0
