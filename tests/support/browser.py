@@ -112,6 +112,21 @@ def settle(page, *, grace_ms: float = 3_000) -> None:
     page.wait_for_function(_SETTLED, arg=grace_ms, polling=50, timeout=HANG_GUARD_MS)
 
 
+def open_demo(page, url: str, demo_id: str) -> None:
+    """Open the debugger at `url` and load the demo `demo_id` with its button: paused before the first node."""
+    page.goto(url, wait_until="domcontentloaded")
+    wait_idle(page)
+    load_demo(page, demo_id)
+
+
+def load_demo(page, demo_id: str) -> None:
+    """Click the demo's button (Streamlit tags a widget with its key) and wait until the run is loaded,
+    paused before its first node."""
+    page.locator(f".st-key-demo_{demo_id} button").first.click()
+    page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
+    wait_idle(page)
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until Streamlit finished the current script run."""
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -97,9 +97,7 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_beside_the_step()
         page.locator(".rdi-left .rdi-graph-list li").first.wait_for(timeout=30_000)
         assert page.locator(".rdi-graph img").count() == 0
         demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demo.id)
         click(page, "Step")
         page.get_by_text("Step 1:").first.wait_for(timeout=15_000)
         wait_idle(page)

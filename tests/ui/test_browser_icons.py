@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
 from ui.panels.icons import progress_mark
 
 EMOJI = re.compile(
@@ -47,9 +47,7 @@ def test_no_page_draws_an_emoji():
         found["debugger, start"] = emoji_in(page_chrome(page))
 
         # a finished run with progress on every step, then a run that asks the user
-        page.locator(f".st-key-demo_{demos['complex'].id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demos['complex'].id)
         page.locator('button[data-action="run"]').first.click()
         page.locator(".rdi-result").first.wait_for(timeout=30_000)
         wait_idle(page)
@@ -59,9 +57,7 @@ def test_no_page_draws_an_emoji():
         page.get_by_text("Show the full state below").first.click()
         wait_idle(page)
         page.get_by_text("Demo questions").first.click()
-        page.locator(f".st-key-demo_{demos['clarify'].id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demos['clarify'].id)
         page.locator('button[data-action="continue"]').first.click()
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         wait_idle(page)

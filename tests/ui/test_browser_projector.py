@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 MIN_GRAPH_TEXT_PX = 12.0
@@ -38,9 +38,7 @@ def test_controls_graph_and_diff_fit_one_screen(width, height):
         page.set_viewport_size({"width": width, "height": height})
         page.goto(url)
         wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demo.id)
         for n in (1, 2, 3):  # classify, plan, the parallel lanes: the tallest step of the demo
             step_until(page, n)
         page.locator(".rdi-controls").first.evaluate("e => e.scrollIntoView({block: 'start'})")

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -31,11 +31,7 @@ def test_reload_and_links_open_the_run_at_the_step(tmp_path):
     SHOTS.mkdir(exist_ok=True)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         _step(page)
         _step(page)
         page.wait_for_url(re.compile(r"[?&]step=2\b"), timeout=15_000)
@@ -91,11 +87,7 @@ def test_a_reload_at_a_hitl_question_can_still_answer_it(tmp_path):
     demo = next(d for d in load_demo_questions() if d.expected_route == "clarify" and d.hitl_answer)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         page.locator('button[data-action="continue"]').first.click()
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         page.wait_for_url(re.compile(r"[?&]run=main-"), timeout=15_000)

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -31,9 +31,7 @@ def test_two_servers_on_one_database_see_each_others_runs(postgres_server):
         page.set_viewport_size({"width": 1280, "height": 800})
         page.goto(url_a, wait_until="domcontentloaded")
         wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demo.id)
         _step(page)
         _step(page)
         page.wait_for_url(re.compile(r"[?&]step=2\b"), timeout=15_000)

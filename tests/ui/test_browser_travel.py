@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle
 from tests.support.graph_probe import graph_markup, node_fill, rgb
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -29,11 +29,7 @@ def test_a_timeline_click_moves_the_graph_even_after_a_resume(tmp_path):
     SHOTS.mkdir(exist_ok=True)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         _click_control(page, "continue")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         assert node_fill(page, "__end__") == DONE  # the finished run

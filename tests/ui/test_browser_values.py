@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, open_demo, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -22,11 +22,7 @@ def test_chunk_cards_and_grade_badges_in_the_diff():
     SHOTS.mkdir(exist_ok=True)
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         step(page, 1)
         step(page, 2)  # retrieve_initial: docs changed
         card = page.locator('#diff tr[data-field="docs"] .rdi-chunk:has(details)').first  # a long chunk
@@ -68,11 +64,7 @@ def test_the_waterfall_shows_steps_and_parallel_lanes():
     demo = next(d for d in load_demo_questions() if d.id.startswith("en_complex"))
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         page.get_by_role("button", name="Continue to end", exact=True).first.click()
         page.locator(".rdi-result").first.wait_for(timeout=60_000)
         wait_idle(page)
@@ -101,9 +93,7 @@ def test_breakpoint_and_keyboard():
         wait_idle(page)
         page.get_by_text("Continue pauses before: grade_documents").first.wait_for(timeout=15_000)
         page.keyboard.press("Escape")
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        load_demo(page, demo.id)
         page.locator(".rdi-position").first.click()  # focus on the page, not on a field
         page.keyboard.press("s")
         page.get_by_text("Step 1:").first.wait_for(timeout=30_000)
@@ -127,11 +117,7 @@ def test_a_what_if_fork_changes_the_route_and_the_branches_are_compared():
     demo = next(d for d in load_demo_questions() if d.id == "zh_answer_attribute")
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(url, wait_until="domcontentloaded")
-        wait_idle(page)
-        page.locator(f".st-key-demo_{demo.id} button").first.click()
-        page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        open_demo(page, url, demo.id)
         page.get_by_role("button", name="Continue to end", exact=True).first.click()
         page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=30_000)
         wait_idle(page)
