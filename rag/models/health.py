@@ -47,3 +47,9 @@ def record_call(base_url: Optional[str], role: str, *, error_kind: Optional[str]
 def last_call(base_url: Optional[str]) -> Optional[CallHealth]:
     with _lock:
         return _last.get(endpoint_key(base_url))
+
+
+def forget(base_url: Optional[str]) -> None:
+    """Drop what is known of an endpoint (a new server on a port an old one used is not that one)."""
+    with _lock:
+        _last.pop(endpoint_key(base_url), None)

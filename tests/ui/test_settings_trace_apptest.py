@@ -27,7 +27,10 @@ def button(at, label):
 
 @pytest.fixture
 def fake():
+    from rag.models.health import forget
+
     with running_fake_openai() as server:
+        forget(server.base_url)  # the health record is per URL and process-wide; a reused port must start unknown
         yield server
 
 
