@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from rag.i18n import N_, _
 from ui.panels.icons import MATERIAL
 
 SIDEBAR_WIDTH_PX = 220
@@ -25,14 +26,14 @@ class PageInfo(NamedTuple):
 
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("pages/debugger.py", "Step debugger", MATERIAL["debugger"]),
-    PageInfo("pages/your_graph.py", "Your graph", MATERIAL["your_graph"]),
-    PageInfo("pages/trace.py", "Trace explorer", MATERIAL["trace"]),
-    PageInfo("pages/playground.py", "Prompt playground", MATERIAL["playground"]),
-    PageInfo("pages/evaluate.py", "Evaluate", MATERIAL["evaluate"]),
-    PageInfo("pages/history.py", "Run history", MATERIAL["history"]),
-    PageInfo("pages/knowledge_bases.py", "Knowledge bases", MATERIAL["knowledge_bases"]),
-    PageInfo("pages/settings.py", "Settings", MATERIAL["settings"]),
+    PageInfo("pages/debugger.py", N_("Step debugger"), MATERIAL["debugger"]),
+    PageInfo("pages/your_graph.py", N_("Your graph"), MATERIAL["your_graph"]),
+    PageInfo("pages/trace.py", N_("Trace explorer"), MATERIAL["trace"]),
+    PageInfo("pages/playground.py", N_("Prompt playground"), MATERIAL["playground"]),
+    PageInfo("pages/evaluate.py", N_("Evaluate"), MATERIAL["evaluate"]),
+    PageInfo("pages/history.py", N_("Run history"), MATERIAL["history"]),
+    PageInfo("pages/knowledge_bases.py", N_("Knowledge bases"), MATERIAL["knowledge_bases"]),
+    PageInfo("pages/settings.py", N_("Settings"), MATERIAL["settings"]),
 )
 
 
@@ -51,10 +52,10 @@ def st_pages(default: str | None = None) -> list:
     for p in PAGES:
         if p.path == default:
             alias = Path(p.path).stem
-            pages.append(st.Page(p.path, title=p.title, icon=p.icon, default=True, url_path=f"{alias}-home"))
-            pages.append(st.Page(p.path, title=p.title, icon=p.icon, url_path=alias))
+            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon, default=True, url_path=f"{alias}-home"))
+            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon, url_path=alias))
         else:
-            pages.append(st.Page(p.path, title=p.title, icon=p.icon))
+            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon))
     return pages
 
 
@@ -62,9 +63,13 @@ def page_frame() -> None:
     """The layout and the sidebar menu, the same however the page was reached."""
     # A narrow sidebar (Streamlit's default is 300 px): at projector widths (1024, 1280) the page
     # needs the room for the graph beside the step's diff. The user can still drag it wider.
-    st.set_page_config(page_title="RAG debugger", page_icon=MATERIAL["app"], layout="wide",
+    from ui.language import language_picker, resolve_language
+
+    resolve_language()
+    st.set_page_config(page_title=_("RAG debugger"), page_icon=MATERIAL["app"], layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH_PX)
     with st.sidebar:
         for p in PAGES:
-            st.page_link(p.path, label=p.title, icon=p.icon, width="stretch")
+            st.page_link(p.path, label=_(p.title), icon=p.icon, width="stretch")
+        language_picker()
         st.divider()

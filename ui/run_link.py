@@ -86,6 +86,12 @@ def link_query(session: Any, travel: Optional[int]) -> str:
     from urllib.parse import urlencode
 
     params = link_for(session, travel)
+    if params:
+        from ui.language import LANG_PARAM, url_language
+
+        lang = url_language()  # a shared link opens in the language it was copied in
+        if lang:
+            params = {**params, LANG_PARAM: lang}
     return "?" + urlencode(params) if params else ""
 
 
@@ -116,7 +122,7 @@ def placement(totals: list[int], step: Optional[int]) -> tuple[int, Optional[int
 def _params() -> dict[str, str]:
     import streamlit as st
 
-    return {key: st.query_params.get(key, "") for key in st.query_params.keys()}
+    return {key: st.query_params.get(key, "") for key in st.query_params.keys() if key in (RUN_PARAM, STEP_PARAM)}
 
 
 def open_from_url(session: Any) -> Any:

@@ -2,7 +2,8 @@
 below, never one above. Function-level imports count too: a lazy import is still a dependency.
 
 The layers, lowest first, and why they sit where they do:
-- foundations: the error tree, the data contracts, settings, the trace protocol, secret redaction
+- foundations: the error tree, the data contracts, settings, the trace protocol, secret redaction,
+  the UI's words (`rag.i18n`)
   (import nothing above them);
 - rules: the workflow's pure rules (routing, fast path, HITL, synthesis), tested as tables;
 - prompts: the templates and their saved versions;
@@ -27,7 +28,8 @@ from pathlib import Path
 from tests.support.browser import ROOT
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings", "rag.redaction")),
+    ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings", "rag.redaction",
+                     "rag.i18n")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
     ("knowledge", ("rag.ingest", "rag.retrieval")),

@@ -65,7 +65,9 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
 
 
 @contextlib.contextmanager
-def chromium_page():
+def chromium_page(*, locale: str | None = None):
+    """A page in Debian's Chromium. `locale` (e.g. "zh-CN") sets the browser's language: its
+    `Accept-Language` header and `navigator.language`."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -73,7 +75,7 @@ def chromium_page():
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page = browser.new_page(viewport={"width": 1500, "height": 1100}, **({"locale": locale} if locale else {}))
             page.add_init_script(_TRACK_RUNS)
             yield page
         finally:

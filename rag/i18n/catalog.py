@@ -1,0 +1,251 @@
+"""The gettext catalogues: reading them once per process, and keeping them in step with the code.
+
+The `.po` files are the source of truth and are read directly (no compiled `.mo` in git). Entries are
+sorted by message and carry the files that use them (no line numbers), so a change elsewhere in a
+file does not churn the catalogue.
+"""
+from __future__ import annotations
+
+import datetime
+import gettext as _stdlib_gettext
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+from rag.i18n import DEFAULT_LANGUAGE, LANGUAGES
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+ROOT = Path(__file__).resolve().parents[2]
+DOMAIN = "messages"
+#: Where user-visible strings are written: the app, its pages and panels, the debugger core, the engine.
+SOURCES: tuple[str, ...] = ("app.py", "pages", "ui", "debugger", "rag")
+SKIP_DIRS = ("rag/data", "rag/i18n/locales")
+BABEL_LOCALE = {"en": "en", "zh": "zh_Hans_CN"}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_lock = threading.Lock()
+#: Fixed header fields: a dated header would change on every `update` and make every branch conflict.
+_HEADER = dict(project="rag-debugger", version="1", copyright_holder="the rag-debugger authors",
+               header_comment="# The rag-debugger app's words. Refresh with `python -m rag.i18n update`.\n#",
+               creation_date=datetime.datetime(2026, 12, 3), revision_date=datetime.datetime(2026, 12, 3),
+               last_translator="the rag-debugger authors", msgid_bugs_address="")
+
+
+def po_path(lang: str) -> Path:
+    return LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@dataclass
+class Translations:
+    """One language's messages: singular ones by text, counted ones by their singular text."""
+
+    messages: dict[str, str] = field(default_factory=dict)
+    plurals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    plural_index: Callable[[int], int] = lambda n: int(n != 1)
+
+    def lookup(self, message: str) -> str | None:
+        return self.messages.get(message) or None
+
+    def lookup_plural(self, singular: str, n: int) -> str | None:
+        forms = self.plurals.get(singular)
+        if not forms:
+            return None
+        index = self.plural_index(n)
+        return forms[min(index, len(forms) - 1)] or None
+
+
+def read_catalog(lang: str):
+    from babel.messages.pofile import read_po
+
+    path = po_path(lang)
+    with path.open("rb") as handle:
+        return read_po(handle, locale=BABEL_LOCALE.get(lang, lang), domain=DOMAIN)
+
+
+@lru_cache(maxsize=None)
+def _load(lang: str) -> Translations:
+    if lang not in LANGUAGES or not po_path(lang).exists():
+        return Translations()
+    catalog = read_catalog(lang)
+    out = Translations(plural_index=_stdlib_gettext.c2py(catalog.plural_expr))
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue
+        if isinstance(message.id, (list, tuple)):
+            forms = tuple(message.string) if isinstance(message.string, (list, tuple)) else (message.string,)
+            if any(forms):
+                out.plurals[message.id[0]] = forms
+        elif message.string:
+            out.messages[message.id] = message.string
+    return out
+
+
+def translations(lang: str) -> Translations:
+    with _lock:  # two sessions' first lookups must not both parse the file
+        return _load(lang)
+
+
+def reload() -> None:
+    """Forget what was read (tests that edit a catalogue, `update`)."""
+    _load.cache_clear()
+
+
+# ---------------------------------------------------------------- keeping the catalogues in step with the code
+
+def _source_files() -> list[Path]:
+    files: list[Path] = []
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files += sorted(p for p in path.rglob("*.py")
+                            if not any(p.relative_to(ROOT).as_posix().startswith(skip) for skip in SKIP_DIRS))
+    return files
+
+
+def extract():
+    """A template catalogue of every marked string in the code (babel's Python extractor)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_file
+
+    template = Catalog(domain=DOMAIN, project="rag-debugger", fuzzy=False)
+    for path in _source_files():
+        relative = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+        for _lineno, message, comments, context in extract_from_file("python", str(path), keywords=KEYWORDS,
+                                                                    comment_tags=("i18n:",)):
+            if isinstance(message, tuple) and len(message) == 1:
+                message = message[0]
+            if not message or (isinstance(message, tuple) and not all(message)):
+                continue
+            template.add(message, locations=[(relative, None)], auto_comments=comments, context=context)
+    return template
+
+
+def update() -> dict[str, int]:
+    """Rewrite both catalogues from the code: new strings are added (English filled in, Chinese left
+    empty to translate), translations of strings still in use are kept, the rest are dropped.
+    Returns each language's count of strings without a translation."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    template = extract()
+    untranslated: dict[str, int] = {}
+    for lang in LANGUAGES:
+        old = read_catalog(lang) if po_path(lang).exists() else None
+        new = Catalog(locale=BABEL_LOCALE[lang], domain=DOMAIN, fuzzy=False, **_HEADER, language_team=LANGUAGES[lang])
+        for message in template:
+            if not message.id:
+                continue
+            previous = old.get(message.id, message.context) if old is not None else None
+            if lang == DEFAULT_LANGUAGE:
+                string = message.id if not isinstance(message.id, tuple) else tuple(message.id[:1] + message.id[1:])
+                if previous is not None and previous.string and not previous.fuzzy:
+                    string = previous.string
+            else:
+                string = previous.string if previous is not None and not previous.fuzzy else ""
+            if isinstance(message.id, tuple) and not isinstance(string, tuple):
+                string = tuple([string] * new.num_plurals) if string else tuple([""] * new.num_plurals)
+            if isinstance(message.id, tuple) and lang == DEFAULT_LANGUAGE and not any(string):
+                string = tuple(message.id)
+            new.add(message.id, string, locations=message.locations, auto_comments=message.auto_comments,
+                    context=message.context)
+            if not (any(string) if isinstance(string, tuple) else string):
+                untranslated[lang] = untranslated.get(lang, 0) + 1
+        po_path(lang).parent.mkdir(parents=True, exist_ok=True)
+        with po_path(lang).open("wb") as handle:
+            write_po(handle, new, width=0, sort_output=True, include_lineno=False, omit_header=False)
+    reload()
+    return untranslated
+
+
+def problems() -> list[str]:
+    """What keeps the catalogues from matching the code: a string the code uses that a catalogue lacks
+    or leaves untranslated, a translation whose `{placeholders}` differ from the English, a catalogue
+    entry no code uses. Empty when all is well."""
+    template = extract()
+    found: list[str] = []
+    for lang in LANGUAGES:
+        if not po_path(lang).exists():
+            found.append(f"{lang}: no catalogue at {po_path(lang).relative_to(ROOT)}")
+            continue
+        catalog = read_catalog(lang)
+        for message in template:
+            if not message.id:
+                continue
+            entry = catalog.get(message.id, message.context)
+            key = message.id[0] if isinstance(message.id, tuple) else message.id
+            if entry is None:
+                found.append(f"{lang}: missing {key!r}")
+                continue
+            strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+            if entry.fuzzy or not all(strings):
+                found.append(f"{lang}: untranslated {key!r}")
+                continue
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            allowed = set().union(*(set(_PLACEHOLDER.findall(i)) for i in ids))
+            for text in strings:
+                have = set(_PLACEHOLDER.findall(text))
+                if have - allowed or (len(ids) == 1 and have != allowed):
+                    found.append(f"{lang}: placeholders of {key!r} differ in {text!r}")
+        used = {m.id[0] if isinstance(m.id, tuple) else m.id for m in template if m.id}
+        for entry in catalog:
+            key = entry.id[0] if isinstance(entry.id, tuple) else entry.id
+            if entry.id and key not in used:
+                found.append(f"{lang}: unused {key!r}")
+    return found
+
+
+def todo(lang: str = "zh") -> list[str]:
+    """The messages (singular text) `lang` has no translation for, in catalogue order."""
+    catalog = read_catalog(lang)
+    out = []
+    for entry in catalog:
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        if entry.id and (entry.fuzzy or not all(strings)):
+            out.append(entry.id[0] if isinstance(entry.id, tuple) else entry.id)
+    return out
+
+
+def fill(sources: list[Path], lang: str = "zh", *, overwrite: bool = False) -> int:
+    """Take translations into `lang`'s catalogue from JSON files (`{"English": "translation"}`) or other
+    `.po` files (another branch's catalogue, when merging), for messages the catalogue has. Only empty
+    entries are filled unless `overwrite`. Returns how many were filled."""
+    from babel.messages.pofile import write_po
+
+    known: dict[str, str | tuple] = {}
+    for source in sources:
+        if source.suffix == ".json":
+            known.update(json.loads(source.read_text(encoding="utf-8")))
+            continue
+        from babel.messages.pofile import read_po
+
+        with source.open("rb") as handle:
+            for entry in read_po(handle, locale=BABEL_LOCALE.get(lang, lang)):
+                strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+                if entry.id and not entry.fuzzy and all(strings):
+                    known[entry.id[0] if isinstance(entry.id, tuple) else entry.id] = entry.string
+    catalog = read_catalog(lang)
+    filled = 0
+    for entry in catalog:
+        if not entry.id:
+            continue
+        key = entry.id[0] if isinstance(entry.id, tuple) else entry.id
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        if key not in known or (all(strings) and not overwrite):
+            continue
+        value = known[key]
+        if isinstance(entry.id, tuple):
+            value = tuple(value) if isinstance(value, (list, tuple)) else tuple([value] * catalog.num_plurals)
+        elif isinstance(value, (list, tuple)):
+            value = value[0]
+        entry.string, entry.flags = value, set()
+        filled += 1
+    with po_path(lang).open("wb") as handle:
+        write_po(handle, catalog, width=0, sort_output=True, include_lineno=False)
+    reload()
+    return filled

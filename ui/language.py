@@ -1,0 +1,74 @@
+"""Which language this browser session reads the app in, and the picker in the sidebar.
+
+The choice, in order: a `?lang=` in the URL (so a demo link opens in the right language), what the user
+picked in the sidebar (remembered for the browser session, and written into the URL so a reload keeps
+it), the browser's `Accept-Language`, English. Strings themselves are looked up in `rag.i18n`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+import debugger.i18n
+from rag.i18n import DEFAULT_LANGUAGE, LANGUAGES, gettext, negotiate, ngettext, normalize, set_language_source
+
+LANG_PARAM = "lang"
+LANG_KEY = "ui_language"
+_URL_SEEN_KEY = "_ui_language_from_url"
+_PICKER_KEY = "_ui_language_picker"
+PICKER_LABEL = "Language · 语言"
+"""The same in both languages: whoever cannot read the current one can still find the way back."""
+
+
+def _session_language() -> str | None:
+    try:
+        return st.session_state.get(LANG_KEY)
+    except Exception:  # noqa: BLE001 - no script run (a background thread): the default
+        return None
+
+
+set_language_source(_session_language)
+debugger.i18n.install(gettext, ngettext)
+
+
+def browser_language() -> str | None:
+    """The browser's preferred language among ours: its `Accept-Language` header, else `navigator.language`."""
+    try:
+        found = negotiate(st.context.headers.get("Accept-Language"))
+        return found or normalize(st.context.locale)
+    except Exception:  # noqa: BLE001 - no request context (AppTest)
+        return None
+
+
+def resolve_language() -> str:
+    """Settle this run's language (see the module docstring). A URL value is followed when it is new to
+    this session: Streamlit keeps sending a tab's first query string on later reruns, and that must not
+    undo a choice made in the picker since."""
+    from_url = normalize(st.query_params.get(LANG_PARAM))
+    if from_url and st.session_state.get(_URL_SEEN_KEY) != from_url:
+        st.session_state[_URL_SEEN_KEY] = from_url
+        st.session_state[LANG_KEY] = from_url
+    if normalize(st.session_state.get(LANG_KEY)) is None:
+        st.session_state[LANG_KEY] = browser_language() or DEFAULT_LANGUAGE
+    return st.session_state[LANG_KEY]
+
+
+def _picked() -> None:
+    lang = normalize(st.session_state.get(_PICKER_KEY))
+    if lang:
+        st.session_state[LANG_KEY] = lang
+        st.session_state[_URL_SEEN_KEY] = lang
+        st.query_params[LANG_PARAM] = lang
+
+
+def language_picker() -> None:
+    """Two buttons, English and 中文, at the foot of the sidebar."""
+    current = resolve_language()
+    st.session_state[_PICKER_KEY] = current
+    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.get, key=_PICKER_KEY,
+                                 on_change=_picked, width="stretch")
+
+
+def url_language() -> str | None:
+    """The language to carry in links this page writes (the URL the debugger keeps), when not the default."""
+    lang = _session_language()
+    return lang if lang and lang != DEFAULT_LANGUAGE else None
