@@ -49,7 +49,12 @@ def resolve_language() -> str:
         st.session_state[LANG_KEY] = from_url
     if normalize(st.session_state.get(LANG_KEY)) is None:
         st.session_state[LANG_KEY] = browser_language() or DEFAULT_LANGUAGE
-    return st.session_state[LANG_KEY]
+    lang = st.session_state[LANG_KEY]
+    chosen = st.session_state.get(_URL_SEEN_KEY)
+    if chosen == lang and normalize(st.query_params.get(LANG_PARAM)) != lang:
+        # A page link drops the query string: put the choice back, so a reload of this page keeps it.
+        st.query_params[LANG_PARAM] = lang
+    return lang
 
 
 def _picked() -> None:

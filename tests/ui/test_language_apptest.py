@@ -55,3 +55,14 @@ def test_every_page_in_chinese_uses_only_strings_the_catalogue_has(app_test, env
         at.switch_page(page.path).run()
         assert not at.exception, page.path
     assert sorted(m for lang, m in i18n.missing_keys() if lang == "zh") == []
+
+
+def test_a_chosen_language_is_put_back_into_the_url_of_the_next_page(app_test, env):
+    """Page links drop the query string; a reload of the next page must still open in the chosen language."""
+    at = app_test
+    at.switch_page("pages/settings.py").run()
+    at.sidebar.button_group[0].set_value("zh").run()
+    at.query_params.clear()
+    at.switch_page("pages/history.py").run()
+    assert "运行历史" in _links(at)
+    assert at.query_params["lang"] in ("zh", ["zh"])
