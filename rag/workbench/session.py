@@ -65,7 +65,6 @@ def _default_saver():
         return _saver
 
 
-_NODE_DOCS = node_docs()
 _drawings: dict[int, Any] = {}
 
 
@@ -571,9 +570,9 @@ class DebugSession:
         seg, steps = self.viewed(travel)
         kind = seg.kind if seg else "main"
         graph = seg.graph if seg and seg.graph is not None else shared_graph(kind, self.checkpointer)
-        title = "RAG workflow" if kind == "main" else "HITL resume path"
+        title = _("RAG workflow") if kind == "main" else _("HITL resume path")
         if seg is None:
-            return GraphDrawing(_drawn(graph), fanout_edges=tuple(FANOUT_EDGES), title=title, docs=_NODE_DOCS)
+            return GraphDrawing(_drawn(graph), fanout_edges=tuple(FANOUT_EDGES), title=title, docs=node_docs())
         stepper = seg.stepper
         # the head's view, except at a replay's end, where a recording cut short still knows
         # (from its last record) which node was about to run
@@ -582,7 +581,7 @@ class DebugSession:
                             finished_now=stepper.done if latest else None)
         fanout = tuple((src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES)
         return GraphDrawing(_drawn(graph), current=tuple(marks.current), done=tuple(sorted(marks.done)),
-                            fanout_edges=fanout, title=title, docs=_NODE_DOCS)
+                            fanout_edges=fanout, title=title, docs=node_docs())
 
 
 def abandon_runs(history: Any, run_ids: set) -> None:
