@@ -33,6 +33,7 @@ from rag.api import InvalidQuestionError, build_result, initial_state, make_cont
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
+from rag.i18n import _
 from rag.models.calls import model_call_sink
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
@@ -188,7 +189,7 @@ class DebugSession:
         try:
             return load_prompts(name)
         except ValueError as exc:  # PromptVersionError / PromptTemplateError
-            raise UserInputError(f"the prompt version {name!r} cannot be used: {exc}") from None
+            raise UserInputError(_("the prompt version {name} cannot be used: {error}").format(name=repr(name), error=exc)) from None
 
     def _context(self) -> tuple[RagContext, Optional[str]]:
         roles, version = self.roles, None
@@ -230,7 +231,7 @@ class DebugSession:
         if stepper.error and self._drop_damaged_history():
             return self._new_segment(kind, inp, label, answer)
         if stepper.error:
-            raise UserInputError(f"the run could not start: {stepper.error}")
+            raise UserInputError(_("the run could not start: {error}").format(error=stepper.error))
         segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version)
         parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
@@ -300,7 +301,7 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         self._abandon_open_runs()
         self.question = text
-        return self._new_segment("main", initial_state(text), "main run")
+        return self._new_segment("main", initial_state(text), _("main run"))
 
     def restart(self) -> Segment:
         if self.replay_mode:
@@ -308,7 +309,7 @@ class DebugSession:
             seg.stepper.restart()
             return seg
         if not self.question:
-            raise UserInputError("type or pick a question first")
+            raise UserInputError(_("type or pick a question first"))
         return self.start(self.question)
 
     @property
@@ -319,8 +320,8 @@ class DebugSession:
         seg = self._require()
         if seg.stepper.done:
             if seg.replay:
-                raise UserInputError("the recording has ended: press Restart to replay it again")
-            raise UserInputError("this run has finished: answer the follow-up question or restart")
+                raise UserInputError(_("the recording has ended: press Restart to replay it again"))
+            raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
         with self._timed_steps():
             record = seg.stepper.step()
         self._record_progress(seg)
@@ -337,13 +338,13 @@ class DebugSession:
 
     def _check_history(self, step_error: Optional[str]) -> None:
         if step_error and self._drop_damaged_history():
-            raise UserInputError("the run history file is damaged, so this run's checkpoints could not be saved. "
-                                 "Press Run again: the debugger now works in memory (the Run history page says how "
-                                 "to recover the file)")
+            raise UserInputError(_("the run history file is damaged, so this run's checkpoints could not be saved. "
+                                   "Press Run again: the debugger now works in memory (the Run history page says how "
+                                   "to recover the file)"))
 
     def _require(self) -> Segment:
         if not self.segments:
-            raise UserInputError("start a run first: type or pick a question and press Run or Step")
+            raise UserInputError(_("start a run first: type or pick a question and press Run or Step"))
         return self.segments[-1]
 
     # ----- results ------------------------------------------------------------------------
@@ -404,17 +405,17 @@ class DebugSession:
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
         if self.replay_mode:
-            raise UserInputError("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
-                                 "recorded answer, or leave replay mode and run the question live")
+            raise UserInputError(_("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
+                                   "recorded answer, or leave replay mode and run the question live"))
         snapshot = self.hitl_snapshot()
         if snapshot is None:
-            raise UserInputError("there is no open follow-up question to answer")
+            raise UserInputError(_("there is no open follow-up question to answer"))
         try:
             inp = resume_input(snapshot, answer, limit=self.settings.max_question_chars)
         except (SnapshotError, InvalidQuestionError) as exc:
             raise UserInputError(str(exc)) from None
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
-        return self._new_segment("resume", inp, f"HITL resume #{rounds}", answer=answer.strip())
+        return self._new_segment("resume", inp, _("HITL resume #{n}").format(n=rounds), answer=answer.strip())
 
     def fork(self, step: int, field: str, value: Any) -> Segment:
         """What if: set `field` to `value` in the state after session step `step` (0-based over
@@ -426,7 +427,7 @@ class DebugSession:
 
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
-            raise UserInputError(f"pick a step from 1 to {len(pairs)}")
+            raise UserInputError(_("pick a step from 1 to {last}").format(last=len(pairs)))
         seg, record = pairs[step]
         as_node = record.nodes[-1]
         try:
@@ -439,14 +440,14 @@ class DebugSession:
                                            context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step)
             else:
                 if record.after_checkpoint_id is None:
-                    raise UserInputError("this step has no checkpoint to fork from")
+                    raise UserInputError(_("this step has no checkpoint to fork from"))
                 ctx = seg.ctx
                 stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
                                        on_step=self._on_step)
         except StepperError as exc:
             raise UserInputError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
-        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=f"what-if #{n}", fork_of=(
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=_("what-if #{n}").format(n=n), fork_of=(
             seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
         self.segments.append(fork)
         with self._pending_lock:
@@ -482,7 +483,7 @@ class DebugSession:
                 rounds = sum(1 for seg in segments if seg.kind == "resume")
                 segments.append(self._replay_segment(history, info, open_replay, rounds))
         except (UnknownRunError, StepperError, ValueError) as exc:
-            raise UserInputError(f"this run cannot be replayed: {exc}") from None
+            raise UserInputError(_("this run cannot be replayed: {error}").format(error=exc)) from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
         self._abandon_open_runs()
@@ -498,7 +499,7 @@ class DebugSession:
         stepper = opener(history, info.run_id, with_graph=False)
         stepper.graph = shared_graph(info.kind, self.checkpointer)  # structure only, for drawing
         answer = ((info.result or {}).get("rag_trace") or {}).get("hitl_answer")
-        label = "main run (recorded)" if info.kind == "main" else f"HITL resume #{rounds + 1} (recorded)"
+        label = _("main run (recorded)") if info.kind == "main" else _("HITL resume #{n} (recorded)").format(n=rounds + 1)
         return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
                        run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
 
@@ -506,9 +507,9 @@ class DebugSession:
         """Replay mode: put the current run at `steps` steps from its start (0 = before the first node)."""
         seg = self._require()
         if not seg.replay:
-            raise UserInputError("seeking is for recorded runs; a live run moves with Step")
+            raise UserInputError(_("seeking is for recorded runs; a live run moves with Step"))
         if steps < 0 or steps > seg.stepper.total_steps:
-            raise UserInputError(f"this recording has {seg.stepper.total_steps} steps; pick 0 to {seg.stepper.total_steps}")
+            raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=seg.stepper.total_steps))
         seg.stepper.restart()
         for _ in range(steps):
             seg.stepper.step()
@@ -526,13 +527,13 @@ class DebugSession:
 
         seg = self._require()
         if not seg.replay:
-            raise UserInputError("this is a live run: answer the follow-up question instead")
+            raise UserInputError(_("this is a live run: answer the follow-up question instead"))
         if not seg.stepper.done:
-            raise UserInputError("replay this run to its end first")
+            raise UserInputError(_("replay this run to its end first"))
         children = self.recorded_answers()
         child = next((c for c in children if c.run_id == run_id), None) if run_id else (children[0] if children else None)
         if child is None:
-            raise UserInputError("no recorded answer to this question in the history")
+            raise UserInputError(_("no recorded answer to this question in the history"))
         segment = self._replay_segment(self.history, child, open_replay,
                                        sum(1 for s in self.segments if s.kind == "resume"))
         self.segments.append(segment)
