@@ -433,7 +433,7 @@ class DebugSession:
         try:
             if seg.replay or not isinstance(seg.stepper, GraphStepper):
                 # a new thread starts every appending list empty, so the full state written once is exact
-                ctx, _ = self._context()
+                ctx, _version = self._context()
                 self._runs_started += 1
                 stepper = fork_from_values(shared_graph(seg.kind, self.checkpointer), {**record.values_after, field: value},
                                            as_node=as_node, thread_id=f"{self.session_id}-{self._runs_started}-fork",
@@ -511,7 +511,7 @@ class DebugSession:
         if steps < 0 or steps > seg.stepper.total_steps:
             raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=seg.stepper.total_steps))
         seg.stepper.restart()
-        for _ in range(steps):
+        for _step in range(steps):
             seg.stepper.step()
 
     def recorded_answers(self) -> list:
