@@ -48,7 +48,8 @@ def template_variables(template: str) -> set[str]:
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise PromptTemplateError(_("template syntax error: {error} (write literal braces as {{{{ and }}}})").format(error=exc)) from exc
+        raise PromptTemplateError(_("template syntax error: {error} (write literal braces as {{{{ and }}}})")
+                                  .format(error=exc)) from exc
     names = set()
     for _literal, field_name, _spec, _conversion in parsed:
         if field_name is None:

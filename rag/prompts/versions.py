@@ -87,7 +87,8 @@ def check_name(name: object) -> str:
               "starting with a letter or digit (no '/', no '..', no spaces)").format(name=repr(name))
         )
     if name.lower() in RESERVED_NAMES:
-        raise PromptVersionError(_("{name} is a reserved name (the built-in prompts / the active pointer)").format(name=repr(name)))
+        raise PromptVersionError(_("{name} is a reserved name (the built-in prompts / the active pointer)")
+                                 .format(name=repr(name)))
     return name
 
 

@@ -189,7 +189,8 @@ class DebugSession:
         try:
             return load_prompts(name)
         except ValueError as exc:  # PromptVersionError / PromptTemplateError
-            raise UserInputError(_("the prompt version {name} cannot be used: {error}").format(name=repr(name), error=exc)) from None
+            raise UserInputError(_("the prompt version {name} cannot be used: {error}").format(
+                name=repr(name), error=exc)) from None
 
     def _context(self) -> tuple[RagContext, Optional[str]]:
         roles, version = self.roles, None
