@@ -48,16 +48,16 @@ def template_variables(template: str) -> set[str]:
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise PromptTemplateError(_("template syntax error: {error} (write literal braces as {{{{ and }}}})")
-                                  .format(error=exc)) from exc
+        raise PromptTemplateError(_("template syntax error: {error} (write literal braces as {open} and {close})")
+                                  .format(error=exc, open="{{", close="}}")) from exc
     names = set()
     for _literal, field_name, _spec, _conversion in parsed:
         if field_name is None:
             continue
         if field_name == "" or not field_name.isidentifier():
             raise PromptTemplateError(
-                _("placeholder {placeholder} is not a variable name (write literal braces as {{{{ and }}}})")
-                .format(placeholder="{" + field_name + "}")
+                _("placeholder {placeholder} is not a variable name (write literal braces as {open} and {close})")
+                .format(placeholder="{" + field_name + "}", open="{{", close="}}")
             )
         names.add(field_name)
     return names
