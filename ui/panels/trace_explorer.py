@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import ABSENT, format_value
+from debugger.diff import ABSENT_TEXT
 from rag.i18n import N_, _, ngettext
 from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
@@ -47,7 +48,10 @@ def trace_frame(raw: Optional[dict], normalized: Optional[dict], group: tuple[st
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` as shown: values escaped for markdown, states and column headings in the reader's language."""
-    shown = frame.assign(value=frame["value"].map(as_text), state=frame["state"].map(lambda s: _(STATES.get(s, s))))
+    shown = frame.reset_index(drop=True)  # a filtered frame's index would show as a column of its own
+    absent = f"‹{_('absent')}›"
+    shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
+                         state=shown["state"].map(lambda s: _(STATES.get(s, s))))
     return shown.rename(columns={key: _(title) for key, title in COLUMNS.items()})
 
 
