@@ -94,8 +94,3 @@ def meaning(field: str) -> str:
 def group_title(group: str) -> str:
     """A field group's heading in the active language (the group name itself when unknown)."""
     return _(GROUP_TITLES[group]) if group in GROUP_TITLES else group
-
-
-def translated_meanings() -> dict[str, str]:
-    """Every field's meaning in the active language, in protocol order."""
-    return {field: meaning(field) for field in RAG_TRACE_FIELDS}
