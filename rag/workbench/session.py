@@ -33,7 +33,7 @@ from rag.api import InvalidQuestionError, build_result, initial_state, make_cont
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
-from rag.i18n import _
+from rag.i18n import N_, _
 from rag.models.calls import model_call_sink
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
@@ -42,7 +42,8 @@ from rag.workbench import run_owners
 
 log = logging.getLogger("rag_debugger.session")
 
-REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
+REPLAY_BANNER = N_("Replay — recorded run, no model and no knowledge base")
+"""English (the catalogue's id): show it with `_(REPLAY_BANNER)`."""
 
 
 def shared_graph(kind: str, checkpointer: Any = None) -> Any:
@@ -116,8 +117,9 @@ def model_call_span(call: dict, step_t0: float) -> dict:
     """A model call as a waterfall span: when in its step it started, how long, tokens if reported."""
     tokens = ""
     if call.get("tokens_in") is not None or call.get("tokens_out") is not None:
-        tokens = f"{call.get('tokens_in', '?')} → {call.get('tokens_out', '?')} tokens"
-    detail = tokens if call.get("ok", True) else f"failed: {call.get('error_kind')}"
+        tokens = _("{tokens_in} → {tokens_out} tokens").format(tokens_in=call.get("tokens_in", "?"),
+                                                               tokens_out=call.get("tokens_out", "?"))
+    detail = tokens if call.get("ok", True) else _("failed: {kind}").format(kind=call.get("error_kind"))
     return {"label": f"{call.get('role')} · {call.get('model')}", "start_ms": round((call["started"] - step_t0) * 1000.0, 3),
             "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
 
