@@ -143,3 +143,14 @@ def test_default_hitl_prompts_follow_the_question(reader):
         en = default_hitl_prompt("scope_select", question="Which Nova?", options=["Nova phone", "Nova lamp"])
     assert zh == "请补充以下信息：服务器"
     assert en == "Your question could mean several things. Please choose one: Nova phone; Nova lamp"
+
+
+def test_the_knowledge_base_label_and_history_recovery_advice_follow_the_language(tmp_path):
+    from rag.retrieval.paths import kb_label
+    from rag.runs.history import RECOVERY, RunHistory
+
+    history = RunHistory(tmp_path / "history.db")
+    assert kb_label(None) == "bundled demo (zh/en)" and history.recovery == RECOVERY
+    with use_language("zh"):
+        assert CJK.search(kb_label(None)) and CJK.search(history.recovery)
+        assert kb_label(tmp_path / "docs") == "文件夹 docs"  # the folder's name stays as it is
