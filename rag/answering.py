@@ -20,6 +20,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from rag.i18n import _
 from rag.prompts import DEFAULT_DIR
 
 MAX_SENTENCES = 3
@@ -139,8 +140,8 @@ def answer_for(state: Mapping[str, Any], complete: Optional[Callable[[str], str]
     answer = generated_answer(question, state["docs"], complete, model=model)
     if answer.mode == "unavailable":  # say why, and still show what the evidence says
         fallback = extractive_answer(question, state["docs"])
-        return fallback.model_copy(update={"error": f"the model could not answer ({answer.error}); "
-                                                    "this is the extractive answer instead", "model": model})
+        return fallback.model_copy(update={"error": _("the model could not answer ({error}); this is the extractive "
+                                                      "answer instead").format(error=answer.error), "model": model})
     return answer
 
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional
 from rag.context import ProgressSink, RagContext
 from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
 from rag.graph.build import compiled_graph
+from rag.i18n import _
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
 from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
@@ -85,8 +86,8 @@ def resume_input(snapshot: Mapping[str, Any] | Any, answer: str, *, limit: int) 
     merged = refined_question_for_hitl(snap.question, text)
     if len(merged) > limit:
         raise InvalidQuestionError(
-            f"the question merged with the HITL answer has {len(merged):,} characters; the limit is {limit:,} "
-            "(RAG_MAX_QUESTION_CHARS): shorten the answer"
+            _("the question merged with the HITL answer has {count} characters; the limit is {limit} "
+              "(RAG_MAX_QUESTION_CHARS): shorten the answer").format(count=f"{len(merged):,}", limit=f"{limit:,}")
         )
     state = initial_state(snap.question)
     state.update(hitl_snapshot=snap.model_dump(), hitl_answer=text)

@@ -15,6 +15,8 @@ from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict
 
+from rag.i18n import N_, _
+
 Role = Literal["planner", "grader", "rewriter", "retriever"]
 
 PLANNER_PREFIX = "planner_unavailable:"
@@ -23,11 +25,12 @@ FAILED_RETRIEVAL_MODES = frozenset({"failed", "dense_fallback"})
 `sparse_only` is not here: a dense leg that is off or not ingested is a setting, not a failure."""
 
 CONSEQUENCE: dict[str, str] = {
-    "planner": "the question was not planned; it took the simple chain",
-    "grader": "the evidence was not graded; the run failed closed to no_knowledge",
-    "rewriter": "the question was not rewritten; the run ended in no_knowledge",
-    "retriever": "retrieval failed; the grader saw no evidence",
+    "planner": N_("the question was not planned; it took the simple chain"),
+    "grader": N_("the evidence was not graded; the run failed closed to no_knowledge"),
+    "rewriter": N_("the question was not rewritten; the run ended in no_knowledge"),
+    "retriever": N_("retrieval failed; the grader saw no evidence"),
 }
+"""The English (catalogue ids); `Failure.consequence` is the text in the reader's language."""
 
 _KIND = re.compile(r"^([A-Za-z_][\w.]*):\s*(.*)$", re.S)
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Timeout))\b")
@@ -47,7 +50,7 @@ class Failure(BaseModel):
 
     @property
     def consequence(self) -> str:
-        return CONSEQUENCE[self.role]
+        return _(CONSEQUENCE[self.role])
 
 
 def split_error(text: str) -> tuple[str, str]:

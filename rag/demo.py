@@ -13,10 +13,30 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rag.i18n import N_, _
 from rag.schemas import MAX_SUB_QUESTIONS
 from rag.settings import DATA_DIR
 
 DEMO_QUESTIONS_PATH = DATA_DIR / "demo_questions.json"
+
+#: The bundled demos' labels, marked for the catalogue (the JSON file cannot be extracted); a test keeps
+#: this list equal to the file's labels. A label not here (a demo file of one's own) shows as written.
+BUNDLED_LABELS = (
+    N_("answer: 丹瑾's attribute (fast path: no planner call)"),
+    N_("answer: Lumen X2 operating temperature"),
+    N_("rewrite (HyDE): 大招 is not the wiki's word (终结技)"),
+    N_("rewrite (HyDE): 'dies too fast' vs the manual's 'battery drains quickly'"),
+    N_("rewrite (step-back): a specific version and date -> the support policy"),
+    N_("clarify: the monthly pass price depends on the server"),
+    N_("clarify: the firmware update depends on the platform"),
+    N_("scope_select: two characters named 白鸦"),
+    N_("scope_select: two products named Nova"),
+    N_("no_knowledge: weather is not in the knowledge base"),
+    N_("no_knowledge: geography is not in the knowledge base"),
+    N_("complex: three dimensions of 丹瑾 -> 3 sub-questions"),
+    N_("complex: two characters' weapons -> 2 sub-questions"),
+    N_("complex: two products, two questions -> 2 sub-questions"),
+)
 
 ExpectedRoute = Literal["answer", "rewrite_then_answer", "clarify", "scope_select", "no_knowledge", "complex"]
 FinalRoute = Literal["answer", "rewrite", "clarify", "scope_select", "no_knowledge"]
@@ -52,6 +72,11 @@ class DemoQuestion(BaseModel):
         if self.expected_rewrite_method and self.expected_route != "rewrite_then_answer":
             raise ValueError(f"demo {self.id!r}: expected_rewrite_method is for rewrite_then_answer demos only")
         return self
+
+    @property
+    def display_label(self) -> str:
+        """The button's label in the reader's language (`label` itself is data: the English, kept in exports)."""
+        return _(self.label)
 
     @property
     def final_route(self) -> str:

@@ -12,6 +12,8 @@ from typing import Literal, Optional
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from rag.i18n import _
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = PACKAGE_DIR / "data"
 
@@ -91,7 +93,8 @@ class RagSettings(BaseSettings):
     def _known_marker_sets(cls, value: Optional[str]) -> Optional[str]:
         unknown = [n.strip() for n in (value or "").split(",") if n.strip() and n.strip() not in FAST_PATH_EXTRA_SETS]
         if unknown:
-            raise ValueError(f"unknown fast-path marker set {unknown[0]!r}; known: {', '.join(FAST_PATH_EXTRA_SETS)}")
+            raise ValueError(_("unknown fast-path marker set {name}; known: {known}").format(
+                name=repr(unknown[0]), known=", ".join(FAST_PATH_EXTRA_SETS)))
         return value
 
     def models_configured(self) -> bool:

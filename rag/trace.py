@@ -10,6 +10,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rag.errors import InvalidTraceError
+from rag.i18n import _
 from rag.schemas import EvidenceItem
 
 TOOL_FIELDS = (
@@ -172,7 +173,7 @@ def _validated(schema: type[BaseModel], data: dict, where: str) -> dict:
             f"{'.'.join(str(p) for p in err.get('loc', ())) or '(trace)'}: {err.get('msg')}"
             for err in exc.errors(include_url=False)[:6]
         )
-        raise InvalidTraceError(f"invalid {where}: {problems}") from None
+        raise InvalidTraceError(_("invalid {where}: {problems}").format(where=where, problems=problems)) from None
 
 
 def normalize_rag_sub_trace(trace: Any) -> Optional[dict]:

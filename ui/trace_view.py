@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.i18n import _
 from ui.panels.icons import MATERIAL
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
@@ -10,13 +11,14 @@ from ui.text import as_text
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['trace']} Trace explorer")
+    st.title(f"{MATERIAL['trace']} {_('Trace explorer')}")
     session = get_session()
     seg = session.current
     if seg is None:
-        st.info("No run yet. Start one on the Step debugger page.")
+        st.info(_("No run yet. Start one on the Step debugger page."))
         return
     values = seg.stepper.current_values()
-    st.caption(f"Question: {as_text(session.question)} · {as_text(seg.label)} · "
-               f"{'finished' if seg.stepper.done else 'in progress'}")
+    progress = _("finished") if seg.stepper.done else _("in progress")
+    st.caption(_("Question: {question} · {run} · {progress}").format(
+        question=as_text(session.question), run=as_text(seg.label), progress=progress))
     render_trace(values.get("rag_trace"))

@@ -25,6 +25,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rag.errors import UserFixableError
+from rag.i18n import _
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
 
@@ -70,27 +71,31 @@ def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise EvalSetError(f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise EvalSetError(_("{source}:{line}: not valid JSON ({error} at column {column})").format(
+                source=source, line=number, error=exc.msg, column=exc.colno)) from None
         cases.append(_case(data, number, source, seen))
     if not cases:
-        raise EvalSetError(f"{source}: no cases")
+        raise EvalSetError(_("{source}: no cases").format(source=source))
     return cases
 
 
 def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalCase:
     """One validated case; `seen` (id -> line) catches duplicate ids."""
     if not isinstance(data, dict):
-        raise EvalSetError(f"{source}:{number}: a case must be a JSON object, got {type(data).__name__}")
+        raise EvalSetError(_("{source}:{line}: a case must be a JSON object, got {kind}").format(
+            source=source, line=number, kind=type(data).__name__))
     try:
         case = EvalCase.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "case"
-        raise EvalSetError(f"{source}:{number}: field '{field}': {err['msg']}") from None
+        raise EvalSetError(_("{source}:{line}: field '{field}': {problem}").format(
+            source=source, line=number, field=field, problem=err["msg"])) from None
     if case.id is None:
         case = case.model_copy(update={"id": f"line{number}"})
     if case.id in seen:
-        raise EvalSetError(f"{source}:{number}: field 'id': {case.id!r} already used on line {seen[case.id]}")
+        raise EvalSetError(_("{source}:{line}: field 'id': {id} already used on line {first}").format(
+            source=source, line=number, id=repr(case.id), first=seen[case.id]))
     seen[case.id] = number
     return case
 
@@ -104,19 +109,20 @@ def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
     known = set(EvalCase.model_fields)
     header = [h.strip() for h in (reader.fieldnames or [])]
     if not header:
-        raise EvalSetError(f"{source}: no cases")
+        raise EvalSetError(_("{source}: no cases").format(source=source))
     unknown = [h for h in header if h not in known]
     if unknown:
-        raise EvalSetError(f"{source}:1: field '{unknown[0]}': unknown column; known: {', '.join(EvalCase.model_fields)}")
+        raise EvalSetError(_("{source}:1: field '{field}': unknown column; known: {known}").format(
+            source=source, field=unknown[0], known=", ".join(EvalCase.model_fields)))
     if "question" not in header:
-        raise EvalSetError(f"{source}:1: field 'question': Field required (no 'question' column)")
+        raise EvalSetError(_("{source}:1: field 'question': Field required (no 'question' column)").format(source=source))
     cases: list[EvalCase] = []
     seen: dict[str, int] = {}
     for row in reader:
         number = reader.line_num
         if row.get(None):  # more cells than the header names
-            raise EvalSetError(f"{source}:{number}: field 'case': {len(header) + len(row[None])} cells, "
-                               f"the header names {len(header)}")
+            raise EvalSetError(_("{source}:{line}: field 'case': {cells} cells, the header names {named}").format(
+                source=source, line=number, cells=len(header) + len(row[None]), named=len(header)))
         data: dict = {}
         for key, value in row.items():
             value = (value or "").strip()
@@ -128,7 +134,7 @@ def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
             continue  # a blank row
         cases.append(_case(data, number, source, seen))
     if not cases:
-        raise EvalSetError(f"{source}: no cases")
+        raise EvalSetError(_("{source}: no cases").format(source=source))
     return cases
 
 
@@ -137,7 +143,8 @@ def load_cases(path: Path | str) -> list[EvalCase]:
     try:
         text = path.read_text("utf-8-sig")
     except OSError as exc:
-        raise EvalSetError(f"{path}: cannot read the set file ({exc.strerror or exc})") from None
+        raise EvalSetError(_("{source}: cannot read the set file ({error})").format(
+            source=path, error=exc.strerror or exc)) from None
     if path.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
     return parse_cases(text.splitlines(), str(path))
@@ -148,7 +155,7 @@ def cases_from_upload(name: str, data: bytes) -> list[EvalCase]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise EvalSetError(f"{name}: not UTF-8 text; save the set as UTF-8 JSON Lines or CSV") from None
+        raise EvalSetError(_("{source}: not UTF-8 text; save the set as UTF-8 JSON Lines or CSV").format(source=name)) from None
     if name.lower().endswith(".csv"):
         return parse_csv(text, name)
     return parse_cases(text.splitlines(), name)

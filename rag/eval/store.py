@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from rag.errors import UnknownRunError
 from rag.eval.scoring import CaseResult, summary
+from rag.i18n import _
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS eval_runs (
@@ -81,7 +82,7 @@ class EvalStore:
         with closing(self._connect()) as con:
             row = con.execute("SELECT record FROM eval_runs WHERE eval_id = ?", (eval_id,)).fetchone()
         if row is None:
-            raise UnknownRunError(f"no evaluation {eval_id!r} in {self.path}")
+            raise UnknownRunError(_("no evaluation {eval_id} in {location}").format(eval_id=repr(eval_id), location=self.path))
         return EvalRecord.model_validate_json(row[0])
 
     def group(self, group_id: str) -> list[EvalRecord]:

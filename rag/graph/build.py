@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 
 from rag.context import RagContext
 from rag.graph import nodes
+from rag.graph.node_descriptions import describe
 from rag.schemas import RAGState
 
 #: Edges that are a `Send` fan-out (drawn distinctly by the debugger).
@@ -71,12 +72,10 @@ def build_resume_graph(checkpointer: Optional[Any] = None):
 
 
 def node_docs() -> dict[str, str]:
-    """Each node's docstring, for the debugger's "what does this node do" view."""
-    out = {}
-    for name in set(MAIN_NODES) | set(RESUME_NODES):
-        fn = getattr(nodes, name)
-        out[name] = (fn.__doc__ or "").strip()
-    return out
+    """Each node's user-facing description in the active language, for the debugger's "what does this node
+    do" view and the graph's tooltips (`rag.graph.node_descriptions`; the docstrings stay for developers).
+    Call it when drawing, not at import: the language is per browser session."""
+    return {name: describe(name) for name in sorted(set(MAIN_NODES) | set(RESUME_NODES))}
 
 
 GraphKind = Literal["main", "resume"]

@@ -23,6 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, Field
 
 from rag.errors import UserInputError
+from rag.i18n import _
 from rag.ingest import AUTO, ingest_folder
 from rag.ingest.kbs import KbFolders, existing_kb
 from rag.ingest.models import IngestEvent, IngestReport, SkippedFile
@@ -223,7 +224,8 @@ def start_ingest(name: str, settings: RagSettings, *, rejected: list[SkippedFile
     with _jobs_lock:
         running = _jobs.get(folders.name)
         if running is not None and not running.snapshot().finished:
-            raise UserInputError(f"knowledge base {folders.name!r} is already being ingested; wait for it to finish")
+            raise UserInputError(_("knowledge base {name} is already being ingested; wait for it to finish")
+                                 .format(name=repr(folders.name)))
         job = _jobs[folders.name] = IngestJob(folders, settings, rejected=rejected, embedder=embedder)
         job.thread.start()
         return job
@@ -268,7 +270,8 @@ def delete_knowledge_base(name: str, settings: RagSettings) -> None:
 
     folders = existing_kb(name)
     if is_busy(folders.name):
-        raise UserInputError(f"knowledge base {folders.name!r} is being ingested; delete it when that finishes")
+        raise UserInputError(_("knowledge base {name} is being ingested; delete it when that finishes")
+                             .format(name=repr(folders.name)))
     if settings.retriever_backend == "milvus":
         client = factory.milvus_client(settings)
         collection = factory.milvus_collection_of(settings, folders.docs)

@@ -17,11 +17,12 @@ from typing import Optional
 from pydantic import BaseModel
 
 from rag.errors import UserInputError
+from rag.i18n import N_, _
 from rag.ingest.store import DOCSTORE, Store
 from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-NAME_RULE = "1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit"
+NAME_RULE = N_("1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit")
 MAX_KBS = 200
 
 
@@ -31,7 +32,7 @@ def validate_kb_name(name: str) -> str:
     `docs` cannot be two knowledge bases on one file system and the same one on another."""
     text = (name or "").strip().lower()
     if not NAME_PATTERN.match(text):
-        raise UserInputError(f"invalid knowledge base name {name!r}: use {NAME_RULE}")
+        raise UserInputError(_("invalid knowledge base name {name}: use {rule}").format(name=repr(name), rule=_(NAME_RULE)))
     return text
 
 
@@ -70,9 +71,9 @@ def create_kb(name: str) -> KbFolders:
     """Create an empty knowledge base; UserInputError when the name is invalid or taken."""
     folders = kb_folders(name)
     if folders.docs.exists():
-        raise UserInputError(f"a knowledge base named {folders.name!r} already exists")
+        raise UserInputError(_("a knowledge base named {name} already exists").format(name=repr(folders.name)))
     if len(list_kbs()) >= MAX_KBS:
-        raise UserInputError(f"there are already {MAX_KBS} knowledge bases; delete one first")
+        raise UserInputError(_("there are already {count} knowledge bases; delete one first").format(count=MAX_KBS))
     folders.docs.mkdir(parents=True)
     return folders
 
@@ -80,7 +81,7 @@ def create_kb(name: str) -> KbFolders:
 def existing_kb(name: str) -> KbFolders:
     folders = kb_folders(name)
     if not folders.docs.is_dir():
-        raise UserInputError(f"no knowledge base named {folders.name!r}")
+        raise UserInputError(_("no knowledge base named {name}").format(name=repr(folders.name)))
     return folders
 
 
@@ -109,7 +110,8 @@ def delete_document(name: str, filename: str) -> None:
     rel = safe_relative_name(filename)
     path = folders.docs / rel
     if rel not in document_names(folders.docs):
-        raise UserInputError(f"{filename!r} is not in knowledge base {folders.name!r}")
+        raise UserInputError(_("{filename} is not in knowledge base {name}").format(filename=repr(filename),
+                                                                                    name=repr(folders.name)))
     path.unlink()
     parent = path.parent
     while parent != folders.docs and parent.is_dir() and not any(parent.iterdir()):

@@ -20,6 +20,7 @@ from typing import Optional
 from pydantic import BaseModel
 
 from rag.errors import UserInputError
+from rag.i18n import _
 from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES
 from rag.ingest.models import SkippedFile
 
@@ -58,19 +59,21 @@ def safe_relative_name(name: str, max_parts: int = 8) -> str:
     stored under the name its owner gave it or not at all."""
     text = (name or "").replace("\\", "/")
     if not text.strip() or text.startswith("/") or re.match(r"^[A-Za-z]:", text):
-        raise UserInputError(f"unsafe file name {name!r}: absolute or empty")
+        raise UserInputError(_("unsafe file name {name}: absolute or empty").format(name=repr(name)))
     parts = [p for p in PurePosixPath(text).parts if p not in ("", ".")]
     if not parts:
-        raise UserInputError(f"unsafe file name {name!r}: empty")
+        raise UserInputError(_("unsafe file name {name}: empty").format(name=repr(name)))
     for part in parts:
         if part == "..":
-            raise UserInputError(f"unsafe file name {name!r}: it climbs out of the folder (..)")
+            raise UserInputError(_("unsafe file name {name}: it climbs out of the folder (..)").format(name=repr(name)))
         if part.startswith("."):
-            raise UserInputError(f"hidden file or folder {part!r} is not taken")
+            raise UserInputError(_("hidden file or folder {name} is not taken").format(name=repr(part)))
         if not _SAFE_PART.match(part):
-            raise UserInputError(f"unsafe file name {name!r}: use letters, digits, spaces and - _ . ( ) only")
+            raise UserInputError(_("unsafe file name {name}: use letters, digits, spaces and - _ . ( ) only")
+                                 .format(name=repr(name)))
     if len(parts) > max_parts:
-        raise UserInputError(f"file name {name!r} is nested more than {max_parts} folders deep")
+        raise UserInputError(_("file name {name} is nested more than {depth} folders deep")
+                             .format(name=repr(name), depth=max_parts))
     return "/".join(parts)
 
 
@@ -79,7 +82,8 @@ def document_suffix_ok(name: str) -> Optional[str]:
     suffix = PurePosixPath(name).suffix.lower()
     if suffix in SUPPORTED_SUFFIXES:
         return None
-    return f"unsupported file type {suffix or '(none)'} (use {', '.join(sorted(SUPPORTED_SUFFIXES))} or a .zip of them)"
+    return _("unsupported file type {suffix} (use {supported} or a .zip of them)").format(
+        suffix=suffix or _("(none)"), supported=", ".join(sorted(SUPPORTED_SUFFIXES)))
 
 
 def folder_bytes(folder: Path) -> int:
@@ -104,7 +108,7 @@ def _write_stream(dest: Path, chunks, limit: int) -> int:
             for chunk in chunks:
                 written += len(chunk)
                 if written > limit:
-                    raise UserInputError(f"too large (more than {limit} bytes)")
+                    raise UserInputError(_("too large (more than {limit} bytes)").format(limit=limit))
                 fh.write(chunk)
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
@@ -121,9 +125,9 @@ def _target(folder: Path, rel: str) -> Path:
     dest = (folder / rel)
     root = folder.resolve()
     if root not in dest.resolve().parents:
-        raise UserInputError(f"unsafe file name {rel!r}: it resolves outside the folder")
+        raise UserInputError(_("unsafe file name {name}: it resolves outside the folder").format(name=repr(rel)))
     if dest.is_symlink():
-        raise UserInputError(f"{rel!r} exists as a symlink; it is not overwritten")
+        raise UserInputError(_("{name} exists as a symlink; it is not overwritten").format(name=repr(rel)))
     return dest
 
 
@@ -142,10 +146,10 @@ def save_document(folder: Path, name: str, data: bytes, limits: Optional[UploadL
         if reason:
             raise UserInputError(reason)
         if len(data) > limits.max_file_bytes:
-            raise UserInputError(f"too large ({len(data)} bytes > {limits.max_file_bytes})")
+            raise UserInputError(_("too large ({size} bytes > {limit})").format(size=len(data), limit=limits.max_file_bytes))
         used = folder_bytes(folder) if used_bytes is None else used_bytes
         if used + len(data) > limits.max_kb_bytes:
-            raise UserInputError(f"the knowledge base would exceed {limits.max_kb_bytes} bytes")
+            raise UserInputError(_("the knowledge base would exceed {limit} bytes").format(limit=limits.max_kb_bytes))
         _write_stream(_target(folder, rel), [data], limits.max_file_bytes)
         out.written.append(rel)
     except (UserInputError, OSError) as exc:
@@ -159,13 +163,14 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
 
 def _member_problem(info: zipfile.ZipInfo, limits: UploadLimits) -> Optional[str]:
     if _is_symlink(info):
-        return "symlink in the archive (not followed)"
+        return _("symlink in the archive (not followed)")
     if info.flag_bits & 0x1:
-        return "encrypted member"
+        return _("encrypted member")
     if info.file_size > limits.max_file_bytes:
-        return f"too large ({info.file_size} bytes > {limits.max_file_bytes})"
+        return _("too large ({size} bytes > {limit})").format(size=info.file_size, limit=limits.max_file_bytes)
     if info.file_size > limits.max_ratio * max(info.compress_size, 1) and info.file_size > _CHUNK:
-        return f"suspicious compression ratio ({info.file_size} bytes from {info.compress_size}): a zip bomb?"
+        return _("suspicious compression ratio ({size} bytes from {compressed}): a zip bomb?").format(
+            size=info.file_size, compressed=info.compress_size)
     return None
 
 
@@ -180,7 +185,8 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
     out = Saved()
     label = name or "(archive)"
     if len(data) > limits.max_zip_bytes:
-        out.skipped.append(SkippedFile(filename=label, reason=f"archive too large ({len(data)} bytes > {limits.max_zip_bytes})"))
+        out.skipped.append(SkippedFile(filename=label, reason=_("archive too large ({size} bytes > {limit})").format(
+            size=len(data), limit=limits.max_zip_bytes)))
         return out
     import io
 
@@ -188,17 +194,18 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        out.skipped.append(SkippedFile(filename=label, reason=f"not a readable zip archive: {exc}"))
+        out.skipped.append(SkippedFile(filename=label, reason=_("not a readable zip archive: {error}").format(error=exc)))
         return out
     files = [i for i in infos if not i.is_dir()]
     if len(files) > limits.max_zip_members:
         out.skipped.append(SkippedFile(filename=label,
-                                       reason=f"archive has {len(files)} files (at most {limits.max_zip_members})"))
+                                       reason=_("archive has {count} files (at most {limit})").format(
+                                           count=len(files), limit=limits.max_zip_members)))
         return out
     declared = sum(i.file_size for i in files)
     if declared > limits.max_zip_total_bytes:
-        out.skipped.append(SkippedFile(filename=label, reason=f"archive inflates to {declared} bytes "
-                                                              f"(at most {limits.max_zip_total_bytes})"))
+        out.skipped.append(SkippedFile(filename=label, reason=_("archive inflates to {size} bytes (at most {limit})").format(
+                                           size=declared, limit=limits.max_zip_total_bytes)))
         return out
     used = folder_bytes(folder) if used_bytes is None else used_bytes
     inflated = 0
@@ -215,7 +222,7 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
                 budget = min(limits.max_file_bytes, limits.max_zip_total_bytes - inflated,
                              limits.max_kb_bytes - used)
                 if budget <= 0:
-                    raise UserInputError("the archive or the knowledge base reached its size limit")
+                    raise UserInputError(_("the archive or the knowledge base reached its size limit"))
                 with zf.open(info) as member:
                     size = _write_stream(_target(folder, rel), iter(lambda: member.read(_CHUNK), b""), budget)
                 inflated += size

@@ -12,6 +12,7 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel, Field
 
+from rag.i18n import N_, _
 from rag.models.base import ModelCallError
 from rag.models.openai_compat import METHODS, ClientPool, public_url
 from rag.schemas import ComplexityResult
@@ -25,21 +26,22 @@ PING_PROMPT = (
 #: Failures that another structured-output method may fix; any other failure ends the test at once.
 _METHOD_FAILURES = frozenset({"unsupported_method", "invalid_output"})
 
+#: English (catalogue ids), translated when a report is built (the report is the session's own).
 _SUGGESTIONS = {
-    "not_configured": "Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than api.openai.com).",
-    "auth": "Check OPENAI_API_KEY: the endpoint rejected it (or this key may not use this model).",
-    "connection": ("Check OPENAI_BASE_URL (scheme, host, port; usually ending in /v1) and that the server is "
-                   "running and reachable from this machine."),
-    "not_found": ("Check the model name (FAST_MODEL / GRADE_MODEL) against the models this endpoint serves, and "
-                  "that OPENAI_BASE_URL is the API root (usually ending in /v1)."),
-    "timeout": "The endpoint did not answer in time: check its load, or raise RAG_MODEL_TIMEOUT_SECONDS.",
-    "rate_limit": "The endpoint is rate limiting this key: wait and retry, or use another key or plan.",
-    "http_error": "The server returned an error: check its logs and status.",
-    "unsupported_method": ("This endpoint accepts none of the structured-output methods tried "
-                           "(json_schema, function_calling, json_mode): use a model that supports tool calling "
-                           "or JSON mode."),
-    "invalid_output": ("The model answered, but not with valid structured output with any method tried: use a "
-                       "model that follows JSON schemas or tool calls."),
+    "not_configured": N_("Set OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than api.openai.com)."),
+    "auth": N_("Check OPENAI_API_KEY: the endpoint rejected it (or this key may not use this model)."),
+    "connection": N_("Check OPENAI_BASE_URL (scheme, host, port; usually ending in /v1) and that the server is "
+                      "running and reachable from this machine."),
+    "not_found": N_("Check the model name (FAST_MODEL / GRADE_MODEL) against the models this endpoint serves, and "
+                     "that OPENAI_BASE_URL is the API root (usually ending in /v1)."),
+    "timeout": N_("The endpoint did not answer in time: check its load, or raise RAG_MODEL_TIMEOUT_SECONDS."),
+    "rate_limit": N_("The endpoint is rate limiting this key: wait and retry, or use another key or plan."),
+    "http_error": N_("The server returned an error: check its logs and status."),
+    "unsupported_method": N_("This endpoint accepts none of the structured-output methods tried "
+                              "(json_schema, function_calling, json_mode): use a model that supports tool calling "
+                              "or JSON mode."),
+    "invalid_output": N_("The model answered, but not with valid structured output with any method tried: use a "
+                          "model that follows JSON schemas or tool calls."),
 }
 
 
@@ -121,14 +123,16 @@ def _success(attempts: list[MethodAttempt], configured: str, base: dict) -> Conn
     good = attempts[-1]
     if good.method == configured:
         return ConnectionReport(ok=True, latency_ms=good.latency_ms, method=good.method,
-                                message=f"connected: {base['model']} answered a structured call with "
-                                        f"{good.method} in {good.latency_ms} ms", attempts=attempts, **base)
+                                message=_("connected: {model} answered a structured call with {method} in {latency} ms")
+                                .format(model=base["model"], method=good.method, latency=good.latency_ms),
+                                attempts=attempts, **base)
     failed = ", ".join(f"{a.method} ({a.error_kind})" for a in attempts if not a.ok)
     return ConnectionReport(
         ok=True, latency_ms=good.latency_ms, method=good.method,
-        message=(f"connected, but the configured method {configured} does not work with this endpoint "
-                 f"(failed: {failed}); {good.method} works ({good.latency_ms} ms)"),
-        suggestion=f"Set RAG_STRUCTURED_OUTPUT_METHOD={good.method}.",
+        message=_("connected, but the configured method {configured} does not work with this endpoint (failed: {failed}); "
+                  "{method} works ({latency} ms)").format(configured=configured, failed=failed, method=good.method,
+                                                          latency=good.latency_ms),
+        suggestion=_("Set RAG_STRUCTURED_OUTPUT_METHOD={method}.").format(method=good.method),
         attempts=attempts, **base,
     )
 
@@ -137,7 +141,7 @@ def _failure(attempts: list[MethodAttempt], base: dict) -> ConnectionReport:
     last = attempts[-1]
     kind = last.error_kind or "http_error"
     return ConnectionReport(ok=False, latency_ms=last.latency_ms, error_kind=kind, message=last.message,
-                            suggestion=_SUGGESTIONS.get(kind, _SUGGESTIONS["http_error"]), attempts=attempts, **base)
+                            suggestion=_(_SUGGESTIONS.get(kind, _SUGGESTIONS["http_error"])), attempts=attempts, **base)
 
 
 __all__ = ["test_connection", "ConnectionReport", "MethodAttempt", "PING_PROMPT"]

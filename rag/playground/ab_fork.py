@@ -23,6 +23,7 @@ from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
 from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
 from rag.graph.build import compiled_graph
+from rag.i18n import _
 from rag.models.base import ModelRoles
 from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, validate_template
 from rag.retrieval.base import Retriever
@@ -153,9 +154,10 @@ def prompt_sets_for(role: str, template_b: str, *, template_a: Optional[str] = N
     """Prompt set A (the current prompts, or `template_a` for the role) and B (A with the role's
     template replaced). Raises PromptTemplateError before anything runs."""
     if role not in FORK_NODES:
-        raise PromptTemplateError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+        raise PromptTemplateError(_("unknown role {role}; expected one of {roles}").format(role=repr(role),
+                                                                                     roles=", ".join(ROLES)))
     if not isinstance(template_b, str):
-        raise PromptTemplateError("template B must be text")
+        raise PromptTemplateError(_("template B must be text"))
     validate_template(role, template_b)
     if template_a is not None:
         validate_template(role, template_a)
@@ -203,7 +205,7 @@ def run_ab(
         from rag.retrieval.factory import get_default_retriever
 
         retriever = get_default_retriever(settings)
-    _, graph = _resolve_checkpointer(history_or_checkpointer)
+    _checkpointer, graph = _resolve_checkpointer(history_or_checkpointer)
     fork_node = FORK_NODES[role]
     thread_cfg = {"configurable": {"thread_id": f"ab-{uuid.uuid4().hex[:16]}"}}
 
@@ -217,9 +219,10 @@ def run_ab(
     if fork_node not in fork.next:
         values = fork.values
         raise ForkNotReachedError(
-            f"this question never reaches {fork_node}, so the {role} prompt is not used: the run ended with "
-            f"route {values.get('route')!r} ({values.get('retrieval_status')!r}). "
-            + _not_reached_hint(role, values)
+            _("this question never reaches {node}, so the {role} prompt is not used: the run ended with route "
+              "{route} ({status}).").format(node=fork_node, role=role, route=repr(values.get("route")),
+                                            status=repr(values.get("retrieval_status")))
+            + " " + _not_reached_hint(role, values)
         )
     fork_id = _checkpoint_id(fork.config) or ""
     upstream_state = dict(fork.values)
@@ -264,11 +267,11 @@ def run_ab(
 
 def _not_reached_hint(role: str, values: dict) -> str:
     if values.get("complexity") == "complex":
-        return ("The question took the complex chain, where each sub-question is graded inside rag_sub_agent; "
-                "pick a simple question.")
+        return _("The question took the complex chain, where each sub-question is graded inside rag_sub_agent; "
+                 "pick a simple question.")
     if role == "rewriter":
-        return "Pick a question whose first grade is `rewrite`."
-    return "Pick another question."
+        return _("Pick a question whose first grade is `rewrite`.")
+    return _("Pick another question.")
 
 
 def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles: ModelRoles,
@@ -276,22 +279,24 @@ def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles:
     """Plain-language hints for the UI when the comparison cannot show a prompt's effect."""
     notes = []
     if "offline" in (roles.provider or "").lower():
-        notes.append("the offline rule-based provider does not read prompts, so A and B can only differ "
-                     "with an OpenAI-compatible model configured")
+        notes.append(_("the offline rule-based provider does not read prompts, so A and B can only differ "
+                       "with an OpenAI-compatible model configured"))
     for side in (a, b):
         if side.error:
-            notes.append(f"variant {side.label} failed: {side.error}")
+            notes.append(_("variant {label} failed: {error}").format(label=side.label, error=side.error))
         elif side.role_calls == 0:
             why = {
-                "planner": f"the question took the local fast path ({(side.role_output or {}).get('complexity_reason')})",
-                "grader": "no evidence was retrieved, so the grade is decided without a model",
-                "rewriter": "the rewrite budget was already spent",
+                "planner": _("the question took the local fast path ({reason})").format(
+                    reason=(side.role_output or {}).get("complexity_reason")),
+                "grader": _("no evidence was retrieved, so the grade is decided without a model"),
+                "rewriter": _("the rewrite budget was already spent"),
             }[role]
-            notes.append(f"the {role} model was not called in variant {side.label}: {why}")
+            notes.append(_("the {role} model was not called in variant {label}: {why}").format(
+                role=role, label=side.label, why=why))
     if not rows and not (a.error or b.error):
-        notes.append("A and B ended in the same state")
+        notes.append(_("A and B ended in the same state"))
     if not upstream:
-        notes.append("the upstream state is empty")
+        notes.append(_("the upstream state is empty"))
     return notes
 
 

@@ -13,6 +13,7 @@ from typing import Mapping, Optional
 from pydantic import BaseModel
 
 from rag.errors import PromptTemplateError  # noqa: F401 - re-exported from its old home
+from rag.i18n import _
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
 ROLES = ("planner", "grader", "rewriter")
@@ -47,14 +48,16 @@ def template_variables(template: str) -> set[str]:
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise PromptTemplateError(f"template syntax error: {exc} (write literal braces as {{{{ and }}}})") from exc
+        raise PromptTemplateError(_("template syntax error: {error} (write literal braces as {open} and {close})")
+                                  .format(error=exc, open="{{", close="}}")) from exc
     names = set()
-    for _, field_name, _, _ in parsed:
+    for _literal, field_name, _spec, _conversion in parsed:
         if field_name is None:
             continue
         if field_name == "" or not field_name.isidentifier():
             raise PromptTemplateError(
-                f"placeholder {{{field_name}}} is not a variable name (write literal braces as {{{{ and }}}})"
+                _("placeholder {placeholder} is not a variable name (write literal braces as {open} and {close})")
+                .format(placeholder="{" + field_name + "}", open="{{", close="}}")
             )
         names.add(field_name)
     return names
@@ -63,20 +66,22 @@ def template_variables(template: str) -> set[str]:
 def validate_template(role: str, template: str) -> set[str]:
     """Check a role's template; returns its variables or raises PromptTemplateError."""
     if role not in ROLES:
-        raise PromptTemplateError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+        raise PromptTemplateError(_("unknown role {role}; expected one of {roles}").format(role=repr(role),
+                                                                                     roles=", ".join(ROLES)))
     if not template.strip():
-        raise PromptTemplateError(f"the {role} prompt is empty")
+        raise PromptTemplateError(_("the {role} prompt is empty").format(role=role))
     names = template_variables(template)
     unknown = names - ALLOWED_VARIABLES[role]
     if unknown:
         raise PromptTemplateError(
-            f"the {role} prompt uses unknown variable(s) {', '.join(sorted(unknown))}; "
-            f"allowed: {', '.join(sorted(ALLOWED_VARIABLES[role]))}"
+            _("the {role} prompt uses unknown variable(s) {unknown}; allowed: {allowed}").format(
+                role=role, unknown=", ".join(sorted(unknown)), allowed=", ".join(sorted(ALLOWED_VARIABLES[role])))
         )
     missing = REQUIRED_VARIABLES[role] - names
     if missing:
         raise PromptTemplateError(
-            f"the {role} prompt must use {', '.join('{' + m + '}' for m in sorted(missing))}"
+            _("the {role} prompt must use {variables}").format(
+                role=role, variables=", ".join("{" + m + "}" for m in sorted(missing)))
         )
     return names
 

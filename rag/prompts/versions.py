@@ -28,6 +28,7 @@ from typing import Optional
 from pydantic import BaseModel, ValidationError
 
 from rag.errors import PromptVersionError, UnknownPromptVersionError  # noqa: F401 - re-exported from its old home
+from rag.i18n import _
 from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prompts, validate_template
 
 log = logging.getLogger(__name__)
@@ -78,15 +79,16 @@ def versions_dir(directory: Optional[Path | str] = None) -> Path:
 def check_name(name: object) -> str:
     """A version name becomes a file name, so only a safe, short alphabet is accepted."""
     if not isinstance(name, str) or not name.strip():
-        raise PromptVersionError("a prompt version needs a name")
+        raise PromptVersionError(_("a prompt version needs a name"))
     name = name.strip()
     if not _NAME_RE.match(name) or ".." in name:
         raise PromptVersionError(
-            f"invalid prompt version name {name!r}: use 1-64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit (no '/', no '..', no spaces)"
+            _("invalid prompt version name {name}: use 1-64 letters, digits, '.', '_' or '-', "
+              "starting with a letter or digit (no '/', no '..', no spaces)").format(name=repr(name))
         )
     if name.lower() in RESERVED_NAMES:
-        raise PromptVersionError(f"{name!r} is a reserved name (the built-in prompts / the active pointer)")
+        raise PromptVersionError(_("{name} is a reserved name (the built-in prompts / the active pointer)")
+                                 .format(name=repr(name)))
     return name
 
 
@@ -97,7 +99,8 @@ def _path(name: str, directory: Optional[Path | str]) -> Path:
 def _one_line(note: object) -> str:
     text = " ".join(str(note or "").split())
     if len(text) > MAX_NOTE_CHARS:
-        raise PromptVersionError(f"the note has {len(text)} characters; keep it to one line of {MAX_NOTE_CHARS}")
+        raise PromptVersionError(_("the note has {count} characters; keep it to one line of {limit}").format(
+            count=len(text), limit=MAX_NOTE_CHARS))
     return text
 
 
@@ -141,7 +144,8 @@ def save_version(
     validate_prompt_set(prompts)
     path = _path(name, directory)
     if path.exists() and not overwrite:
-        raise PromptVersionError(f"prompt version {name!r} already exists; choose another name or overwrite it")
+        raise PromptVersionError(_("prompt version {name} already exists; choose another name or overwrite it")
+                                 .format(name=repr(name)))
     doc = _VersionFile(
         name=name,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -157,17 +161,21 @@ def _read(path: Path) -> _VersionFile:
         raw = json.loads(path.read_text(encoding="utf-8"))
         doc = _VersionFile.model_validate(raw)
     except (OSError, ValueError, ValidationError) as exc:  # JSONDecodeError is a ValueError
-        raise PromptVersionError(f"prompt version file {path.name} is broken: {str(exc).splitlines()[0]}") from exc
+        raise PromptVersionError(_("prompt version file {file} is broken: {error}").format(
+            file=path.name, error=str(exc).splitlines()[0])) from exc
     if doc.format != FORMAT or doc.format_version != FORMAT_VERSION:
         raise PromptVersionError(
-            f"prompt version file {path.name} has format {doc.format!r} v{doc.format_version}; "
-            f"expected {FORMAT!r} v{FORMAT_VERSION}"
+            _("prompt version file {file} has format {found} v{found_version}; expected {expected} v{expected_version}")
+            .format(file=path.name, found=repr(doc.format), found_version=doc.format_version, expected=repr(FORMAT),
+                    expected_version=FORMAT_VERSION)
         )
     missing = [r for r in ROLES if r not in doc.templates]
     if missing:
-        raise PromptVersionError(f"prompt version file {path.name} lacks the {', '.join(missing)} template(s)")
+        raise PromptVersionError(_("prompt version file {file} lacks the {roles} template(s)").format(
+            file=path.name, roles=", ".join(missing)))
     if doc.name != path.stem:
-        raise PromptVersionError(f"prompt version file {path.name} names itself {doc.name!r}; rename one of them")
+        raise PromptVersionError(_("prompt version file {file} names itself {name}; rename one of them").format(
+            file=path.name, name=repr(doc.name)))
     return doc
 
 
@@ -207,22 +215,23 @@ def load_version(name: str, *, directory: Optional[Path | str] = None) -> Prompt
     path = _path(name, directory)
     if not path.is_file():
         raise UnknownPromptVersionError(
-            f"unknown prompt version {name!r} in {versions_dir(directory)}; available: {_available(directory)} "
-            "(check RAG_PROMPT_VERSION / RAG_PROMPT_DIR)"
+            _("unknown prompt version {name} in {folder}; available: {available} (check RAG_PROMPT_VERSION / "
+              "RAG_PROMPT_DIR)").format(name=repr(name), folder=versions_dir(directory), available=_available(directory))
         )
     doc = _read(path)
     prompts = PromptSet(**{role: "\n".join(doc.templates[role]) for role in ROLES}, version=doc.name)
     try:
         validate_prompt_set(prompts)
     except PromptTemplateError as exc:
-        raise PromptVersionError(f"prompt version {doc.name!r} is invalid: {exc}") from exc
+        raise PromptVersionError(_("prompt version {name} is invalid: {error}").format(name=repr(doc.name), error=exc)) from exc
     return prompts
 
 
 def version_info(name: str, *, directory: Optional[Path | str] = None) -> PromptVersionInfo:
     path = _path(name, directory)
     if not path.is_file():
-        raise UnknownPromptVersionError(f"unknown prompt version {name!r}; available: {_available(directory)}")
+        raise UnknownPromptVersionError(_("unknown prompt version {name}; available: {available}").format(
+            name=repr(name), available=_available(directory)))
     doc = _read(path)
     return PromptVersionInfo(name=doc.name, created_at=doc.created_at, note=doc.note)
 
@@ -231,7 +240,8 @@ def delete_version(name: str, *, directory: Optional[Path | str] = None) -> None
     """Remove a saved version (and the active pointer if it named it)."""
     path = _path(name, directory)
     if not path.is_file():
-        raise UnknownPromptVersionError(f"unknown prompt version {name!r}; available: {_available(directory)}")
+        raise UnknownPromptVersionError(_("unknown prompt version {name}; available: {available}").format(
+            name=repr(name), available=_available(directory)))
     path.unlink()
     pointer = versions_dir(directory) / ACTIVE_FILE
     if pointer.is_file() and pointer.read_text(encoding="utf-8").strip() == name:

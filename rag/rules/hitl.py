@@ -8,7 +8,8 @@ from typing import Any, Mapping, Optional
 from pydantic import ValidationError
 
 from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
-from rag.rules.text import clean_text, text_problem
+from rag.i18n import _
+from rag.rules.text import clean_text, is_blank, text_problem
 from rag.schemas import HitlResumeState
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -89,9 +90,8 @@ def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
     if isinstance(snapshot, HitlResumeState):  # built in code: the same checks as one from a client
         snapshot = snapshot.model_dump()
     if not isinstance(snapshot, Mapping):
-        raise SnapshotError(
-            f"hitl_resume_state must be an object with the fields of HitlResumeState, got {type(snapshot).__name__}"
-        )
+        raise SnapshotError(_("hitl_resume_state must be an object with the fields of HitlResumeState, got {kind}")
+                            .format(kind=type(snapshot).__name__))
     try:
         parsed = HitlResumeState.model_validate(dict(snapshot))
     except ValidationError as exc:
@@ -99,18 +99,18 @@ def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
         for err in exc.errors():
             field = ".".join(str(p) for p in err.get("loc", ())) or "(snapshot)"
             problems.append(f"{field}: {err.get('msg')}")
-        raise SnapshotError("invalid hitl_resume_state: " + "; ".join(problems)) from None
+        raise SnapshotError(_("invalid hitl_resume_state: {problem}").format(problem="; ".join(problems))) from None
     expected_status = "needs_clarification" if parsed.route == "clarify" else "needs_scope_selection"
     if parsed.retrieval_status != expected_status:
         raise SnapshotError(
-            f"invalid hitl_resume_state: retrieval_status {parsed.retrieval_status!r} does not match route "
-            f"{parsed.route!r} (expected {expected_status!r})"
+            _("invalid hitl_resume_state: retrieval_status {status} does not match route {route} (expected {expected})")
+            .format(status=repr(parsed.retrieval_status), route=repr(parsed.route), expected=repr(expected_status))
         )
     texts = [("question", parsed.question)] + [(f"sub_questions.{i}", q) for i, q in enumerate(parsed.sub_questions)]
     if parsed.complexity_reason is not None:
         texts.append(("complexity_reason", parsed.complexity_reason))
     for field, text in texts:
         problem = text_problem(text, what=field, limit=limit)
-        if problem and not (field == "complexity_reason" and problem.endswith("is empty")):
-            raise SnapshotError(f"invalid hitl_resume_state: {problem}")
+        if problem and not (field == "complexity_reason" and is_blank(text)):
+            raise SnapshotError(_("invalid hitl_resume_state: {problem}").format(problem=problem))
     return parsed.model_copy(update={"question": clean_text(parsed.question)})

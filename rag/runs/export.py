@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
 from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
+from rag.i18n import _
 from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
@@ -161,7 +162,8 @@ def export_run(
     graph = graph if graph is not None else history.graph(info.kind)
     checkpoints = record_thread(graph, {"configurable": {"thread_id": info.thread_id}})
     if not checkpoints:
-        raise RunImportError(f"run {run_id!r} has no checkpoints to export (was it deleted or never started?)")
+        raise RunImportError(_("run {run_id} has no checkpoints to export (was it deleted or never started?)")
+                             .format(run_id=repr(run_id)))
     head = checkpoints[-1].checkpoint_id
     final_values = linear_path(checkpoints, head)[-1].values
     trace = (info.result or {}).get("rag_trace") if info.result else normalize_rag_trace(final_values.get("rag_trace"))
@@ -204,39 +206,42 @@ def load_document(doc: Mapping[str, Any] | str | bytes | Path) -> dict:
         try:
             doc = doc.read_text(encoding="utf-8")
         except OSError as exc:
-            raise RunImportError(f"cannot read {doc}: {exc.strerror or exc}") from exc
+            raise RunImportError(_("cannot read {path}: {error}").format(path=doc, error=exc.strerror or exc)) from exc
     if isinstance(doc, (bytes, bytearray)):
         try:
             doc = doc.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RunImportError("the file is not UTF-8 text; is it a run export?") from exc
+            raise RunImportError(_("the file is not UTF-8 text; is it a run export?")) from exc
     if isinstance(doc, str):
         try:
             doc = json.loads(doc)
         except RecursionError:
             raise RunImportError(_too_deep()) from None
         except ValueError as exc:
-            raise RunImportError(f"the file is not valid JSON ({exc}); is it a run export?") from exc
+            raise RunImportError(_("the file is not valid JSON ({error}); is it a run export?").format(error=exc)) from exc
     if _depth_over(doc, MAX_DOCUMENT_DEPTH):
         raise RunImportError(_too_deep())
     if not isinstance(doc, Mapping):
-        raise RunImportError("a run export is a JSON object")
+        raise RunImportError(_("a run export is a JSON object"))
     if doc.get("format") != FORMAT:
-        raise RunImportError(f"not a run export: format is {doc.get('format')!r}, expected {FORMAT!r}")
+        raise RunImportError(_("not a run export: format is {found}, expected {expected}").format(
+            found=repr(doc.get("format")), expected=repr(FORMAT)))
     if doc.get("format_version") != FORMAT_VERSION:
         raise RunImportError(
-            f"unsupported export format version {doc.get('format_version')!r}; this app reads version {FORMAT_VERSION}"
+            _("unsupported export format version {found}; this app reads version {expected}").format(
+                found=repr(doc.get("format_version")), expected=FORMAT_VERSION)
         )
     if "sha256" not in doc:
-        raise RunImportError("the export has no checksum (sha256); it is incomplete or was not made by this app")
+        raise RunImportError(_("the export has no checksum (sha256); it is incomplete or was not made by this app"))
     if checksum(doc) != doc["sha256"]:
-        raise RunImportError("the export was modified after it was written, or damaged (checksum mismatch: the file "
-                             "does not match its integrity check); refusing to replay it")
+        raise RunImportError(_("the export was modified after it was written, or damaged (checksum mismatch: the file "
+                               "does not match its integrity check); refusing to replay it"))
     return dict(doc)
 
 
 def _too_deep() -> str:
-    return f"the file nests more than {MAX_DOCUMENT_DEPTH} levels deep; a run export never does, is it one?"
+    return _("the file nests more than {depth} levels deep; a run export never does, is it one?").format(
+        depth=MAX_DOCUMENT_DEPTH)
 
 
 def _depth_over(value: Any, limit: int) -> bool:
@@ -257,8 +262,8 @@ def check_run_id(value: Any, field: str = "run.run_id") -> str:
     """`value` when it is a usable run id (see RUN_ID_PATTERN), else RunImportError naming the field."""
     if not isinstance(value, str) or not RUN_ID_PATTERN.fullmatch(value):
         shown = repr(value[:40] + "…" if isinstance(value, str) and len(value) > 40 else value)
-        raise RunImportError(f"the export is broken at {field}: {shown} is not a run id (1 to 128 letters, digits, "
-                             "'-', '_' or '.', starting with a letter or digit)")
+        raise RunImportError(_("the export is broken at {field}: {value} is not a run id (1 to 128 letters, digits, "
+                               "'-', '_' or '.', starting with a letter or digit)").format(field=field, value=shown))
     return value
 
 
@@ -271,14 +276,15 @@ def parse_document(doc: Mapping[str, Any] | str | bytes | Path) -> RunDocument:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
-        raise RunImportError(f"the export is broken at {where or 'top level'}: {first.get('msg')}") from exc
+        raise RunImportError(_("the export is broken at {field}: {problem}").format(
+            field=where or _("top level"), problem=first.get("msg"))) from exc
     check_run_id(parsed.run.run_id)
     if parsed.run.parent_run_id is not None:
         check_run_id(parsed.run.parent_run_id, "run.parent_run_id")
     try:
         ReplayStepper(parsed.checkpoints, head=parsed.head_checkpoint_id)
     except Exception as exc:  # noqa: BLE001 - e.g. a head that is not in the list
-        raise RunImportError(f"the export's checkpoints cannot be replayed: {exc}") from exc
+        raise RunImportError(_("the export's checkpoints cannot be replayed: {error}").format(error=exc)) from exc
     return parsed
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import HistoryDamagedError, HistoryUnavailableError, UnknownRunError  # noqa: F401 - re-exported
+from rag.i18n import _
 from rag.runs.queries import HistoryQueries
 from rag.runs.recording import RunRecorder, run_recorded
 from rag.runs.run_info import RunInfo, RunKind, RunOrigin, RunStatus, new_run_id  # noqa: F401 - re-exported
@@ -52,7 +53,8 @@ class RunHistory:
 
     @property
     def recovery(self) -> str:
-        return self.storage.recovery
+        """What the user can do about a damaged history, in the reader's language."""
+        return _(self.storage.recovery)
 
     @property
     def damage(self) -> Optional[str]:

@@ -10,6 +10,7 @@ import json
 from typing import Iterable, Optional
 
 from rag.errors import UnknownRunError
+from rag.i18n import _
 from rag.runs.run_info import COLUMNS, RunInfo, from_row, now_iso
 from rag.runs.storage import HistoryStorage
 
@@ -45,7 +46,8 @@ class HistoryQueries:
     def get_run(self, run_id: str) -> RunInfo:
         rows = self.storage.execute(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE run_id=?", (run_id,))
         if not rows:
-            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+            raise UnknownRunError(_("no run {run_id} in {location}").format(run_id=repr(run_id),
+                                                                           location=self.storage.location))
         return from_row(rows[0])
 
     def has_run(self, run_id: str) -> bool:
@@ -55,7 +57,8 @@ class HistoryQueries:
         """The export document an imported run was stored from (None for live runs)."""
         rows = self.storage.execute("SELECT document_json FROM runs WHERE run_id=?", (run_id,))
         if not rows:
-            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+            raise UnknownRunError(_("no run {run_id} in {location}").format(run_id=repr(run_id),
+                                                                           location=self.storage.location))
         return json.loads(rows[0][0]) if rows[0][0] else None
 
     def delete_run(self, run_id: str) -> None:

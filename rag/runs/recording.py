@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import UnknownRunError
+from rag.i18n import _
 from rag.runs.run_info import COLUMNS, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
 from rag.runs.storage import HistoryStorage
 from rag.schemas import ProgressStep
@@ -68,7 +69,8 @@ class RunRecorder:
     def _get(self, run_id: str) -> RunInfo:
         rows = self.storage.execute(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE run_id=?", (run_id,))
         if not rows:
-            raise UnknownRunError(f"no run {run_id!r} in {self.storage.location}")
+            raise UnknownRunError(_("no run {run_id} in {location}").format(run_id=repr(run_id),
+                                                                           location=self.storage.location))
         return from_row(rows[0])
 
     def record_finish(

@@ -24,14 +24,16 @@ from typing import Any, Iterator
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from rag.errors import HistoryDamagedError
+from rag.i18n import N_
 from rag.runs import schema
 from rag.runs.run_info import now_iso
 from rag.runs.storage import Execute, HistoryStorage
 
 #: What the user can do about a damaged history file (the app and the history page say it).
-RECOVERY = ("Move the file aside (rename it, with any -wal and -shm file next to it, for example to "
-            "history.db.broken) and restart the app: it starts a new, empty history. The old file can still be "
-            "inspected or salvaged with the sqlite3 command line (.recover).")
+RECOVERY = N_("Move the file aside (rename it, with any -wal and -shm file next to it, for example to "
+               "history.db.broken) and restart the app: it starts a new, empty history. The old file can still be "
+               "inspected or salvaged with the sqlite3 command line (.recover).")
+"""English (the catalogue's id): show it with `_(RECOVERY)` (`RunHistory.recovery` does)."""
 
 #: SQLite result codes that mean the file itself cannot be used (as opposed to a busy or locked one).
 _DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_FULL",

@@ -14,6 +14,8 @@ import abc
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from rag.i18n import N_
+
 Execute = Callable[[str, tuple], list]
 """`execute(sql, params)` inside a transaction: runs one statement, returns its rows as tuples."""
 
@@ -21,10 +23,11 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 #: What a user can do when the shared database cannot be used (here, not in the engine's module, so the
 #: pages can say it without loading psycopg).
-DATABASE_RECOVERY = (
+DATABASE_RECOVERY = N_(
     "Check that the PostgreSQL server in RAG_HISTORY_URL is running and reachable from this machine, and that its "
     "user, password and database are right; then restart the app. Until then runs are debugged in memory and not "
     "recorded.")
+"""English (the catalogue's id): show it with `_(DATABASE_RECOVERY)` (`RunHistory.recovery` does)."""
 
 
 def is_database_url(target: Any) -> bool:

@@ -33,6 +33,7 @@ from rag.api import InvalidQuestionError, build_result, initial_state, make_cont
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
+from rag.i18n import N_, _
 from rag.models.calls import model_call_sink
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
@@ -41,7 +42,8 @@ from rag.workbench import run_owners
 
 log = logging.getLogger("rag_debugger.session")
 
-REPLAY_BANNER = "Replay — recorded run, no model and no knowledge base"
+REPLAY_BANNER = N_("Replay — recorded run, no model and no knowledge base")
+"""English (the catalogue's id): show it with `_(REPLAY_BANNER)`."""
 
 
 def shared_graph(kind: str, checkpointer: Any = None) -> Any:
@@ -65,7 +67,6 @@ def _default_saver():
         return _saver
 
 
-_NODE_DOCS = node_docs()
 _drawings: dict[int, Any] = {}
 
 
@@ -116,8 +117,9 @@ def model_call_span(call: dict, step_t0: float) -> dict:
     """A model call as a waterfall span: when in its step it started, how long, tokens if reported."""
     tokens = ""
     if call.get("tokens_in") is not None or call.get("tokens_out") is not None:
-        tokens = f"{call.get('tokens_in', '?')} → {call.get('tokens_out', '?')} tokens"
-    detail = tokens if call.get("ok", True) else f"failed: {call.get('error_kind')}"
+        tokens = _("{tokens_in} → {tokens_out} tokens").format(tokens_in=call.get("tokens_in", "?"),
+                                                               tokens_out=call.get("tokens_out", "?"))
+    detail = tokens if call.get("ok", True) else _("failed: {kind}").format(kind=call.get("error_kind"))
     return {"label": f"{call.get('role')} · {call.get('model')}", "start_ms": round((call["started"] - step_t0) * 1000.0, 3),
             "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
 
@@ -189,7 +191,8 @@ class DebugSession:
         try:
             return load_prompts(name)
         except ValueError as exc:  # PromptVersionError / PromptTemplateError
-            raise UserInputError(f"the prompt version {name!r} cannot be used: {exc}") from None
+            raise UserInputError(_("the prompt version {name} cannot be used: {error}").format(
+                name=repr(name), error=exc)) from None
 
     def _context(self) -> tuple[RagContext, Optional[str]]:
         roles, version = self.roles, None
@@ -231,7 +234,7 @@ class DebugSession:
         if stepper.error and self._drop_damaged_history():
             return self._new_segment(kind, inp, label, answer)
         if stepper.error:
-            raise UserInputError(f"the run could not start: {stepper.error}")
+            raise UserInputError(_("the run could not start: {error}").format(error=stepper.error))
         segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version)
         parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
@@ -301,7 +304,7 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         self._abandon_open_runs()
         self.question = text
-        return self._new_segment("main", initial_state(text), "main run")
+        return self._new_segment("main", initial_state(text), _("main run"))
 
     def restart(self) -> Segment:
         if self.replay_mode:
@@ -309,7 +312,7 @@ class DebugSession:
             seg.stepper.restart()
             return seg
         if not self.question:
-            raise UserInputError("type or pick a question first")
+            raise UserInputError(_("type or pick a question first"))
         return self.start(self.question)
 
     @property
@@ -320,8 +323,8 @@ class DebugSession:
         seg = self._require()
         if seg.stepper.done:
             if seg.replay:
-                raise UserInputError("the recording has ended: press Restart to replay it again")
-            raise UserInputError("this run has finished: answer the follow-up question or restart")
+                raise UserInputError(_("the recording has ended: press Restart to replay it again"))
+            raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
         with self._timed_steps():
             record = seg.stepper.step()
         self._record_progress(seg)
@@ -338,13 +341,13 @@ class DebugSession:
 
     def _check_history(self, step_error: Optional[str]) -> None:
         if step_error and self._drop_damaged_history():
-            raise UserInputError("the run history file is damaged, so this run's checkpoints could not be saved. "
-                                 "Press Run again: the debugger now works in memory (the Run history page says how "
-                                 "to recover the file)")
+            raise UserInputError(_("the run history file is damaged, so this run's checkpoints could not be saved. "
+                                   "Press Run again: the debugger now works in memory (the Run history page says how "
+                                   "to recover the file)"))
 
     def _require(self) -> Segment:
         if not self.segments:
-            raise UserInputError("start a run first: type or pick a question and press Run or Step")
+            raise UserInputError(_("start a run first: type or pick a question and press Run or Step"))
         return self.segments[-1]
 
     # ----- results ------------------------------------------------------------------------
@@ -405,17 +408,17 @@ class DebugSession:
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
         if self.replay_mode:
-            raise UserInputError("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
-                                 "recorded answer, or leave replay mode and run the question live")
+            raise UserInputError(_("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
+                                   "recorded answer, or leave replay mode and run the question live"))
         snapshot = self.hitl_snapshot()
         if snapshot is None:
-            raise UserInputError("there is no open follow-up question to answer")
+            raise UserInputError(_("there is no open follow-up question to answer"))
         try:
             inp = resume_input(snapshot, answer, limit=self.settings.max_question_chars)
         except (SnapshotError, InvalidQuestionError) as exc:
             raise UserInputError(str(exc)) from None
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
-        return self._new_segment("resume", inp, f"HITL resume #{rounds}", answer=answer.strip())
+        return self._new_segment("resume", inp, _("HITL resume #{n}").format(n=rounds), answer=answer.strip())
 
     def fork(self, step: int, field: str, value: Any) -> Segment:
         """What if: set `field` to `value` in the state after session step `step` (0-based over
@@ -427,27 +430,27 @@ class DebugSession:
 
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
-            raise UserInputError(f"pick a step from 1 to {len(pairs)}")
+            raise UserInputError(_("pick a step from 1 to {last}").format(last=len(pairs)))
         seg, record = pairs[step]
         as_node = record.nodes[-1]
         try:
             if seg.replay or not isinstance(seg.stepper, GraphStepper):
                 # a new thread starts every appending list empty, so the full state written once is exact
-                ctx, _ = self._context()
+                ctx, _version = self._context()
                 self._runs_started += 1
                 stepper = fork_from_values(shared_graph(seg.kind, self.checkpointer), {**record.values_after, field: value},
                                            as_node=as_node, thread_id=f"{self.session_id}-{self._runs_started}-fork",
                                            context=ctx, nested_fields={"rag_trace"}, on_step=self._on_step)
             else:
                 if record.after_checkpoint_id is None:
-                    raise UserInputError("this step has no checkpoint to fork from")
+                    raise UserInputError(_("this step has no checkpoint to fork from"))
                 ctx = seg.ctx
                 stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
                                        on_step=self._on_step)
         except StepperError as exc:
             raise UserInputError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
-        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=f"what-if #{n}", fork_of=(
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=_("what-if #{n}").format(n=n), fork_of=(
             seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
         self.segments.append(fork)
         with self._pending_lock:
@@ -483,7 +486,7 @@ class DebugSession:
                 rounds = sum(1 for seg in segments if seg.kind == "resume")
                 segments.append(self._replay_segment(history, info, open_replay, rounds))
         except (UnknownRunError, StepperError, ValueError) as exc:
-            raise UserInputError(f"this run cannot be replayed: {exc}") from None
+            raise UserInputError(_("this run cannot be replayed: {error}").format(error=exc)) from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
         self._abandon_open_runs()
@@ -499,7 +502,7 @@ class DebugSession:
         stepper = opener(history, info.run_id, with_graph=False)
         stepper.graph = shared_graph(info.kind, self.checkpointer)  # structure only, for drawing
         answer = ((info.result or {}).get("rag_trace") or {}).get("hitl_answer")
-        label = "main run (recorded)" if info.kind == "main" else f"HITL resume #{rounds + 1} (recorded)"
+        label = _("main run (recorded)") if info.kind == "main" else _("HITL resume #{n} (recorded)").format(n=rounds + 1)
         return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
                        run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
 
@@ -507,11 +510,11 @@ class DebugSession:
         """Replay mode: put the current run at `steps` steps from its start (0 = before the first node)."""
         seg = self._require()
         if not seg.replay:
-            raise UserInputError("seeking is for recorded runs; a live run moves with Step")
+            raise UserInputError(_("seeking is for recorded runs; a live run moves with Step"))
         if steps < 0 or steps > seg.stepper.total_steps:
-            raise UserInputError(f"this recording has {seg.stepper.total_steps} steps; pick 0 to {seg.stepper.total_steps}")
+            raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=seg.stepper.total_steps))
         seg.stepper.restart()
-        for _ in range(steps):
+        for _step in range(steps):
             seg.stepper.step()
 
     def recorded_answers(self) -> list:
@@ -527,13 +530,13 @@ class DebugSession:
 
         seg = self._require()
         if not seg.replay:
-            raise UserInputError("this is a live run: answer the follow-up question instead")
+            raise UserInputError(_("this is a live run: answer the follow-up question instead"))
         if not seg.stepper.done:
-            raise UserInputError("replay this run to its end first")
+            raise UserInputError(_("replay this run to its end first"))
         children = self.recorded_answers()
         child = next((c for c in children if c.run_id == run_id), None) if run_id else (children[0] if children else None)
         if child is None:
-            raise UserInputError("no recorded answer to this question in the history")
+            raise UserInputError(_("no recorded answer to this question in the history"))
         segment = self._replay_segment(self.history, child, open_replay,
                                        sum(1 for s in self.segments if s.kind == "resume"))
         self.segments.append(segment)
@@ -571,9 +574,9 @@ class DebugSession:
         seg, steps = self.viewed(travel)
         kind = seg.kind if seg else "main"
         graph = seg.graph if seg and seg.graph is not None else shared_graph(kind, self.checkpointer)
-        title = "RAG workflow" if kind == "main" else "HITL resume path"
+        title = _("RAG workflow") if kind == "main" else _("HITL resume path")
         if seg is None:
-            return GraphDrawing(_drawn(graph), fanout_edges=tuple(FANOUT_EDGES), title=title, docs=_NODE_DOCS)
+            return GraphDrawing(_drawn(graph), fanout_edges=tuple(FANOUT_EDGES), title=title, docs=node_docs())
         stepper = seg.stepper
         # the head's view, except at a replay's end, where a recording cut short still knows
         # (from its last record) which node was about to run
@@ -582,7 +585,7 @@ class DebugSession:
                             finished_now=stepper.done if latest else None)
         fanout = tuple((src, dst, marks.lanes or None) for src, dst in FANOUT_EDGES)
         return GraphDrawing(_drawn(graph), current=tuple(marks.current), done=tuple(sorted(marks.done)),
-                            fanout_edges=fanout, title=title, docs=_NODE_DOCS)
+                            fanout_edges=fanout, title=title, docs=node_docs())
 
 
 def abandon_runs(history: Any, run_ids: set) -> None:

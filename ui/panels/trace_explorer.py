@@ -1,5 +1,8 @@
 """The trace explorer: protocol fields grouped as in the spec, with meanings, and present / null /
-absent made visible; sub-traces as a tree; JSON download."""
+absent made visible; sub-traces as a tree; JSON download.
+
+The table's data keys (`field`, `state`, `value`, `meaning`) and the state values stay the same in every
+language (tests and code read them); only what is shown is renamed (`display_frame`)."""
 from __future__ import annotations
 
 import json
@@ -9,9 +12,16 @@ import pandas as pd
 import streamlit as st
 
 from debugger import ABSENT, format_value
+from debugger.diff import ABSENT_TEXT
+from rag.i18n import N_, _, ngettext
 from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
-from rag.trace_meanings import FIELD_MEANINGS
+from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
 from ui.text import as_text
+
+COLUMNS: dict[str, str] = {"field": N_("field"), "state": N_("state"), "value": N_("value"), "meaning": N_("meaning")}
+"""Data key -> the column heading shown (translated when shown)."""
+STATES: dict[str, str] = {"present": N_("present"), "null": N_("null"), "absent": N_("absent")}
+"""A field's state -> the word shown for it."""
 
 
 def field_state(raw: Optional[dict], normalized: Optional[dict], field: str) -> str:
@@ -29,40 +39,50 @@ def trace_frame(raw: Optional[dict], normalized: Optional[dict], group: tuple[st
         state = field_state(raw, normalized, f)
         value: Any = normalized.get(f) if normalized and f in normalized else (None if state == "null" else ABSENT)
         if isinstance(value, list) and value and isinstance(value[0], dict):
-            shown = f"[{len(value)} items]"
+            shown = ngettext("[{n} item]", "[{n} items]", len(value)).format(n=len(value))
         else:
             shown = format_value(value, max_chars=200)
-        rows.append({"field": f, "state": state, "value": shown, "meaning": FIELD_MEANINGS[f]})
-    return pd.DataFrame(rows, columns=["field", "state", "value", "meaning"])
+        rows.append({"field": f, "state": state, "value": shown, "meaning": meaning(f)})
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` as shown: values escaped for markdown, states and column headings in the reader's language."""
+    shown = frame.reset_index(drop=True)  # a filtered frame's index would show as a column of its own
+    absent = f"‹{_('absent')}›"
+    shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
+                         state=shown["state"].map(lambda s: _(STATES.get(s, s))))
+    return shown.rename(columns={key: _(title) for key, title in COLUMNS.items()})
 
 
 def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
     if raw is None:
-        st.info("`rag_trace` is absent: no retrieval has run yet in this run (the spec starts the trace at the "
-                "first retrieval, or at synthesis for a complex question).")
+        st.info(_("`rag_trace` is absent: no retrieval has run yet in this run (the spec starts the trace at the "
+                  "first retrieval, or at synthesis for a complex question)."))
         return
     try:
         normalized = normalize_rag_trace(raw) or {}
     except InvalidTraceError as exc:  # a collaborator wrote a field of the wrong type
-        st.error(f"The trace does not fit the protocol, so a client would get an error instead of it: {exc}")
-        with st.expander("Raw trace (as the run left it)"):
+        st.error(_("The trace does not fit the protocol, so a client would get an error instead of it: {error}")
+                 .format(error=exc))
+        with st.expander(_("Raw trace (as the run left it)")):
             st.json(raw)
         return
     counts = {"present": 0, "null": 0, "absent": 0}
     for group in FIELD_GROUPS.values():
         for f in group:
             counts[field_state(raw, normalized, f)] += 1
-    st.caption(f"{counts['present']} present · {counts['null']} null (dropped by normalization) · "
-               f"{counts['absent']} absent — of the 59 protocol fields")
-    only_present = st.toggle("Only fields that are present", key=f"{key}_present", value=False)
+    st.caption(_("{present} present · {null} null (dropped by normalization) · {absent} absent — of the 59 protocol "
+                 "fields").format(present=counts["present"], null=counts["null"], absent=counts["absent"]))
+    only_present = st.toggle(_("Only fields that are present"), key=f"{key}_present", value=False)
     for name, group in FIELD_GROUPS.items():
         frame = trace_frame(raw, normalized, group)
         present = int((frame["state"] == "present").sum())
         if only_present:
             frame = frame[frame["state"] == "present"]
-        with st.expander(f"{name} ({present}/{len(group)})",
+        with st.expander(f"{group_title(name)} ({present}/{len(group)})",
                          expanded=name in ("tool and retrieval", "grade and route")):
-            st.table(frame.assign(value=frame["value"].map(as_text))) if not frame.empty else st.caption("none present")
+            st.table(display_frame(frame)) if not frame.empty else st.caption(_("none present"))
     subs = normalized.get("sub_traces") or []
     if subs:
         st.markdown("**sub_traces**")
@@ -72,9 +92,9 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
                 st.json(sub, expanded=1)
     extras = {k: v for k, v in raw.items() if k not in FIELD_MEANINGS}
     if extras:
-        with st.expander("Raw-only keys (not protocol fields, dropped by normalization)"):
+        with st.expander(_("Raw-only keys (not protocol fields, dropped by normalization)")):
             st.json(extras)
     st.download_button(
-        "Download normalized trace (JSON)", data=json.dumps(normalized, ensure_ascii=False, indent=2),
+        _("Download normalized trace (JSON)"), data=json.dumps(normalized, ensure_ascii=False, indent=2),
         file_name="rag_trace.json", mime="application/json", key=f"{key}_download",
     )
