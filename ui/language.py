@@ -26,8 +26,14 @@ def _session_language() -> str | None:
         return None
 
 
-set_language_source(_session_language)
-debugger.i18n.install(gettext, ngettext)
+def install() -> None:
+    """Make the app's strings (and the debugger core's) follow this browser session's choice. Done on
+    every run, not once at import: whatever replaced the source since (a test, a library) is undone."""
+    set_language_source(_session_language)
+    debugger.i18n.install(gettext, ngettext)
+
+
+install()
 
 
 def browser_language() -> str | None:
@@ -43,6 +49,7 @@ def resolve_language() -> str:
     """Settle this run's language (see the module docstring). A URL value is followed when it is new to
     this session: Streamlit keeps sending a tab's first query string on later reruns, and that must not
     undo a choice made in the picker since."""
+    install()
     from_url = normalize(st.query_params.get(LANG_PARAM))
     if from_url and st.session_state.get(_URL_SEEN_KEY) != from_url:
         st.session_state[_URL_SEEN_KEY] = from_url
