@@ -162,7 +162,8 @@ def export_run(
     checkpoints = record_thread(graph, {"configurable": {"thread_id": info.thread_id}})
     if not checkpoints:
         raise RunImportError(f"run {run_id!r} has no checkpoints to export (was it deleted or never started?)")
-    head = checkpoints[-1].checkpoint_id
+    recorded_head = info.head_checkpoint_id
+    head = recorded_head if any(c.checkpoint_id == recorded_head for c in checkpoints) else checkpoints[-1].checkpoint_id
     final_values = linear_path(checkpoints, head)[-1].values
     trace = (info.result or {}).get("rag_trace") if info.result else normalize_rag_trace(final_values.get("rag_trace"))
     doc: dict[str, Any] = {
