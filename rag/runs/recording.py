@@ -13,8 +13,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import UnknownRunError
-from rag.runs.run_info import (COLUMNS, ForkEdit, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso,
-                               row_values)
+from rag.runs.run_info import COLUMNS, ForkEdit, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
 from rag.runs.storage import HistoryStorage
 from rag.schemas import ProgressStep
 
