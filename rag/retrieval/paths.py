@@ -79,12 +79,14 @@ def fallback_store_dir(store_dir: Path) -> Path:
 def kb_label(kb_dir: Optional[Path]) -> str:
     """How a person names the knowledge base a setting points at (the sidebar shows it on every
     page, so this stays light: no store is opened)."""
+    from rag.i18n import _
+
     if not kb_dir:
-        return "bundled demo (zh/en)"
+        return _("bundled demo (zh/en)")
     path = Path(kb_dir).expanduser()
     name = named_kb_of(path)
     if name is not None:
         return name
     if path.resolve() == BUNDLED_KB_DIR.resolve():
-        return "bundled demo (zh/en)"
-    return f"folder {path.name or path}"
+        return _("bundled demo (zh/en)")
+    return _("folder {name}").format(name=path.name or path)

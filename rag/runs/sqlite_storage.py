@@ -24,12 +24,13 @@ from typing import Any, Iterator
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from rag.errors import HistoryDamagedError
+from rag.i18n import N_
 from rag.runs import schema
 from rag.runs.run_info import now_iso
 from rag.runs.storage import Execute, HistoryStorage
 
-#: What the user can do about a damaged history file (the app and the history page say it).
-RECOVERY = ("Move the file aside (rename it, with any -wal and -shm file next to it, for example to "
+#: What the user can do about a damaged history file (the app and the history page say it, translated).
+RECOVERY = N_("Move the file aside (rename it, with any -wal and -shm file next to it, for example to "
             "history.db.broken) and restart the app: it starts a new, empty history. The old file can still be "
             "inspected or salvaged with the sqlite3 command line (.recover).")
 

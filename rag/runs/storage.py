@@ -14,14 +14,16 @@ import abc
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from rag.i18n import N_
+
 Execute = Callable[[str, tuple], list]
 """`execute(sql, params)` inside a transaction: runs one statement, returns its rows as tuples."""
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 #: What a user can do when the shared database cannot be used (here, not in the engine's module, so the
-#: pages can say it without loading psycopg).
-DATABASE_RECOVERY = (
+#: pages can say it without loading psycopg; translated where it is shown).
+DATABASE_RECOVERY = N_(
     "Check that the PostgreSQL server in RAG_HISTORY_URL is running and reachable from this machine, and that its "
     "user, password and database are right; then restart the app. Until then runs are debugged in memory and not "
     "recorded.")
