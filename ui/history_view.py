@@ -14,6 +14,7 @@ import streamlit as st
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.runs.history import RunHistory, RunInfo
+from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
@@ -324,11 +325,11 @@ def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], s
             st.session_state[PERSON_FILTER_KEY] = EVERYONE
         special = {EVERYONE: N_("Everyone"), NOBODY: N_("(no name)")}
         choice = st.selectbox(_("Run by"), [EVERYONE, *people, NOBODY], key=PERSON_FILTER_KEY,
-                              format_func=lambda v: _(special[v]) if v in special else v,
+                              format_func=in_this_language(lambda v: _(special[v]) if v in special else v),
                               help=_("Who ran it: the signed-in user, else the name set on the Settings page"))
     with right:
         forks = st.selectbox(_("What-if forks"), list(FORK_FILTERS), key=FORK_FILTER_KEY,
-                             format_func=lambda v: _(FORK_FILTERS[v]),
+                             format_func=in_this_language(lambda v: _(FORK_FILTERS[v])),
                              help=_("A what-if fork is a run that went on from an edited step of another run "
                                     "(the step debugger's “What if…”)"))
     return hide, choice, forks
@@ -384,5 +385,5 @@ def render_page() -> None:
     by_id = {r.run_id: r for r in runs}
     if st.session_state.get(RUN_KEY) not in by_id:
         st.session_state[RUN_KEY] = runs[0].run_id
-    run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=lambda rid: run_label(by_id[rid]))
+    run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))
     render_selected(history, by_id[run_id])

@@ -12,6 +12,7 @@ from rag.i18n import N_, _
 from rag.i18n.formatting import duration_ms
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import (
     PERSON_KEY,
@@ -159,7 +160,7 @@ def render_page() -> None:
         kbs = _knowledge_bases()
         current = str(settings.kb_dir) if settings.kb_dir else ""
         labels = list(kbs)
-        st.selectbox(_("Knowledge base"), labels, key="set_kb_label", format_func=kb_option_label,
+        st.selectbox(_("Knowledge base"), labels, key="set_kb_label", format_func=in_this_language(kb_option_label),
                      index=[kbs[x] for x in labels].index(current) if current in kbs.values() else 0)
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input("top_k", key="set_top_k", min_value=1, max_value=50, value=settings.top_k)
