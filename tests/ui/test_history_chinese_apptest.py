@@ -107,7 +107,7 @@ def test_the_history_page_in_chinese_marks_a_fork(app_test, env):
     at.switch_page("pages/history.py").run()
     assert not at.exception
     table = _runs(at).set_index("run id")
-    assert table.loc[fork, "kind"] == f"{parent} 第 2 步的分支"
+    assert table.loc[fork, "kind"] == f"假设分支：{parent} 第 2 步"
     at.selectbox(key="history_forks").set_value("forks").run()
     assert any(f"运行 {parent} 在第 2 步的假设分支" in i.body for i in at.info)
     assert english_phrases(_page_text(at), allowed=PENDING_OTHER_HELPERS) == []
