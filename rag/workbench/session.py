@@ -568,7 +568,7 @@ class DebugSession:
         seg = self.current
         if not (seg and seg.replay and seg.run_id and self.history is not None):
             return []
-        return [r for r in self.history.list_runs() if r.parent_run_id == seg.run_id]
+        return [r for r in self.history.list_runs() if r.parent_run_id == seg.run_id and r.fork is None]
 
     def follow_recorded_answer(self, run_id: Optional[str] = None) -> Segment:
         """Replay mode: continue into the recorded resume run (the answer the user gave then)."""

@@ -127,3 +127,12 @@ def test_a_forks_link_names_the_step_its_replay_shows(settings, history):
     viewer = DebugSession(settings, history=history)
     viewer.open_replay(history, fork.run_id)
     assert placement([seg.stepper.total_steps for seg in viewer.segments], 3) == (3, None, None)
+
+
+def test_a_fork_is_not_offered_as_a_recorded_answer_of_its_parent(settings, history):
+    """Resume runs and forks both name a parent run; only a resume run is an answer to follow in replay."""
+    _session, parent, _fork = _forked(settings, history)
+    viewer = DebugSession(settings, history=history)
+    viewer.open_replay(history, parent)
+    viewer.seek(viewer.current.stepper.total_steps)
+    assert viewer.recorded_answers() == []

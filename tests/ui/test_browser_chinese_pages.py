@@ -59,6 +59,7 @@ def test_history_knowledge_bases_and_settings_in_chinese(tmp_path):
 
         page.goto(url + "/history?lang=zh", wait_until="domcontentloaded")
         wait_shown(page, ".st-key-history_open button", "在单步调试器中打开")
+        wait_shown(page, ".st-key-history_delete button", "删除")
         _check(page, "history")
         body = page.locator("body").inner_text()
         assert CHINESE_DATE.search(body), "no date written the Chinese way on the history page"
@@ -84,6 +85,8 @@ def test_history_knowledge_bases_and_settings_in_chinese(tmp_path):
         page.goto(url + "/settings?lang=zh", wait_until="domcontentloaded")
         wait_shown(page, '[data-testid="stExpander"]', "全部生效设置")  # the page's last element
         wait_shown(page, ".st-key-test_connection button", "测试连接")
+        for key, label in (("set_base_url", "基础 URL"), ("set_min_score", "最低分数"), ("set_run_by", "你的名字")):
+            wait_shown(page, f".st-key-{key}", label)  # drawn, not a loading placeholder
         _check(page, "settings")
         body = page.locator("body").inner_text()
         assert "离线模式" in body and "模型（OpenAI 兼容）" in body

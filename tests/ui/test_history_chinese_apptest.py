@@ -111,3 +111,20 @@ def test_the_history_page_in_chinese_marks_a_fork(app_test, env):
     at.selectbox(key="history_forks").set_value("forks").run()
     assert any(f"运行 {parent} 在第 2 步的假设分支" in i.body for i in at.info)
     assert english_phrases(_page_text(at), allowed=PENDING_OTHER_HELPERS) == []
+
+
+def test_a_link_to_a_fork_opens_the_forks_branch_in_a_new_browser_session(app_test, env):
+    """`?run=<fork id>&step=n` (a reload, a link sent to a colleague) replays the fork at that step."""
+    from tests.ui.test_history_apptest import new_app
+
+    at = app_test
+    parent, fork = _run_and_fork(at)
+    fresh = new_app()
+    fresh.query_params["run"] = fork
+    fresh.query_params["step"] = "3"
+    fresh.run()
+    assert not fresh.exception
+    session = fresh.session_state["debug_session"]
+    assert session.replay_mode and session.current.run_id == fork and session.current.stepper.position == 3
+    assert session.result()["route"] == "no_knowledge"
+    assert session.current.info.parent_run_id == parent
