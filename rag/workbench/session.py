@@ -505,16 +505,18 @@ class DebugSession:
 
         try:
             chain = run_chain(history, run_id)
+            built: list[Segment] = []
+            for info in chain:
+                rounds = sum(1 for seg in built if seg.kind == "resume")
+                built.append(self._replay_segment(history, info, open_replay, rounds))
             segments = []
-            for i, info in enumerate(chain):
-                child = chain[i + 1] if i + 1 < len(chain) else None
-                if child is not None and child.fork is not None and child.thread_id == info.thread_id:
-                    continue  # a live fork's branch starts with its parent's steps: not twice
-                rounds = sum(1 for seg in segments if seg.kind == "resume")
-                segment = self._replay_segment(history, info, open_replay, rounds)
-                if child is not None and child.fork is not None:  # a fork of a replay: its parent up to the fork
-                    cut_replay(segment.stepper, child.fork.step)
-                if info.fork is not None and i > 0:
+            for i, segment in enumerate(built):
+                child = built[i + 1] if i + 1 < len(built) else None
+                if child is not None and child.info.fork is not None:
+                    if not starts_at_an_edit(child.stepper):
+                        continue  # a live fork's branch starts with its parent's steps: not twice
+                    cut_replay(segment.stepper, child.info.fork.step)  # a fork of a replay: the parent up to it
+                if segment.info.fork is not None and i > 0:
                     self._link_fork(history, segment, chain[i - 1], open_replay)
                 segments.append(segment)
         except (UnknownRunError, StepperError, ValueError) as exc:
@@ -645,6 +647,13 @@ def abandon_runs(history: Any, run_ids: set) -> None:
         history.mark_abandoned(ids)
     except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
         log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
+
+
+def starts_at_an_edit(stepper: Any) -> bool:
+    """A replayed fork whose recording starts at the edit (a fork of a replay, on a thread of its own),
+    not at its parent's input (a live fork, on its parent's thread)."""
+    path = getattr(stepper, "path", None) or []
+    return bool(path) and path[0].source == "update"
 
 
 def cut_replay(stepper: Any, steps: int) -> None:

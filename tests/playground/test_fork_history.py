@@ -136,3 +136,27 @@ def test_a_fork_is_not_offered_as_a_recorded_answer_of_its_parent(settings, hist
     viewer.open_replay(history, parent)
     viewer.seek(viewer.current.stepper.total_steps)
     assert viewer.recorded_answers() == []
+
+
+@pytest.mark.parametrize("kind", ["live", "replay"])
+def test_an_exported_fork_imported_with_its_parent_replays_the_same_branch(settings, history, tmp_path, kind):
+    """Exports travel (new thread ids on import): the fork still replays its parent's steps once."""
+    from rag.runs.export import export_run_json, import_run
+
+    _session, parent, fork = _forked(settings, history)
+    fork_id = fork.run_id
+    if kind == "replay":
+        replay = DebugSession(settings, history=history)
+        replay.open_replay(history, parent)
+        replay.seek(replay.current.stepper.total_steps)
+        fork_id = replay.fork(1, "docs", []).run_id
+    with RunHistory(tmp_path / "elsewhere.db") as elsewhere:
+        import_run(export_run_json(history, parent), elsewhere)
+        imported = import_run(export_run_json(history, fork_id), elsewhere)
+        assert imported.fork.field == "docs" and imported.parent_run_id == parent
+        viewer = DebugSession(settings, history=elsewhere)
+        viewer.open_replay(elsewhere, imported.run_id)
+        viewer.seek(viewer.current.stepper.total_steps)
+        assert [r.nodes for _seg, r in viewer.all_steps()] == [("classify_complexity",), ("retrieve_initial",),
+                                                               ("grade_documents",)]
+        assert [c["route"] for c in viewer.fork_comparison()] == ["answer", "no_knowledge"]
