@@ -19,8 +19,13 @@ CHINESE_DATE = re.compile(r"\d{4}年\d{1,2}月\d{1,2}日 \d{2}:\d{2}")
 #: drop file here", "Browse files") is built into Streamlit's front end: Python cannot translate it.
 STREAMLIT_BUILT_IN = ("Upload", "per file", "Drag and drop file here", "Drag and drop files here", "Browse files",
                       "Limit 50MB per file")
-#: English built in rag/ that these pages show; another helper translates rag/ (engine messages).
-PENDING_OTHER_HELPERS = ()
+#: English built in rag/ that these pages can show; the helper translating rag/ wraps it. None of it shows in
+#: the states walked here (so the tuple is empty and the check stays strict), but in other states it does:
+#: an import refused (rag/runs/export.py RunImportError), a run that cannot be replayed
+#: (rag/workbench/session.py), a knowledge base name refused, a skipped file's reason, the ingestion stage
+#: "embedding chunks i/n" (rag/ingest/), a settings validation error (pydantic via rag/settings.py), the
+#: connection test's report (rag/models/connection.py).
+PENDING_OTHER_HELPERS: tuple[str, ...] = ()
 ALLOWED = STREAMLIT_BUILT_IN + PENDING_OTHER_HELPERS
 
 
