@@ -32,9 +32,10 @@ EVERYONE = "Everyone"
 NOBODY = "(no name)"
 """The person filter's two special choices: option values (data), shown through `_()`."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-RUN_COLUMNS = ["question", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
-               "kind", "origin", "run id"]
-"""The table's data keys (tests read them); people see `COLUMN_LABELS`."""
+RUN_COLUMNS = ["question", "kind", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
+               "origin", "run id"]
+"""The table's data keys (tests read them); people see `COLUMN_LABELS`. `kind` comes early: a what-if fork's
+marker must show without scrolling the table sideways at 1280 px."""
 COLUMN_LABELS = {"question": N_("question"), "route": N_("route"), "status": N_("status"), "run by": N_("run by"),
                  "provider": N_("provider"), "prompt version": N_("prompt version"),
                  "duration (ms)": N_("duration (ms)"), "date": N_("date"), "kind": N_("kind"), "origin": N_("origin"),

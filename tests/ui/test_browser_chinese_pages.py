@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle, wait_shown
+from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle, wait_shown
 from tests.support.i18n import english_on_page
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -72,6 +72,7 @@ def test_history_knowledge_bases_and_settings_in_chinese(tmp_path):
 
         page.locator(".st-key-history_forks").click()  # the what-if fork filter: forks only
         page.get_by_role("option", name="仅假设分支").click()
+        settle(page)  # the rerun the filter starts (the fork is the newest run, so it was shown before too)
         wait_shown(page, '[data-testid="stAlert"]', f"运行 {parent} 在第 2 步的假设分支")
         _check(page, "history_fork")
 
