@@ -142,7 +142,8 @@ def steps_from_checkpoints(
     """One StepRecord per superstep of a linear path, shaped like a live `GraphStepper`'s:
     the input step (`__start__`) is not a step (a live stepper pauses after it too); a last
     checkpoint whose tasks failed gives a final step that carries the error; the copy LangGraph
-    writes when a run restarts from a past checkpoint (source `fork`) is not a step either."""
+    writes when a run restarts from a past checkpoint (source `fork`) is not a step either, nor is the
+    edit a what-if fork writes (source `update`: `update_state`), which the next step shows as its input."""
     appends, nested = frozenset(append_fields), frozenset(nested_fields)
     steps: list[StepRecord] = []
     cps = list(checkpoints)
@@ -150,8 +151,8 @@ def steps_from_checkpoints(
         if not cp.next or set(cp.next) == {START_NODE}:
             continue
         after = cps[i + 1] if i + 1 < len(cps) else None
-        if after is not None and after.source == "fork":
-            continue  # LangGraph's copy of a past checkpoint before re-running from it: no step ran
+        if after is not None and after.source in ("fork", "update"):
+            continue  # LangGraph's copy of a past checkpoint, or an edit written over it: no step ran
         lanes = _lanes(cp)
         errors = [f"{lane.node}: {lane.error}" for lane in lanes if lane.error]
         if after is None and not errors:

@@ -11,7 +11,10 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from rag.i18n import N_, _, ngettext
+from rag.i18n.formatting import date_time, duration_ms
 from rag.runs.history import RunHistory, RunInfo
+from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
@@ -24,11 +27,23 @@ CONFIRM_KEY = "history_confirm_delete"
 GOTO_KEY = "history_goto_debugger"
 HIDE_ABANDONED_KEY = "history_hide_abandoned"
 PERSON_FILTER_KEY = "history_run_by"
+FORK_FILTER_KEY = "history_forks"
 EVERYONE = "Everyone"
 NOBODY = "(no name)"
+"""The person filter's two special choices: option values (data), shown through `_()`."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-RUN_COLUMNS = ["question", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
-               "kind", "origin", "run id"]
+RUN_COLUMNS = ["question", "kind", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
+               "origin", "run id"]
+"""The table's data keys (tests read them); people see `COLUMN_LABELS`. `kind` comes early: a what-if fork's
+marker must show without scrolling the table sideways at 1280 px."""
+COLUMN_LABELS = {"question": N_("question"), "route": N_("route"), "status": N_("status"), "run by": N_("run by"),
+                 "provider": N_("provider"), "prompt version": N_("prompt version"),
+                 "duration (ms)": N_("duration (ms)"), "date": N_("date"), "kind": N_("kind"), "origin": N_("origin"),
+                 "run id": N_("run id")}
+STATUS_LABELS = {"running": N_("running"), "done": N_("done"), "error": N_("error"), "abandoned": N_("abandoned")}
+ORIGIN_LABELS = {"live": N_("live"), "imported": N_("imported")}
+#: The kind filter: every run, only what-if forks, or no forks (option values; labels through `_()`).
+FORK_FILTERS = {"all": N_("All runs"), "forks": N_("What-if forks only"), "no_forks": N_("Without what-if forks")}
 
 
 def _store() -> RunHistory:
@@ -38,7 +53,42 @@ def _store() -> RunHistory:
 
 
 def _date(iso: Optional[str]) -> str:
-    return (iso or "")[:19].replace("T", " ")
+    """A recorded moment in the reader's language, in the server's time zone."""
+    return date_time(iso)
+
+
+def _status(status: str) -> str:
+    return _(STATUS_LABELS[status]) if status in STATUS_LABELS else status
+
+
+def kind_text(info: RunInfo) -> str:
+    """What a run is: main / resume (the graph's names), a resume with its parent, or a what-if fork
+    with the run and the step it forked from."""
+    if info.fork is not None:
+        return _("fork of {run} at step {step}").format(run=info.parent_run_id or "?", step=info.fork.step)
+    if info.parent_run_id:
+        return _("{kind} (of {run})").format(kind=info.kind, run=info.parent_run_id)
+    return info.kind
+
+
+def fork_filter(runs: list[RunInfo], choice: Optional[str]) -> list[RunInfo]:
+    """The runs the kind filter keeps (`FORK_FILTERS`' keys; anything else keeps all)."""
+    if choice == "forks":
+        return [r for r in runs if r.is_fork]
+    if choice == "no_forks":
+        return [r for r in runs if not r.is_fork]
+    return runs
+
+
+def edit_text(value: object, limit: int = 80) -> str:
+    """A short one-line view of an edited value (a list of chunks is summarised by its size)."""
+    import json
+
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return ngettext("{n} item", "{n} items", len(value)).format(n=len(value))
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
@@ -47,14 +97,14 @@ def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
         {
             "question": r.question[:200],
             "route": r.route or "",
-            "status": r.status,
+            "status": _status(r.status),
             "run by": r.run_by,
             "provider": r.provider or "",
             "prompt version": r.prompt_version or "",
             "duration (ms)": None if r.duration_ms is None else round(r.duration_ms, 1),
             "date": _date(r.created_at),
-            "kind": r.kind if not r.parent_run_id else f"{r.kind} (of {r.parent_run_id})",
-            "origin": r.origin,
+            "kind": kind_text(r),
+            "origin": _(ORIGIN_LABELS[r.origin]) if r.origin in ORIGIN_LABELS else r.origin,
             "run id": r.run_id,
         }
         for r in runs
@@ -64,10 +114,11 @@ def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
 
 def run_label(info: RunInfo) -> str:
     route = f" → {info.route}" if info.route else ""
-    origin = " · imported" if info.origin == "imported" else ""
-    status = f" · {info.status}" if info.status in ("abandoned", "running", "error") else ""
-    by = f" · by {info.run_by}" if info.run_by else ""
-    return f"{_date(info.created_at)} · {info.kind}{route} · {info.question[:70]}{origin}{status}{by}"
+    origin = " · " + _("imported") if info.origin == "imported" else ""
+    status = f" · {_status(info.status)}" if info.status in ("abandoned", "running", "error") else ""
+    by = " · " + _("by {person}").format(person=info.run_by) if info.run_by else ""
+    kind = _("what-if fork") if info.fork is not None else info.kind
+    return f"{_date(info.created_at)} · {kind}{route} · {info.question[:70]}{origin}{status}{by}"
 
 
 def person_filter(choice: Optional[str]) -> Optional[str]:
@@ -85,13 +136,14 @@ def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
     from rag.runs.export import import_run
 
     if not data:
-        raise UserInputError(f"{name} is empty; choose a run export (.json) made by this app")
+        raise UserInputError(_("{name} is empty; choose a run export (.json) made by this app").format(name=name))
     if len(data) > MAX_UPLOAD_BYTES:
-        raise UserInputError(f"{name} is {len(data) / 1e6:.0f} MB; a run export is far smaller — is it the right file?")
+        raise UserInputError(_("{name} is {size} MB; a run export is far smaller — is it the right file?").format(
+            name=name, size=f"{len(data) / 1e6:.0f}"))
     try:
         return import_run(bytes(data), history)
     except UserFixableError as exc:  # RunImportError and friends: already readable
-        raise UserInputError(f"{name} was not imported: {friendly(exc)}") from None
+        raise UserInputError(_("{name} was not imported: {reason}").format(name=name, reason=friendly(exc))) from None
 
 
 def export_text(history: RunHistory, run_id: str) -> str:
@@ -109,7 +161,8 @@ def on_open(run_id: str) -> None:
     if guarded(session.open_replay, _store(), run_id, at_step=at_step) is not None:
         reset_time_travel()
         st.session_state[GOTO_KEY] = True
-        flash("info", f"Opened run {as_text(run_id)} in replay mode at step {at_step}: press Step to walk the recording.")
+        flash("info", _("Opened run {run} in replay mode at step {step}: press Step to walk the recording.").format(
+            run=as_text(run_id), step=at_step))
 
 
 def on_delete_request(run_id: str) -> None:
@@ -128,7 +181,7 @@ def on_delete_confirm(run_id: str) -> None:
         return True
 
     if guarded(delete):
-        flash("success", f"Deleted run {run_id} and its checkpoints.")
+        flash("success", _("Deleted run {run} and its checkpoints.").format(run=as_text(run_id)))
 
 
 def on_upload() -> None:
@@ -138,8 +191,9 @@ def on_upload() -> None:
     info = guarded(import_upload, _store(), upload.name, upload.getvalue())
     if info is not None:
         st.session_state[RUN_KEY] = info.run_id
-        flash("success", f"Imported {as_text(upload.name)}: run {as_text(info.run_id)} "
-                         f"({as_text(info.route or info.status)}). Open it to replay it step by step.")
+        flash("success", _("Imported {name}: run {run} ({outcome}). Open it to replay it step by step.").format(
+            name=as_text(upload.name), run=as_text(info.run_id),
+            outcome=as_text(info.route or _status(info.status))))
 
 
 def on_demo_pack() -> None:
@@ -147,7 +201,9 @@ def on_demo_pack() -> None:
 
     runs = guarded(import_demo_runs, _store())
     if runs is not None:
-        flash("success", f"Loaded the demo pack: {len(runs)} recorded runs (every route). Open one to replay it.")
+        flash("success", ngettext("Loaded the demo pack: {n} recorded run (every route). Open one to replay it.",
+                                  "Loaded the demo pack: {n} recorded runs (every route). Open one to replay it.",
+                                  len(runs)).format(n=len(runs)))
 
 
 # ----- rendering ---------------------------------------------------------------------------------
@@ -155,79 +211,135 @@ def on_demo_pack() -> None:
 def render_tools() -> None:
     left, right = st.columns([3, 2])
     with left:
-        st.file_uploader("Import a run export (.json)", type=["json"], key=UPLOAD_KEY, on_change=on_upload,
-                         help="A file made by Export on this page, on this or another machine. It opens in "
-                              "replay mode: no model and no knowledge base needed, and nothing is executed.")
-        st.caption(f"Up to {MAX_UPLOAD_BYTES // (1024 * 1024)} MB. A file's sha256 is an integrity check against "
-                   "accidents (a truncated download, a stray edit), not a signature: anyone can recompute it, so "
-                   "only import runs from people you trust to show what really happened.")
+        st.file_uploader(_("Import a run export (.json)"), type=["json"], key=UPLOAD_KEY, on_change=on_upload,
+                         help=_("A file made by Export on this page, on this or another machine. It opens in "
+                                "replay mode: no model and no knowledge base needed, and nothing is executed."))
+        st.caption(_("Up to {size} MB. A file's sha256 is an integrity check against accidents (a truncated download, "
+                     "a stray edit), not a signature: anyone can recompute it, so only import runs from people you "
+                     "trust to show what really happened.").format(size=MAX_UPLOAD_BYTES // (1024 * 1024)))
     with right:
-        st.markdown("**Demo pack**")
-        st.caption("Recorded runs of every route that ship with the app.")
-        st.button("Load the demo pack", icon=MATERIAL["package"], key="history_demo_pack", on_click=on_demo_pack)
+        st.markdown("**" + _("Demo pack") + "**")
+        st.caption(_("Recorded runs of every route that ship with the app."))
+        st.button(_("Load the demo pack"), icon=MATERIAL["package"], key="history_demo_pack", on_click=on_demo_pack)
+
+
+def _facts(info: RunInfo) -> str:
+    """The run's one-line facts under its question."""
+    parts = [_("run {run}").format(run=as_text(info.run_id)), kind_text(info), _status(info.status)]
+    if info.route:
+        parts.append(_("route {route}").format(route=as_text(info.route)))
+    parts += [_("provider {provider}").format(provider=as_text(info.provider or "?")),
+              _("prompt version {version}").format(version=as_text(info.prompt_version or "?")),
+              _(ORIGIN_LABELS[info.origin]) if info.origin in ORIGIN_LABELS else info.origin]
+    if info.duration_ms is not None:
+        parts.append(_("took {duration}").format(duration=duration_ms(info.duration_ms)))
+    parts.append(_date(info.created_at))
+    if info.run_by:
+        parts.append(_("run by {person}").format(person=as_text(info.run_by)))
+    return " · ".join(parts)
+
+
+def render_fork(info: RunInfo) -> None:
+    """What made a what-if fork: its parent run, the step, and the edit (old → new)."""
+    fork = info.fork
+    if fork is None:
+        return
+    st.info(_("What-if fork of run {run} at step {step}: `{field}` was {old} and was set to {new}, then the run went "
+              "on from there. Opening it replays the fork's branch.").format(
+        run=as_text(info.parent_run_id or "?"), step=fork.step, field=fork.field,
+        old=as_text(edit_text(fork.old)), new=as_text(edit_text(fork.new))), icon=":material/call_split:")
 
 
 def render_selected(history: RunHistory, info: RunInfo) -> None:
     with st.container(border=True):
         st.markdown(f"**{as_text(info.question)}**")
-        st.caption(f"run {as_text(info.run_id)} · {info.kind} · {info.status}"
-                   f"{' · route ' + as_text(info.route) if info.route else ''} · provider {as_text(info.provider or '?')} · "
-                   f"prompt version {as_text(info.prompt_version or '?')} · {info.origin}"
-                   f"{' · run by ' + as_text(info.run_by) if info.run_by else ''}")
+        st.caption(_facts(info))
+        render_fork(info)
         if info.error:
-            st.warning(f"This run failed: {as_text(info.error)}")
+            st.warning(_("This run failed: {error}").format(error=as_text(info.error)))
         if info.status == "abandoned":
-            st.caption(f"Abandoned {_date(info.finished_at)} UTC: it never finished (the app restarted, the page was "
-                       "reloaded or closed, or a new run replaced it). Its recorded steps can still be replayed.")
+            st.caption(_("Abandoned {date}: it never finished (the app restarted, the page was reloaded or closed, or "
+                         "a new run replaced it). Its recorded steps can still be replayed.").format(
+                date=_date(info.finished_at)))
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
-        c1.number_input("Open at step", min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
-                        help="0 = before the first node; time travel works from there too")
-        c2.button("Open in the step debugger", icon=MATERIAL["debugger"], key="history_open", on_click=on_open,
+        c1.number_input(_("Open at step"), min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
+                        help=_("0 = before the first node; time travel works from there too"))
+        c2.button(_("Open in the step debugger"), icon=MATERIAL["debugger"], key="history_open", on_click=on_open,
                   args=(info.run_id,),
-                  type="primary", width="stretch", help="Replay mode: nothing is executed")
+                  type="primary", width="stretch", help=_("Replay mode: nothing is executed"))
         try:
             data = export_text(history, info.run_id)
         except Exception as exc:  # noqa: BLE001 - e.g. a run whose checkpoints are gone
-            c3.caption(f"Export unavailable: {as_text(friendly(exc))}")
+            c3.caption(_("Export unavailable: {reason}").format(reason=as_text(friendly(exc))))
         else:
-            c3.download_button("Export (JSON)", icon=MATERIAL["download"], data=data, file_name=f"{info.run_id}.json",
+            c3.download_button(_("Export (JSON)"), icon=MATERIAL["download"], data=data, file_name=f"{info.run_id}.json",
                                mime="application/json", key="history_export", width="stretch",
-                               help="Checkpoints, progress, trace, prompt version and public settings; no keys. "
-                                    "Its sha256 is an integrity check against accidents, not a signature")
-        c4.button("Delete", icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request, args=(info.run_id,),
-                  width="stretch")
+                               help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
+                                      "Its sha256 is an integrity check against accidents, not a signature"))
+        c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
+                  args=(info.run_id,), width="stretch")
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
-            st.warning(f"Delete run `{info.run_id}` and all its checkpoints? This cannot be undone.")
-            d1, d2, _ = st.columns([1, 1, 4])
-            d1.button("Yes, delete", key="history_delete_confirm", on_click=on_delete_confirm, args=(info.run_id,),
+            st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
+            d1, d2, _rest = st.columns([1, 1, 4])
+            d1.button(_("Yes, delete"), key="history_delete_confirm", on_click=on_delete_confirm, args=(info.run_id,),
                       type="primary")
-            d2.button("Cancel", key="history_delete_cancel", on_click=on_delete_cancel)
+            d2.button(_("Cancel"), key="history_delete_cancel", on_click=on_delete_cancel)
 
 
 def render_unusable(exc: BaseException) -> None:
     """What the page says when the history cannot be used, and how to get a working one back."""
     from rag.redaction import redact_urls_in_text
-    from rag.runs.history import RECOVERY, HistoryDamagedError, is_damage
+    from rag.runs.history import RECOVERY as FILE_RECOVERY
+    from rag.runs.history import HistoryDamagedError, is_damage
     from rag.runs.storage import DATABASE_RECOVERY
     from ui.history_store import db_path, is_shared, location, problem
 
     cause = redact_urls_in_text(problem() or friendly(exc))
     if is_shared():
-        st.error(f"The shared run history database `{location()}` cannot be used ({cause}). The step debugger still "
-                 "works, in memory: runs are not recorded until the database is back and the app restarts.")
-        st.info(f"**To recover:** {DATABASE_RECOVERY}")
+        st.error(_("The shared run history database `{location}` cannot be used ({cause}). The step debugger still "
+                   "works, in memory: runs are not recorded until the database is back and the app restarts.").format(
+            location=location(), cause=cause))
+        st.info("**" + _("To recover:") + "** " + _(DATABASE_RECOVERY))
     elif isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
-        st.error(f"The run history file `{db_path()}` is damaged or unreadable ({cause}). The step debugger still "
-                 "works, in memory: runs are not recorded until the file is replaced.")
-        st.info(f"**To recover:** {RECOVERY}")
+        st.error(_("The run history file `{path}` is damaged or unreadable ({cause}). The step debugger still works, "
+                   "in memory: runs are not recorded until the file is replaced.").format(path=db_path(), cause=cause))
+        st.info("**" + _("To recover:") + "** " + _(FILE_RECOVERY))
     else:
-        st.error(f"The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.")
+        st.error(_("The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.").format(
+            cause=cause))
+
+
+def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
+    """The three filters (hide abandoned, person, forks); None when the history failed meanwhile."""
+    left, middle, right = st.columns([1, 1, 1])
+    with left:
+        hide = st.toggle(_("Hide abandoned runs"), key=HIDE_ABANDONED_KEY,
+                         help=_("Runs that never finished: the app restarted, the page was reloaded or closed, or a "
+                                "new run replaced them"))
+    with middle:
+        try:
+            people = history.people()
+        except Exception as exc:  # noqa: BLE001
+            render_unusable(exc)
+            return None
+        if st.session_state.get(PERSON_FILTER_KEY) not in (EVERYONE, NOBODY, *people):
+            st.session_state[PERSON_FILTER_KEY] = EVERYONE
+        special = {EVERYONE: N_("Everyone"), NOBODY: N_("(no name)")}
+        choice = st.selectbox(_("Run by"), [EVERYONE, *people, NOBODY], key=PERSON_FILTER_KEY,
+                              format_func=in_this_language(lambda v: _(special[v]) if v in special else v),
+                              help=_("Who ran it: the signed-in user, else the name set on the Settings page"))
+    with right:
+        forks = st.selectbox(_("What-if forks"), list(FORK_FILTERS), key=FORK_FILTER_KEY,
+                             format_func=in_this_language(lambda v: _(FORK_FILTERS[v])),
+                             help=_("A what-if fork is a run that went on from an edited step of another run "
+                                    "(the step debugger's “What if…”)"))
+    return hide, choice, forks
 
 
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
-    st.title(f"{MATERIAL['history']} Run history")
+    st.title(f"{MATERIAL['history']} " + _("Run history"))
     show_flash()
     try:
         history = _store()
@@ -238,41 +350,41 @@ def render_page() -> None:
     from rag.workbench.run_owners import sweep
 
     sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
-    shared = " shared by every app server pointed at it" if history.engine == "postgresql" else ""
-    st.caption(f"Runs of the step debugger are recorded in `{history.location}`{shared} and survive restarts.")
+    if history.engine == "postgresql":
+        st.caption(_("Runs of the step debugger are recorded in `{location}` shared by every app server pointed at it "
+                     "and survive restarts.").format(location=history.location))
+    else:
+        st.caption(_("Runs of the step debugger are recorded in `{location}` and survive restarts.").format(
+            location=history.location))
     render_tools()
-    left, right = st.columns([1, 1])
-    with left:
-        hide = st.toggle("Hide abandoned runs", key=HIDE_ABANDONED_KEY,
-                         help="Runs that never finished: the app restarted, the page was reloaded or closed, or a "
-                              "new run replaced them")
-    with right:
-        try:
-            people = history.people()
-        except Exception as exc:  # noqa: BLE001
-            render_unusable(exc)
-            return
-        if st.session_state.get(PERSON_FILTER_KEY) not in (EVERYONE, NOBODY, *people):
-            st.session_state[PERSON_FILTER_KEY] = EVERYONE
-        choice = st.selectbox("Run by", [EVERYONE, *people, NOBODY], key=PERSON_FILTER_KEY,
-                              help="Who ran it: the signed-in user, else the name set on the Settings page")
+    filters = render_filters(history)
+    if filters is None:
+        return
+    hide, choice, forks = filters
     try:
-        runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice))
+        runs = fork_filter(history.list_runs(hide_abandoned=hide, run_by=person_filter(choice)), forks)
     except Exception as exc:  # noqa: BLE001 - damage met while reading: say so, keep the app
         render_unusable(exc)
         return
     if not runs:
-        if person_filter(choice) is not None and history.list_runs(limit=1):
-            st.info(f"No runs by {as_text(choice)}" + (" that were not abandoned" if hide else "") +
-                    "; choose “Everyone” to see all runs.")
+        if forks != "all" and history.list_runs(limit=1):
+            st.info(_("No runs match the what-if fork filter; choose “All runs” to see every run."))
+        elif person_filter(choice) is not None and history.list_runs(limit=1):
+            who = _("(no name)") if choice == NOBODY else choice
+            if hide:
+                st.info(_("No runs by {person} that were not abandoned; choose “Everyone” to see all runs.").format(
+                    person=as_text(who)))
+            else:
+                st.info(_("No runs by {person}; choose “Everyone” to see all runs.").format(person=as_text(who)))
         elif hide and history.list_runs(limit=1):
-            st.info("Every run in the history was abandoned; turn off “Hide abandoned runs” to see them.")
+            st.info(_("Every run in the history was abandoned; turn off “Hide abandoned runs” to see them."))
         else:
-            st.info("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack.")
+            st.info(_("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack."))
         return
-    st.dataframe(runs_frame(runs), hide_index=True, width="stretch", key="history_runs")
+    st.dataframe(runs_frame(runs), hide_index=True, width="stretch", key="history_runs",
+                 column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
     by_id = {r.run_id: r for r in runs}
     if st.session_state.get(RUN_KEY) not in by_id:
         st.session_state[RUN_KEY] = runs[0].run_id
-    run_id = st.selectbox("Run", list(by_id), key=RUN_KEY, format_func=lambda rid: run_label(by_id[rid]))
+    run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))
     render_selected(history, by_id[run_id])

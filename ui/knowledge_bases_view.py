@@ -12,6 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from rag.errors import UserFixableError
+from rag.i18n import N_, _, current_language, ngettext
+from rag.i18n.formatting import duration_ms
 from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
@@ -28,9 +30,20 @@ DELETE_FILE_KEY = "kb_delete_file"
 POLL_SECONDS = 0.5
 UPLOAD_LIMIT_MB = 50
 
-STAGE_LABELS = {"waiting": "waiting", "parsing": "parsing", "chunking": "chunking",
-                "embedding": "embedding", "ingested": "ingested", "unchanged": "unchanged",
-                "skipped": "skipped", "removed": "removed", "refused": "refused at upload"}
+STAGE_LABELS = {"waiting": N_("waiting"), "parsing": N_("parsing"), "chunking": N_("chunking"),
+                "embedding": N_("embedding"), "ingested": N_("ingested"), "unchanged": N_("unchanged"),
+                "skipped": N_("skipped"), "removed": N_("removed"), "refused": N_("refused at upload")}
+"""A file's stage (data key) -> its label, translated where it is shown."""
+FILE_COLUMNS = {"file": N_("file"), "status": N_("status"), "chunks": N_("chunks"), "reason": N_("reason")}
+"""The files table's data keys (tests read them) -> the headings people see."""
+
+
+def _stage(stage: str) -> str:
+    return _(STAGE_LABELS[stage]) if stage in STAGE_LABELS else stage
+
+
+def _joined(parts: list[str]) -> str:
+    return ("，" if current_language() == "zh" else ", ").join(parts)
 
 
 def _uploader_key() -> str:
@@ -44,7 +57,7 @@ def _on_create() -> None:
         folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""))
         st.session_state[SELECTED_KEY] = folders.name
         st.session_state[NEW_NAME_KEY] = ""
-        flash("success", f"Knowledge base **{folders.name}** created. Upload documents to it below.")
+        flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=folders.name))
     guarded(create)
 
 
@@ -52,13 +65,13 @@ def _on_upload(name: str) -> None:
     files = st.session_state.get(_uploader_key()) or []
     st.session_state[UPLOAD_ROUND_KEY] = st.session_state.get(UPLOAD_ROUND_KEY, 0) + 1
     if not files:
-        flash("warning", "Choose one or more files first.")
+        flash("warning", _("Choose one or more files first."))
         return
 
     def upload():
         folders = existing_kb(name)
         if jobs.is_busy(folders.name):
-            flash("warning", f"**{folders.name}** is being ingested; upload again when it finishes.")
+            flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
             return
         used = folder_bytes(folders.docs)
         written: list[str] = []
@@ -69,8 +82,10 @@ def _on_upload(name: str) -> None:
             refused += saved.skipped
             used = folder_bytes(folders.docs) if saved.written else used
         jobs.start_ingest(folders.name, current_settings(), rejected=refused)
-        note = f" {len(refused)} refused (see the table)." if refused else ""
-        flash("info", f"Saved {len(written)} file(s); ingestion started.{note}")
+        note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
+                               len(refused)).format(n=len(refused))) if refused else ""
+        flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
+                               len(written)).format(n=len(written)) + note)
     guarded(upload)
 
 
@@ -81,12 +96,12 @@ def _on_delete_file(name: str) -> None:
 
     def delete():
         if jobs.is_busy(name):
-            flash("warning", "Wait for the ingestion to finish before deleting a file.")
+            flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
         jobs.start_ingest(name, current_settings())
-        flash("info", f"Deleted **{filename}**; its chunks leave the index with this ingestion.")
+        flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
     guarded(delete)
 
 
@@ -96,7 +111,7 @@ def _on_reingest(name: str) -> None:
 
 def _on_delete_kb(name: str) -> None:
     if not st.session_state.get("kb_delete_confirm"):
-        flash("warning", "Tick the box first: deleting a knowledge base cannot be undone.")
+        flash("warning", _("Tick the box first: deleting a knowledge base cannot be undone."))
         return
 
     def delete():
@@ -106,7 +121,7 @@ def _on_delete_kb(name: str) -> None:
             apply_overrides({"kb_dir": None})
         st.session_state.pop(SELECTED_KEY, None)
         st.session_state["kb_delete_confirm"] = False
-        flash("success", f"Knowledge base **{name}** deleted.")
+        flash("success", _("Knowledge base **{name}** deleted.").format(name=name))
     guarded(delete)
 
 
@@ -114,13 +129,13 @@ def _on_use(name: str) -> None:
     def use():
         folders = existing_kb(name)
         apply_overrides({"kb_dir": str(folders.docs)})
-        flash("success", f"The debugger now searches **{folders.name}** (in this browser session).")
+        flash("success", _("The debugger now searches **{name}** (in this browser session).").format(name=folders.name))
     guarded(use)
 
 
 def _on_use_bundled() -> None:
     apply_overrides({"kb_dir": None})
-    flash("success", "The debugger searches the bundled demo knowledge base again.")
+    flash("success", _("The debugger searches the bundled demo knowledge base again."))
 
 
 # ----- drawing ---------------------------------------------------------------------------------
@@ -128,18 +143,18 @@ def _on_use_bundled() -> None:
 def _summary(state: jobs.JobState) -> str:
     report = state.report
     if state.status == "failed":
-        return f"Ingestion failed: {state.error}"
+        return _("Ingestion failed: {error}").format(error=state.error)
     if report is None:
-        return state.stage
-    parts = [f"{len(report.ingested)} ingested", f"{len(report.unchanged)} unchanged",
-             f"{len(report.skipped) + len(state.rejected)} skipped"]
+        return _stage(state.stage)
+    parts = [_("{n} ingested").format(n=len(report.ingested)), _("{n} unchanged").format(n=len(report.unchanged)),
+             _("{n} skipped").format(n=len(report.skipped) + len(state.rejected))]
     if report.removed:
-        parts.append(f"{len(report.removed)} removed")
-    parts.append(f"{report.embedded} chunk(s) embedded")
+        parts.append(_("{n} removed").format(n=len(report.removed)))
+    parts.append(ngettext("{n} chunk embedded", "{n} chunk(s) embedded", report.embedded).format(n=report.embedded))
     if state.index_sync is not None:
-        parts.append(f"Milvus: {state.index_sync.get('inserted', 0)} rows written, "
-                     f"{state.index_sync.get('deleted', 0)} deleted")
-    return "Ingestion finished: " + ", ".join(parts) + "."
+        parts.append(_("Milvus: {inserted} rows written, {deleted} deleted").format(
+            inserted=state.index_sync.get("inserted", 0), deleted=state.index_sync.get("deleted", 0)))
+    return _("Ingestion finished: {parts}.").format(parts=_joined(parts))
 
 
 def _files_table(name: str, state) -> pd.DataFrame:
@@ -154,10 +169,10 @@ def _files_table(name: str, state) -> pd.DataFrame:
         else:
             stage, reason = row.status, row.reason if row.status != "ingested" else ""
         chunks = row.chunks or (now.chunks if now is not None else 0)
-        rows.append({"file": row.filename, "status": STAGE_LABELS.get(stage, stage), "chunks": chunks,
+        rows.append({"file": row.filename, "status": _stage(stage), "chunks": chunks,
                      "reason": reason})
     for r in (state.rejected if state is not None else []):
-        rows.append({"file": r.filename, "status": STAGE_LABELS["refused"], "chunks": 0, "reason": r.reason})
+        rows.append({"file": r.filename, "status": _stage("refused"), "chunks": 0, "reason": r.reason})
     return pd.DataFrame(rows, columns=["file", "status", "chunks", "reason"])
 
 
@@ -165,23 +180,28 @@ def _progress_panel(name: str) -> None:
     """The bar and the table; a fragment that polls while the job runs."""
     state = jobs.job_state(name)
     if state is None:
-        st.caption("Not ingested yet: upload documents to start.")
+        st.caption(_("Not ingested yet: upload documents to start."))
     elif not state.finished:
-        st.progress(state.fraction, text=f"Ingesting: {state.stage}")
+        st.progress(state.fraction, text=_("Ingesting: {stage}").format(stage=_stage(state.stage)))
     elif state.status == "failed":
         st.error(_summary(state))
     else:
-        took = f" in {state.report.seconds:.1f} s" if state.report is not None else ""
-        st.progress(1.0, text=f"All files processed{took}")
+        if state.report is not None:
+            text = _("All files processed in {duration}").format(duration=duration_ms(state.report.seconds * 1000))
+        else:
+            text = _("All files processed")
+        st.progress(1.0, text=text)
         st.success(_summary(state))
         if state.report is not None and state.report.embedding_error:
-            st.warning(f"No dense vectors: {state.report.embedding_error}. The knowledge base is searched sparse-only.")
+            st.warning(_("No dense vectors: {error}. The knowledge base is searched sparse-only.").format(
+                error=state.report.embedding_error))
     table = _files_table(name, state)
     if table.empty:
-        st.caption("No documents yet.")
+        st.caption(_("No documents yet."))
     else:
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"chunks": st.column_config.NumberColumn("chunks", help="searchable (leaf) chunks")})
+        config = {key: st.column_config.Column(_(label)) for key, label in FILE_COLUMNS.items()}
+        config["chunks"] = st.column_config.NumberColumn(_("chunks"), help=_("searchable (leaf) chunks"))
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
     if state is not None and state.finished and st.session_state.get(WATCHING_KEY) == state.job_id:
         st.session_state.pop(WATCHING_KEY, None)
         st.rerun()  # the whole page: the buttons that waited for the job come back
@@ -189,9 +209,9 @@ def _progress_panel(name: str) -> None:
 
 def _create_form() -> None:
     with st.form("kb_create", clear_on_submit=False, border=False):
-        st.text_input("New knowledge base", key=NEW_NAME_KEY, placeholder="e.g. support-docs",
-                      help="1 to 40 characters: lowercase letters, digits, '-' and '_'")
-        st.form_submit_button("Create", key="kb_create_submit", on_click=_on_create, type="primary")
+        st.text_input(_("New knowledge base"), key=NEW_NAME_KEY, placeholder=_("e.g. support-docs"),
+                      help=_("1 to 40 characters: lowercase letters, digits, '-' and '_'"))
+        st.form_submit_button(_("Create"), key="kb_create_submit", on_click=_on_create, type="primary")
 
 
 def _kb_panel(name: str) -> None:
@@ -200,21 +220,21 @@ def _kb_panel(name: str) -> None:
     busy = jobs.is_busy(name)
 
     c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
-    c1.button("Used by the debugger" if active else "Use in the debugger", key="kb_use", type="primary",
+    c1.button(_("Used by the debugger") if active else _("Use in the debugger"), key="kb_use", type="primary",
               disabled=active, on_click=_on_use, args=(name,), width="stretch")
     if active:
-        c2.page_link("pages/debugger.py", label="Ask it a question in the step debugger", icon=MATERIAL["debugger"])
+        c2.page_link("pages/debugger.py", label=_("Ask it a question in the step debugger"), icon=MATERIAL["debugger"])
     else:
-        c2.caption(f"The debugger now searches **{kb_label(settings.kb_dir)}**.")
-    c3.button("Use the bundled demo KB", key="kb_use_bundled", on_click=_on_use_bundled,
+        c2.caption(_("The debugger now searches **{name}**.").format(name=kb_label(settings.kb_dir)))
+    c3.button(_("Use the bundled demo KB"), key="kb_use_bundled", on_click=_on_use_bundled,
               disabled=settings.kb_dir is None, width="stretch")
 
     with st.form("kb_upload_form", clear_on_submit=False, border=True):
         c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-        c1.file_uploader("Add documents: Markdown, text or PDF, or a .zip of them",
+        c1.file_uploader(_("Add documents: Markdown, text or PDF, or a .zip of them"),
                          type=[s.lstrip(".") for s in UPLOAD_SUFFIXES], accept_multiple_files=True,
                          key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy)
-        c2.form_submit_button("Upload and ingest", key="kb_upload_submit", on_click=_on_upload, args=(name,),
+        c2.form_submit_button(_("Upload and ingest"), key="kb_upload_submit", on_click=_on_upload, args=(name,),
                               type="primary", disabled=busy, width="stretch")
 
     if busy:
@@ -224,42 +244,45 @@ def _kb_panel(name: str) -> None:
     st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
 
     files = [r.filename for r in file_rows(name)]
-    with st.expander("Manage files and the knowledge base"):
+    with st.expander(_("Manage files and the knowledge base")):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-        c1.selectbox("File", files, key=DELETE_FILE_KEY, index=None, placeholder="Choose a file to delete",
+        c1.selectbox(_("File"), files, key=DELETE_FILE_KEY, index=None, placeholder=_("Choose a file to delete"),
                      disabled=not files or busy)
-        c2.button("Delete file", key="kb_delete_button", on_click=_on_delete_file, args=(name,),
+        c2.button(_("Delete file"), key="kb_delete_button", on_click=_on_delete_file, args=(name,),
                   disabled=not files or busy, width="stretch")
-        c3.button("Re-ingest", key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
-                  width="stretch", help="Check every file again (unchanged files cost nothing)")
+        c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
+                  width="stretch", help=_("Check every file again (unchanged files cost nothing)"))
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
-        c1.checkbox(f"Delete **{name}**: its documents, chunks and index (cannot be undone)", key="kb_delete_confirm",
-                    disabled=busy)
-        c2.button("Delete it", key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
+        c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=name),
+                    key="kb_delete_confirm", disabled=busy)
+        c2.button(_("Delete it"), key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
                   width="stretch")
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['knowledge_bases']} Knowledge bases")
+    st.title(f"{MATERIAL['knowledge_bases']} " + _("Knowledge bases"))
     show_flash()
     settings = current_settings()
-    where = "Milvus (`MILVUS_URI`)" if settings.retriever_backend == "milvus" else "this server's cache folder"
-    st.caption(f"Uploaded documents are chunked, embedded and indexed in {where}; an unchanged file is never "
-               "embedded twice. Switching the debugger applies to this browser session.")
+    if settings.retriever_backend == "milvus":
+        st.caption(_("Uploaded documents are chunked, embedded and indexed in Milvus (`MILVUS_URI`); an unchanged file "
+                     "is never embedded twice. Switching the debugger applies to this browser session."))
+    else:
+        st.caption(_("Uploaded documents are chunked, embedded and indexed in this server's cache folder; an unchanged "
+                     "file is never embedded twice. Switching the debugger applies to this browser session."))
     if settings.retriever_backend == "langchain":
-        st.info("`RAG_RETRIEVER=langchain`: the debugger searches your own retriever, not these knowledge bases.")
+        st.info(_("`RAG_RETRIEVER=langchain`: the debugger searches your own retriever, not these knowledge bases."))
 
     names = list_kbs()
     if not names:
-        st.info("No knowledge base yet: create one.")
+        st.info(_("No knowledge base yet: create one."))
         _create_form()
         return
     current = named_kb_of(settings.kb_dir) if settings.kb_dir else None
     if st.session_state.get(SELECTED_KEY) not in names:
         st.session_state[SELECTED_KEY] = current if current in names else names[0]
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    c1.selectbox("Knowledge base", names, key=SELECTED_KEY)
-    with c2.popover("New knowledge base", icon=":material/add:", width="stretch"):
+    c1.selectbox(_("Knowledge base"), names, key=SELECTED_KEY)
+    with c2.popover(_("New knowledge base"), icon=":material/add:", width="stretch"):
         _create_form()
     try:
         _kb_panel(st.session_state[SELECTED_KEY])

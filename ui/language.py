@@ -84,3 +84,20 @@ def url_language() -> str | None:
     """The language to carry in links this page writes (the URL the debugger keeps), when not the default."""
     lang = _session_language()
     return lang if lang and lang != DEFAULT_LANGUAGE else None
+
+
+def in_this_language(format_func):
+    """`format_func` for a select box or radio, bound to the language of the script run that draws it.
+
+    Streamlit (and AppTest) match the widget's value against its options by calling `format_func`
+    again, sometimes outside the script run, where the browser session's language is unknown (so
+    English): the Chinese options would then not match and the widget would lose its value."""
+    from rag.i18n import current_language, use_language
+
+    lang = current_language()
+
+    def formatted(value):
+        with use_language(lang):
+            return format_func(value)
+
+    return formatted

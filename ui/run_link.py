@@ -78,7 +78,21 @@ def link_for(session: Any, travel: Optional[int]) -> dict[str, str]:
     seg = session.current
     if seg is None or not seg.run_id:
         return {}
-    return {RUN_PARAM: seg.run_id, STEP_PARAM: str(viewed_step(session, travel))}
+    return {RUN_PARAM: seg.run_id, STEP_PARAM: str(_as_recorded(session, seg, viewed_step(session, travel)))}
+
+
+def _as_recorded(session: Any, seg: Any, step: int) -> int:
+    """A what-if fork's step as its replay numbers it: a replayed fork's branch runs through its parent's
+    steps up to the fork (the rest of the parent, still in the live timeline, is not on that branch)."""
+    fork_of = getattr(seg, "fork_of", None)
+    if fork_of is None or seg not in session.segments:
+        return step
+    origin, index = fork_of[0], fork_of[1]
+    into_fork = step - (len(session.all_steps()) - len(seg.stepper.steps))
+    if into_fork < 0 or origin not in session.segments:
+        return step
+    before = sum(len(s.stepper.steps) for s in session.segments[:session.segments.index(origin)])
+    return before + index + 1 + into_fork
 
 
 def link_query(session: Any, travel: Optional[int]) -> str:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import SecretStr, ValidationError
 
+from rag.i18n import N_, _
+from rag.i18n.formatting import duration_ms
 from rag.redaction import redact_url
 from rag.settings import RagSettings, is_really_set
+from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import (
     PERSON_KEY,
@@ -23,6 +26,17 @@ from ui.streamlit_state import (
 from ui.text import as_text
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
+BUNDLED_KB = N_("Bundled demo knowledge base (zh/en)")
+PYDOC_KB = N_("Python language reference (pydoc topics, stdlib)")
+NAMED_KB = "Knowledge base: "
+"""The knowledge base picker's options are these English labels (stable across languages, so a choice
+survives switching language); `kb_option_label` shows them in the reader's language."""
+
+
+def kb_option_label(option: str) -> str:
+    if option.startswith(NAMED_KB):
+        return _("Knowledge base: {name}").format(name=option[len(NAMED_KB):])
+    return _(option)
 
 
 def _apply(changes: dict) -> bool:
@@ -32,7 +46,8 @@ def _apply(changes: dict) -> bool:
         settings = RagSettings(**overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
-        flash("error", f"Not saved: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+        flash("error", _("Not saved: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
+                                                                 problem=err["msg"]))
         return False
     st.session_state["settings_overrides"] = overrides
     get_session().settings = settings
@@ -59,12 +74,12 @@ def _save_model() -> None:
         changes["openai_api_key"] = SecretStr(key)
     s["set_api_key"] = ""  # never keep the typed key in a widget
     if _apply(changes):
-        flash("success", "Model settings saved for this browser session. New runs use them.")
+        flash("success", _("Model settings saved for this browser session. New runs use them."))
 
 
 def _forget_key() -> None:
     if _apply({"openai_api_key": None}):
-        flash("info", "The API key was removed from this session.")
+        flash("info", _("The API key was removed from this session."))
 
 
 def _save_retrieval() -> None:
@@ -76,119 +91,123 @@ def _save_retrieval() -> None:
         "auto_merge_enabled": bool(s["set_merge"]),
         "min_score": float(s["set_min_score"]) if s["set_min_score"] else None,
     }):
-        flash("success", "Retrieval settings saved. New runs use them.")
+        flash("success", _("Retrieval settings saved. New runs use them."))
 
 
 def _test_connection() -> None:
     try:
         from rag.models.connection import test_connection
     except ImportError:
-        flash("warning", "The connection test is not available in this build.")
+        flash("warning", _("The connection test is not available in this build."))
         return
     settings = current_settings()
     if not is_really_set(settings.openai_api_key) and not settings.openai_base_url:
-        flash("warning", "Set a base URL and an API key first.")
+        flash("warning", _("Set a base URL and an API key first."))
         return
-    with st.spinner("Sending one structured call…"):
+    with st.spinner(_("Sending one structured call…")):
         report = test_connection(settings)
     st.session_state["connection_report"] = report.model_dump()
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['settings']} Settings")
+    st.title(f"{MATERIAL['settings']} " + _("Settings"))
     show_flash()
     settings = current_settings()
-    st.markdown(f"**Active provider:** `{settings.provider_label()}`")
+    st.markdown("**" + _("Active provider:") + f"** `{settings.provider_label()}`")
     if not settings.models_configured():
-        st.info("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader and "
-                "rewriter. Everything works without a key or network; connect a model below for real grading.",
+        st.info(_("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader "
+                  "and rewriter. Everything works without a key or network; connect a model below for real grading."),
                 icon=MATERIAL["offline"])
 
     with st.form("model_form"):
-        st.subheader("Model (OpenAI-compatible)")
-        st.selectbox("Provider", ["auto", "offline", "openai"], key="set_provider",
+        st.subheader(_("Model (OpenAI-compatible)"))
+        st.selectbox(_("Provider"), ["auto", "offline", "openai"], key="set_provider",
                      index=["auto", "offline", "openai"].index(settings.model_provider),
-                     help="auto = the model when a key is set, else the offline rules")
-        st.text_input("Base URL", key="set_base_url", value=redact_url(settings.openai_base_url) or "",
-                      placeholder="https://api.openai.com/v1 or http://localhost:8000/v1")
-        st.text_input("API key", key="set_api_key", type="password", value="",
-                      placeholder="set — type to replace" if is_really_set(settings.openai_api_key) else "not set")
+                     help=_("auto = the model when a key is set, else the offline rules"))
+        st.text_input(_("Base URL"), key="set_base_url", value=redact_url(settings.openai_base_url) or "",
+                      placeholder=_("https://api.openai.com/v1 or http://localhost:8000/v1"))
+        st.text_input(_("API key"), key="set_api_key", type="password", value="",
+                      placeholder=_("set — type to replace") if is_really_set(settings.openai_api_key) else _("not set"))
         c1, c2 = st.columns(2)
-        c1.text_input("FAST_MODEL (planner, rewriter)", key="set_fast_model", value=settings.fast_model)
-        c2.text_input("GRADE_MODEL (grader)", key="set_grade_model", value=settings.grade_model)
+        c1.text_input(_("FAST_MODEL (planner, rewriter)"), key="set_fast_model", value=settings.fast_model)
+        c2.text_input(_("GRADE_MODEL (grader)"), key="set_grade_model", value=settings.grade_model)
         c1, c2, c3 = st.columns(3)
-        c1.selectbox("Structured output method", METHODS, key="set_method",
+        c1.selectbox(_("Structured output method"), METHODS, key="set_method",
                      index=METHODS.index(settings.structured_output_method))
-        c2.number_input("Timeout (s)", key="set_timeout", min_value=1.0, max_value=600.0,
+        c2.number_input(_("Timeout (s)"), key="set_timeout", min_value=1.0, max_value=600.0,
                         value=float(settings.model_timeout_seconds))
-        c3.number_input("Retries", key="set_retries", min_value=0, max_value=10, value=int(settings.model_max_retries))
-        st.form_submit_button("Save model settings", on_click=_save_model, type="primary")
+        c3.number_input(_("Retries"), key="set_retries", min_value=0, max_value=10,
+                        value=int(settings.model_max_retries))
+        st.form_submit_button(_("Save model settings"), on_click=_save_model, type="primary")
     c1, c2 = st.columns(2)
-    c1.button("Test connection", key="test_connection", on_click=_test_connection)
-    c2.button("Forget API key", key="forget_key", on_click=_forget_key,
+    c1.button(_("Test connection"), key="test_connection", on_click=_test_connection)
+    c2.button(_("Forget API key"), key="forget_key", on_click=_forget_key,
               disabled=not is_really_set(settings.openai_api_key))
     report = st.session_state.get("connection_report")
     if report:
         if report.get("ok"):
-            st.success(f"Connected in {report.get('latency_ms')} ms with method `{report.get('method')}` "
-                       f"(model {report.get('model')}).")
+            latency = report.get("latency_ms")
+            st.success(_("Connected in {duration} with method `{method}` (model {model}).").format(
+                duration=duration_ms(latency) if isinstance(latency, (int, float)) else "?",
+                method=report.get("method"), model=report.get("model")))
         else:
             st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
             if report.get("suggestion"):
                 st.info(report["suggestion"])
 
     with st.form("retrieval_form"):
-        st.subheader("Knowledge base and retrieval")
+        st.subheader(_("Knowledge base and retrieval"))
         kbs = _knowledge_bases()
         current = str(settings.kb_dir) if settings.kb_dir else ""
         labels = list(kbs)
-        st.selectbox("Knowledge base", labels, key="set_kb_label",
+        st.selectbox(_("Knowledge base"), labels, key="set_kb_label", format_func=in_this_language(kb_option_label),
                      index=[kbs[x] for x in labels].index(current) if current in kbs.values() else 0)
         c1, c2, c3, c4 = st.columns(4)
         c1.number_input("top_k", key="set_top_k", min_value=1, max_value=50, value=settings.top_k)
-        c2.checkbox("Dense leg (embeddings)", key="set_dense", value=settings.dense_enabled)
-        c3.checkbox("Auto-merge", key="set_merge", value=settings.auto_merge_enabled)
-        c4.text_input("Min score", key="set_min_score", value="" if settings.min_score is None else str(settings.min_score))
-        st.form_submit_button("Save retrieval settings", on_click=_save_retrieval)
+        c2.checkbox(_("Dense leg (embeddings)"), key="set_dense", value=settings.dense_enabled)
+        c3.checkbox(_("Auto-merge"), key="set_merge", value=settings.auto_merge_enabled)
+        c4.text_input(_("Min score"), key="set_min_score",
+                      value="" if settings.min_score is None else str(settings.min_score))
+        st.form_submit_button(_("Save retrieval settings"), on_click=_save_retrieval)
     render_person()
-    with st.expander("All effective settings (secrets hidden)"):
+    with st.expander(_("All effective settings (secrets hidden)")):
         st.json(settings.public_dict())
 
 
 def _save_person() -> None:
     name = " ".join(str(st.session_state.get("set_run_by") or "").split())[:200]
     st.session_state[PERSON_KEY] = name
-    flash("success", f"Your runs are now recorded as {as_text(name)}." if name else
-          "Your runs are now recorded without a name.")
+    flash("success", _("Your runs are now recorded as {person}.").format(person=as_text(name)) if name else
+          _("Your runs are now recorded without a name."))
 
 
 def render_person() -> None:
     """Who this browser session's runs are recorded by: the signed-in user when the app has a login
     (`st.login`), else a name typed here (this browser session only, like the other settings)."""
-    st.subheader("Who is running")
+    st.subheader(_("Who is running"))
     email = signed_in_email()
     if email:
-        st.caption(f"Signed in as **{as_text(email)}**: your runs are recorded under that name.")
+        st.caption(_("Signed in as **{person}**: your runs are recorded under that name.").format(person=as_text(email)))
         return
-    st.text_input("Your name (recorded with your runs; the Run history page filters by it)", key="set_run_by",
+    st.text_input(_("Your name (recorded with your runs; the Run history page filters by it)"), key="set_run_by",
                   value=str(st.session_state.get(PERSON_KEY) or ""), max_chars=200, on_change=_save_person,
-                  placeholder="e.g. Ana — leave empty to record runs without a name")
+                  placeholder=_("e.g. Ana — leave empty to record runs without a name"))
 
 
 def _knowledge_bases() -> dict[str, str]:
     """Label → kb_dir ("" = the bundled demo knowledge base)."""
-    kbs = {"Bundled demo knowledge base (zh/en)": ""}
+    kbs = {BUNDLED_KB: ""}
     try:
         from rag.ingest.pydoc_corpus import pydoc_corpus_dir
 
-        kbs["Python language reference (pydoc topics, stdlib)"] = str(pydoc_corpus_dir())
+        kbs[PYDOC_KB] = str(pydoc_corpus_dir())
     except Exception:  # noqa: BLE001 - optional corpus
         pass
     try:
         from rag.ingest.kbs import kb_folders, list_kbs
 
         for name in list_kbs():  # created on the Knowledge bases page
-            kbs[f"Knowledge base: {name}"] = str(kb_folders(name).docs)
+            kbs[f"{NAMED_KB}{name}"] = str(kb_folders(name).docs)
     except Exception:  # noqa: BLE001 - a broken cache folder must not hide the settings
         pass
     return kbs

@@ -13,6 +13,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
+from rag.i18n import _
 from rag.settings import RagSettings
 from ui.panels.icons import MATERIAL
 from ui.text import as_text
@@ -121,10 +122,13 @@ def history_notice() -> None:
 
     shared_history()  # the first page of a session may not have tried the file yet
     if problem():
-        what = ("cannot be reached or refuses the login" if is_shared() else "is damaged or unreadable")
-        st.sidebar.warning(
-            f"**Run history off** — `{location()}` {what}, so runs are debugged in memory and "
-            "not recorded. The Run history page says how to recover.", icon=":material/warning:")
+        if is_shared():
+            text = _("**Run history off** — `{location}` cannot be reached or refuses the login, so runs are debugged "
+                     "in memory and not recorded. The Run history page says how to recover.")
+        else:
+            text = _("**Run history off** — `{location}` is damaged or unreadable, so runs are debugged in memory and "
+                     "not recorded. The Run history page says how to recover.")
+        st.sidebar.warning(text.format(location=location()), icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:
@@ -179,16 +183,16 @@ def provider_banner() -> None:
     settings = current_settings()
     if not settings.models_configured():
         st.sidebar.info(
-            "**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
-            "Connect an OpenAI-compatible endpoint on the Settings page.",
+            _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
+              "Connect an OpenAI-compatible endpoint on the Settings page."),
             icon=MATERIAL["offline"],
         )
     else:
         model_badge(settings)
     from rag.retrieval.paths import kb_label
 
-    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · "
-                       f"retriever `{settings.retriever_backend}`")
+    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
+        kb=as_text(kb_label(settings.kb_dir)), retriever=settings.retriever_backend))
 
 
 BADGE_STATE_KEY = "model_badge_state"
@@ -200,16 +204,18 @@ def model_badge(settings: RagSettings) -> None:
     call that worked, red with the failing role and error kind after one that failed."""
     from rag.models.health import last_call
 
-    label = f"Model: {settings.provider_label()}"
+    model = settings.provider_label()
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
     if health is None:
-        st.sidebar.info(f"{label} · not called yet", icon=MATERIAL["model"])
+        st.sidebar.info(_("Model: {model} · not called yet").format(model=model), icon=MATERIAL["model"])
     elif health.ok:
-        st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon=MATERIAL["model"])
+        st.sidebar.success(_("Model: {model} · last call OK ({role}, {time})").format(
+            model=model, role=health.role, time=_clock(health.at)), icon=MATERIAL["model"])
     else:
-        st.sidebar.error(f"{label} · last call FAILED ({health.role}: {health.kind}, {_clock(health.at)}); "
-                         "runs degrade until it answers", icon=MATERIAL["model"])
+        st.sidebar.error(_("Model: {model} · last call FAILED ({role}: {kind}, {time}); runs degrade until it "
+                           "answers").format(model=model, role=health.role, kind=health.kind, time=_clock(health.at)),
+                         icon=MATERIAL["model"])
 
 
 def redraw_if_badge_stale(settings: RagSettings) -> None:

@@ -164,7 +164,8 @@ def export_run(
     if not checkpoints:
         raise RunImportError(_("run {run_id} has no checkpoints to export (was it deleted or never started?)")
                              .format(run_id=repr(run_id)))
-    head = checkpoints[-1].checkpoint_id
+    recorded_head = info.head_checkpoint_id
+    head = recorded_head if any(c.checkpoint_id == recorded_head for c in checkpoints) else checkpoints[-1].checkpoint_id
     final_values = linear_path(checkpoints, head)[-1].values
     trace = (info.result or {}).get("rag_trace") if info.result else normalize_rag_trace(final_values.get("rag_trace"))
     doc: dict[str, Any] = {

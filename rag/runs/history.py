@@ -92,6 +92,9 @@ class RunHistory:
     def record_finish(self, run_id: str, **kwargs: Any) -> RunInfo:
         return self.recorder.record_finish(run_id, **kwargs)
 
+    def record_head(self, run_id: str, checkpoint_id: str) -> None:
+        self.recorder.record_head(run_id, checkpoint_id)
+
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
         return self.recorder.store_imported(info, document)
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import UnknownRunError
 from rag.i18n import _
-from rag.runs.run_info import COLUMNS, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
+from rag.runs.run_info import COLUMNS, ForkEdit, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
 from rag.runs.storage import HistoryStorage
 from rag.schemas import ProgressStep
 
@@ -38,8 +38,10 @@ class RunRecorder:
         prompt_version: Optional[str] = None,
         settings: Any = None,
         run_by: str = "",
+        fork: Any = None,
     ) -> RunInfo:
-        """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict."""
+        """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict. `fork`
+        (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`."""
         if kind not in ("main", "resume"):
             raise ValueError(f"unknown run kind {kind!r}; expected main or resume")
         run_id = run_id or new_run_id(kind)
@@ -51,6 +53,7 @@ class RunRecorder:
             question=question, provider=provider, prompt_version=prompt_version, created_at=now_iso(),
             status="running", settings=dict(public) if public is not None else None,
             run_by=(run_by or "").strip()[:200], server_id=self.server_id,
+            fork=ForkEdit.model_validate(fork) if isinstance(fork, Mapping) else fork,
         )
         self._insert(info)
         return info
@@ -84,6 +87,7 @@ class RunRecorder:
         progress: Optional[Iterable[ProgressStep | Mapping[str, Any]]] = None,
         result: Optional[Mapping[str, Any]] = None,
         error: Optional[str] = None,
+        head_checkpoint_id: Optional[str] = None,
     ) -> RunInfo:
         """Close a run. Route and status default to the result's; the duration to the wall time
         since `record_start` (a stepped run in the UI may span many clicks)."""
@@ -106,7 +110,13 @@ class RunRecorder:
                 run_id,
             ),
         )
+        if head_checkpoint_id:
+            self.record_head(run_id, head_checkpoint_id)
         return self._get(run_id)
+
+    def record_head(self, run_id: str, checkpoint_id: str) -> None:
+        """Remember the run's last checkpoint (its branch of a thread a what-if fork shares)."""
+        self.storage.execute("UPDATE runs SET head_checkpoint_id=? WHERE run_id=?", (checkpoint_id, run_id))
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
         """Insert a finished run that came from an export document (see `rag.runs.export.import_run`)."""

@@ -24,8 +24,18 @@ RunOrigin = Literal["live", "imported"]
 COLUMNS = (
     "run_id", "thread_id", "kind", "parent_run_id", "question", "route", "retrieval_status", "provider",
     "prompt_version", "duration_ms", "created_at", "finished_at", "status", "error", "origin", "progress_json",
-    "result_json", "settings_json", "document_json", "run_by", "server_id",
+    "result_json", "settings_json", "document_json", "run_by", "server_id", "fork_json", "head_checkpoint_id",
 )
+
+
+class ForkEdit(BaseModel):
+    """What made a what-if fork: the state after step `step` (1-based, in its parent run) of its parent
+    run, with `field` changed from `old` to `new`; the fork ran forward from there."""
+
+    step: int
+    field: str
+    old: Any = None
+    new: Any = None
 
 
 class RunInfo(BaseModel):
@@ -55,10 +65,19 @@ class RunInfo(BaseModel):
     """Who ran it: the signed-in user's e-mail, else the name set on the Settings page, else empty."""
     server_id: str = ""
     """Which app server recorded it: on a shared database a server marks only its own leftovers abandoned."""
+    fork: Optional[ForkEdit] = None
+    """Set on a what-if fork: its parent is `parent_run_id`, forked after `fork.step` with one edit."""
+    head_checkpoint_id: Optional[str] = None
+    """The run's last checkpoint, when recorded: a fork shares its parent's thread (LangGraph's own
+    branching), so "the newest checkpoint of the thread" would not say which branch is this run."""
 
     @property
     def is_replay(self) -> bool:
         return self.origin == "imported"
+
+    @property
+    def is_fork(self) -> bool:
+        return self.fork is not None
 
 
 def now_iso() -> str:
@@ -92,6 +111,7 @@ def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> t
         None if info.settings is None else dumps(info.settings),
         None if document is None else dumps(document),
         info.run_by or "", info.server_id or "",
+        None if info.fork is None else dumps(info.fork.model_dump(mode="json")), info.head_checkpoint_id,
     )
 
 
@@ -106,4 +126,6 @@ def from_row(row: tuple) -> RunInfo:
     data.pop("document_json", None)
     data["run_by"] = data.get("run_by") or ""
     data["server_id"] = data.get("server_id") or ""
+    fork = data.pop("fork_json", None)
+    data["fork"] = json.loads(fork) if fork else None
     return RunInfo.model_validate(data)

@@ -55,6 +55,12 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
                        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS server_id TEXT NOT NULL DEFAULT ''",
                        "CREATE INDEX IF NOT EXISTS runs_run_by ON runs (run_by)"],
     }),
+    (3, "what-if forks (the edit and the step they forked from) and each run's head checkpoint", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN fork_json TEXT",
+                   "ALTER TABLE runs ADD COLUMN head_checkpoint_id TEXT"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS fork_json TEXT",
+                       "ALTER TABLE runs ADD COLUMN IF NOT EXISTS head_checkpoint_id TEXT"],
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -17,6 +17,7 @@ Step, Continue, Restart and time travel walk the recording.
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, Stepper, StepRecord
+from debugger.diff import json_default
 from debugger.graph_view import GraphDrawing
 from debugger.position import marks_after
 from debugger.stepper import StepperError
@@ -242,14 +244,15 @@ class DebugSession:
         return segment
 
     # ----- recording into the run history -------------------------------------------------
-    def _record_start(self, seg: Segment, question: str, parent_run_id: Optional[str]) -> None:
+    def _record_start(self, seg: Segment, question: str, parent_run_id: Optional[str],
+                      fork: Optional[dict] = None) -> None:
         if self.history is None or seg.ctx is None:
             return
         try:
             info = self.history.record_start(
                 question, kind=seg.kind, thread_id=seg.stepper.thread_id, parent_run_id=parent_run_id,
                 provider=seg.ctx.roles.provider, prompt_version=seg.prompt_version, settings=self.settings,
-                run_by=self.run_by,
+                run_by=self.run_by, fork=fork,
             )
             seg.run_id = info.run_id
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
@@ -274,6 +277,7 @@ class DebugSession:
             return
         progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
         duration = sum(rec.duration_ms for rec in stepper.steps)
+        head = stepper.steps[-1].after_checkpoint_id if stepper.steps else None
         if stepper.done:
             self.open_runs.discard(seg.run_id)
         try:
@@ -283,10 +287,10 @@ class DebugSession:
                 if result is not None and answer is not None:  # recorded with the run, shown in replay
                     result["answer"] = answer.model_dump(mode="json")
                 self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
-                                           duration_ms=duration)
+                                           duration_ms=duration, head_checkpoint_id=head)
             else:
                 self.history.record_finish(seg.run_id, status="error", error=stepper.error, progress=progress,
-                                           duration_ms=duration)
+                                           duration_ms=duration, head_checkpoint_id=head)
         except Exception:  # noqa: BLE001
             log.warning("could not record the end of a run", exc_info=True)
 
@@ -425,7 +429,11 @@ class DebugSession:
         the timeline) and run forward to the end as a new branch (debugger/fork.py). The original
         steps stay in the timeline and readable; the fork is not recorded in the run history. A
         recorded replay forks onto a new live thread seeded with the recorded state (its
-        checkpoints are not in this saver), with this session's models and retriever."""
+        checkpoints are not in this saver), with this session's models and retriever.
+
+        Recorded: the fork is a run of the history, linked to its parent run, with the step it forked
+        after and the edit (field, old, new). A live fork shares its parent's thread (LangGraph
+        branches inside a thread), so both runs keep their head checkpoint to tell the branches apart."""
         from debugger.fork import fork_from_values, fork_stepper
 
         pairs = self.all_steps()
@@ -450,14 +458,33 @@ class DebugSession:
         except StepperError as exc:
             raise UserInputError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
+        index = seg.stepper.steps.index(record)
         fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=_("what-if #{n}").format(n=n), fork_of=(
-            seg, seg.stepper.steps.index(record), field, value), prompt_version=seg.prompt_version)
+            seg, index, field, value), prompt_version=seg.prompt_version)
         self.segments.append(fork)
+        self._record_fork_start(seg, fork, index, field, record.values_after.get(field), value)
         with self._pending_lock:
             self._pending, self._pending_calls = [], []
         with self._timed_steps():
             stepper.run_to_end()
+        self._record_progress(fork)
         return fork
+
+    def _record_fork_start(self, parent: Segment, fork: Segment, index: int, field: str, old: Any, new: Any) -> None:
+        """Record a fork as a run of its own: parent run, the parent's step (1-based) and the edit. The
+        live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
+        if self.history is None or parent.run_id is None:
+            return
+        if not parent.replay and parent.stepper.steps:
+            try:
+                self.history.record_head(parent.run_id, parent.stepper.steps[-1].after_checkpoint_id)
+            except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+                log.warning("could not record the head of a forked run", exc_info=True)
+        def plain(value: Any) -> Any:  # JSON-able, as the export will write it
+            return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
+
+        self._record_start(fork, self.question, parent.run_id,
+                           fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})
 
     def fork_comparison(self) -> Optional[tuple[dict, dict]]:
         """(the original branch's final state, the fork's state now) when the current segment is a fork."""
@@ -481,10 +508,20 @@ class DebugSession:
 
         try:
             chain = run_chain(history, run_id)
-            segments = []
+            built: list[Segment] = []
             for info in chain:
-                rounds = sum(1 for seg in segments if seg.kind == "resume")
-                segments.append(self._replay_segment(history, info, open_replay, rounds))
+                rounds = sum(1 for seg in built if seg.kind == "resume")
+                built.append(self._replay_segment(history, info, open_replay, rounds))
+            segments = []
+            for i, segment in enumerate(built):
+                child = built[i + 1] if i + 1 < len(built) else None
+                if child is not None and child.info.fork is not None:
+                    if not starts_at_an_edit(child.stepper):
+                        continue  # a live fork's branch starts with its parent's steps: not twice
+                    cut_replay(segment.stepper, child.info.fork.step)  # a fork of a replay: the parent up to it
+                if segment.info.fork is not None and i > 0:
+                    self._link_fork(history, segment, chain[i - 1], open_replay)
+                segments.append(segment)
         except (UnknownRunError, StepperError, ValueError) as exc:
             raise UserInputError(_("this run cannot be replayed: {error}").format(error=exc)) from None
         for seg in segments[:-1]:
@@ -503,8 +540,22 @@ class DebugSession:
         stepper.graph = shared_graph(info.kind, self.checkpointer)  # structure only, for drawing
         answer = ((info.result or {}).get("rag_trace") or {}).get("hitl_answer")
         label = _("main run (recorded)") if info.kind == "main" else _("HITL resume #{n} (recorded)").format(n=rounds + 1)
+        if info.fork is not None:
+            label = _("what-if fork (recorded)")
         return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
                        run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
+
+    def _link_fork(self, history: Any, segment: Segment, parent: Any, opener: Callable) -> None:
+        """A replayed fork compares with its parent's whole recording, as a live fork does (the
+        parent's replay, run to its end, is kept out of the timeline)."""
+        try:
+            origin = self._replay_segment(history, parent, opener, 0)
+            origin.stepper.run_to_end()
+        except Exception:  # noqa: BLE001 - the fork still replays without the comparison
+            log.warning("could not open the parent of a recorded fork", exc_info=True)
+            return
+        index = max(0, min(segment.info.fork.step, origin.stepper.total_steps) - 1)
+        segment.fork_of = (origin, index, segment.info.fork.field, segment.info.fork.new)
 
     def seek(self, steps: int) -> None:
         """Replay mode: put the current run at `steps` steps from its start (0 = before the first node)."""
@@ -522,7 +573,7 @@ class DebugSession:
         seg = self.current
         if not (seg and seg.replay and seg.run_id and self.history is not None):
             return []
-        return [r for r in self.history.list_runs() if r.parent_run_id == seg.run_id]
+        return [r for r in self.history.list_runs() if r.parent_run_id == seg.run_id and r.fork is None]
 
     def follow_recorded_answer(self, run_id: Optional[str] = None) -> Segment:
         """Replay mode: continue into the recorded resume run (the answer the user gave then)."""
@@ -601,8 +652,23 @@ def abandon_runs(history: Any, run_ids: set) -> None:
         log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
 
 
+def starts_at_an_edit(stepper: Any) -> bool:
+    """A replayed fork whose recording starts at the edit (a fork of a replay, on a thread of its own),
+    not at its parent's input (a live fork, on its parent's thread)."""
+    path = getattr(stepper, "path", None) or []
+    return bool(path) and path[0].source == "update"
+
+
+def cut_replay(stepper: Any, steps: int) -> None:
+    """Keep only the first `steps` steps of a replay (a fork's parent, shown up to where it forked)."""
+    if 0 <= steps < stepper.total_steps:
+        stepper.all_steps = stepper.all_steps[:steps]
+        stepper.restart()
+
+
 def run_chain(history: Any, run_id: str) -> list:
-    """The run and its parent runs, oldest first (a resume run's main run comes first)."""
+    """The run and its parent runs, oldest first (a resume run's main run comes first; a what-if fork
+    comes after the run it forked from)."""
     chain = [history.get_run(run_id)]
     seen = {run_id}
     while chain[0].parent_run_id and chain[0].parent_run_id not in seen and history.has_run(chain[0].parent_run_id):
