@@ -80,8 +80,6 @@ def fallback_store_dir(store_dir: Path) -> Path:
 def kb_label(kb_dir: Optional[Path]) -> str:
     """How a person names the knowledge base a setting points at (the sidebar shows it on every
     page, so this stays light: no store is opened)."""
-    from rag.i18n import _
-
     if not kb_dir:
         return _("bundled demo (zh/en)")
     path = Path(kb_dir).expanduser()
