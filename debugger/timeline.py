@@ -13,12 +13,15 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import format_value
+from debugger.i18n import N_
 from debugger.records import StepRecord
 
 DecisionFn = Callable[[Mapping[str, Any]], Any]
 AnnotationFormatter = Callable[[Mapping[str, Any]], str]
 
-TIMELINE_COLUMNS: tuple[str, ...] = ("step", "nodes", "lanes", "duration_ms", "decision", "error", "notes")
+TIMELINE_COLUMNS: tuple[str, ...] = (N_("step"), N_("nodes"), N_("lanes"), N_("duration_ms"), N_("decision"),
+                                     N_("error"), N_("notes"))
+"""The rows' keys, and the English headings (tables show them translated: `html_view.table(translate=True)`)."""
 
 
 class TimelineEntry(BaseModel):

@@ -13,6 +13,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
+from rag.i18n import _
 from rag.settings import RagSettings
 from ui.panels.icons import MATERIAL
 from ui.text import as_text
@@ -51,7 +52,7 @@ def current_settings() -> RagSettings:
     try:
         return RagSettings(**settings_overrides())
     except Exception as exc:  # noqa: BLE001 - a bad override must not lock the user out
-        flash("error", f"Settings were not valid and were reset: {friendly(exc)}")
+        flash("error", _("Settings were not valid and were reset: {error}").format(error=friendly(exc)))
         st.session_state[OVERRIDES_KEY] = {}
         return RagSettings()
 
@@ -121,10 +122,10 @@ def history_notice() -> None:
 
     shared_history()  # the first page of a session may not have tried the file yet
     if problem():
-        what = ("cannot be reached or refuses the login" if is_shared() else "is damaged or unreadable")
+        what = (_("cannot be reached or refuses the login") if is_shared() else _("is damaged or unreadable"))
         st.sidebar.warning(
-            f"**Run history off** — `{location()}` {what}, so runs are debugged in memory and "
-            "not recorded. The Run history page says how to recover.", icon=":material/warning:")
+            _("**Run history off** — `{location}` {what}, so runs are debugged in memory and not recorded. The Run "
+              "history page says how to recover.").format(location=location(), what=what), icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:
@@ -171,7 +172,8 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
         flash("warning", as_text(friendly(exc)))
     except Exception as exc:  # noqa: BLE001 - a defect (even a ValueError deep in a library): log it
         log.exception("UI action failed")
-        flash("error", f"Something went wrong: {as_text(friendly(exc))}. The run was kept; you can restart it.")
+        flash("error", _("Something went wrong: {error}. The run was kept; you can restart it.").format(
+            error=as_text(friendly(exc))))
     return None
 
 
@@ -179,16 +181,16 @@ def provider_banner() -> None:
     settings = current_settings()
     if not settings.models_configured():
         st.sidebar.info(
-            "**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
-            "Connect an OpenAI-compatible endpoint on the Settings page.",
+            _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
+              "Connect an OpenAI-compatible endpoint on the Settings page."),
             icon=MATERIAL["offline"],
         )
     else:
         model_badge(settings)
     from rag.retrieval.paths import kb_label
 
-    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} Knowledge base: **{as_text(kb_label(settings.kb_dir))}** · "
-                       f"retriever `{settings.retriever_backend}`")
+    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
+        kb=as_text(kb_label(settings.kb_dir)), retriever=settings.retriever_backend))
 
 
 BADGE_STATE_KEY = "model_badge_state"
@@ -200,16 +202,18 @@ def model_badge(settings: RagSettings) -> None:
     call that worked, red with the failing role and error kind after one that failed."""
     from rag.models.health import last_call
 
-    label = f"Model: {settings.provider_label()}"
+    label = _("Model: {model}").format(model=settings.provider_label())
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
     if health is None:
-        st.sidebar.info(f"{label} · not called yet", icon=MATERIAL["model"])
+        st.sidebar.info(_("{label} · not called yet").format(label=label), icon=MATERIAL["model"])
     elif health.ok:
-        st.sidebar.success(f"{label} · last call OK ({health.role}, {_clock(health.at)})", icon=MATERIAL["model"])
+        st.sidebar.success(_("{label} · last call OK ({role}, {at})").format(label=label, role=health.role,
+                                                                              at=_clock(health.at)),
+                           icon=MATERIAL["model"])
     else:
-        st.sidebar.error(f"{label} · last call FAILED ({health.role}: {health.kind}, {_clock(health.at)}); "
-                         "runs degrade until it answers", icon=MATERIAL["model"])
+        st.sidebar.error(_("{label} · last call FAILED ({role}: {kind}, {at}); runs degrade until it answers").format(
+            label=label, role=health.role, kind=health.kind, at=_clock(health.at)), icon=MATERIAL["model"])
 
 
 def redraw_if_badge_stale(settings: RagSettings) -> None:
@@ -228,9 +232,9 @@ def redraw_if_badge_stale(settings: RagSettings) -> None:
 
 
 def _clock(at: float) -> str:
-    import time
+    from rag.i18n.formatting import clock
 
-    return time.strftime("%H:%M:%S", time.localtime(at))
+    return clock(at)
 
 
 def guarded_page(render: Callable[[], Any]) -> None:
@@ -241,8 +245,8 @@ def guarded_page(render: Callable[[], Any]) -> None:
         raise
     except Exception as exc:  # noqa: BLE001
         log.exception("page failed")
-        st.error(f"This page hit an unexpected error: {as_text(friendly(exc))}. Your session is kept; try again or "
-                 "restart the run.")
+        st.error(_("This page hit an unexpected error: {error}. Your session is kept; try again or restart the run.")
+                 .format(error=as_text(friendly(exc))))
 
 
 def run_page(render: Callable[[], Any]) -> None:

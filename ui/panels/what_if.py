@@ -10,14 +10,16 @@ from typing import Any
 import streamlit as st
 
 from debugger.diff import json_default
+from rag.i18n import N_, _
 from ui.panels.lazy import lazy_expander
+from ui.panels.run_labels import run_label
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
 
 STEP_KEY = "what_if_step"
 FIELD_KEY = "what_if_field"
 VALUE_KEY = "what_if_value"
-EXAMPLES = "e.g. set `route` after grade_documents to \"rewrite\", edit `query` before a retrieval, or drop a chunk from `docs`"
+EXAMPLES = N_("e.g. set `route` after grade_documents to \"rewrite\", edit `query` before a retrieval, or drop a chunk from `docs`")
 
 
 def parse_value(text: str) -> Any:
@@ -42,31 +44,34 @@ def _run_fork() -> None:
     if seg is not None:
         reset_time_travel()
         route = seg.stepper.current_values().get("route")
-        flash("success", f"{seg.label}: `{field}` edited after step {step + 1} and run forward — route now `{route}`. "
-                         "The original steps stay in the timeline; the final states are compared above.")
+        flash("success", _("{run}: `{field}` edited after step {n} and run forward — route now `{route}`. The original "
+                           "steps stay in the timeline; the final states are compared above.").format(
+            run=run_label(seg.label), field=field, n=step + 1, route=route))
 
 
 def render_what_if(travel: Any) -> None:
     session = get_session()
     pairs = session.all_steps()
-    with lazy_expander("What if… edit the state after a step and run forward as a fork", key="what_if_folded") as is_open:
+    with lazy_expander(_("What if… edit the state after a step and run forward as a fork"),
+                       key="what_if_folded") as is_open:
         if not is_open:
             return
         if not pairs:
-            st.caption("Run or step a question first (or open a recorded run); a fork starts from one of its steps.")
+            st.caption(_("Run or step a question first (or open a recorded run); a fork starts from one of its steps."))
             return
         if session.replay_mode:
-            st.caption("A recorded run: the fork runs live from the recorded state, with this session's models and "
-                       "knowledge base.")
+            st.caption(_("A recorded run: the fork runs live from the recorded state, with this session's models and "
+                         "knowledge base."))
         default = (travel + 1) if isinstance(travel, int) else len(pairs)
-        step = st.number_input("After step", min_value=1, max_value=len(pairs), value=min(default, len(pairs)),
-                               key=STEP_KEY, help="The timeline's step number; the fork starts from the state after it.")
+        step = st.number_input(_("After step"), min_value=1, max_value=len(pairs), value=min(default, len(pairs)),
+                               key=STEP_KEY, help=_("The timeline's step number; the fork starts from the state after it."))
         seg, record = pairs[int(step) - 1]
         values = record.values_after
         fields = [k for k in values if k not in record.append_fields]
-        field = st.selectbox("Field", fields, index=fields.index("route") if "route" in fields else 0, key=FIELD_KEY,
-                             help="Fields with an appending reducer (sub_results) cannot be replaced, only appended to.")
-        st.text_area("New value (JSON, or plain text)", value=value_text(values.get(field)),
-                     key=f"{VALUE_KEY}_{int(step) - 1}_{field}", height=120, help=EXAMPLES)
-        st.button("Run the fork", key="what_if_run", on_click=_run_fork, type="primary",
-                  help=f"Writes the value as {record.nodes[-1]}'s output (LangGraph update_state, as_node) and runs to the end.")
+        field = st.selectbox(_("Field"), fields, index=fields.index("route") if "route" in fields else 0, key=FIELD_KEY,
+                             help=_("Fields with an appending reducer (sub_results) cannot be replaced, only appended to."))
+        st.text_area(_("New value (JSON, or plain text)"), value=value_text(values.get(field)),
+                     key=f"{VALUE_KEY}_{int(step) - 1}_{field}", height=120, help=_(EXAMPLES))
+        st.button(_("Run the fork"), key="what_if_run", on_click=_run_fork, type="primary",
+                  help=_("Writes the value as {node}'s output (LangGraph update_state, as_node) and runs to the end.")
+                  .format(node=record.nodes[-1]))
