@@ -57,7 +57,7 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     must not pay for drawing them."""
     rows = list(rows)
     if not any(r.kind != "unchanged" for r in rows):
-        note = f'<p class="rdi-caption">{esc(_("This step changed no state field."))}</p>'
+        note = '<p class="rdi-caption">' + esc(_("This step changed no state field.")) + "</p>"
     else:
         note = ""
     attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
@@ -145,11 +145,11 @@ def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] 
     if not rows:
         return ""
     attrs = []
+    tip = esc(_("View the state after this step"))
     for i, row in enumerate(rows):
         klass = ' class="rdi-selected"' if selected == i else ""
         notes = f" — {row['notes']}" if row.get("notes") else ""
-        attrs.append(f'data-travel="{i}" tabindex="0" role="button" '
-                     f'title="{esc(_("View the state after this step"))}{esc(notes)}"{klass}')
+        attrs.append(f'data-travel="{i}" tabindex="0" role="button" title="{tip}{esc(notes)}"{klass}')
     cells = [[row.get(c, "") for c in columns] for row in rows]
     return table(columns, cells, table_id="timeline", row_attrs=attrs, css="rdi-timeline", translate=True)
 
@@ -168,8 +168,8 @@ def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[st
     and the same marks."""
     if svg:
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        body = (f'<div class="rdi-graph"><img alt="{esc(_("the workflow graph with the current position"))}" '
-                f'src="data:image/svg+xml;base64,{data}"></div>')
+        alt = esc(_("the workflow graph with the current position"))
+        body = f'<div class="rdi-graph"><img alt="{alt}" src="data:image/svg+xml;base64,{data}"></div>'
     elif graph is not None:
         body = graph_list_html(graph, marks)
     else:
@@ -179,15 +179,17 @@ def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[st
 
 def legend_html() -> str:
     """The graph's legend, in the page's language."""
+    words = [esc(w) for w in (_("legend"), _("about to run"), _("already run"), _("not run"), _("conditional"),
+                              _("Send fan-out"))]
     return (
-        f'<div class="rdi-legend" aria-label="{esc(_("legend"))}">'
-        f'<span class="rdi-lg-node rdi-current">{esc(_("about to run"))}</span>'
-        f'<span class="rdi-lg-node rdi-done">{esc(_("already run"))}</span>'
-        f'<span class="rdi-lg-node">{esc(_("not run"))}</span>'
-        f'<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>{esc(_("conditional"))}</span>'
-        f'<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>{esc(_("Send fan-out"))}</span>'
+        '<div class="rdi-legend" aria-label="{0}">'
+        '<span class="rdi-lg-node rdi-current">{1}</span>'
+        '<span class="rdi-lg-node rdi-done">{2}</span>'
+        '<span class="rdi-lg-node">{3}</span>'
+        '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>{4}</span>'
+        '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>{5}</span>'
         "</div>"
-    )
+    ).format(*words)
 
 
 def graph_list_html(graph: Any, marks: Optional[Mapping[str, Any]] = None) -> str:

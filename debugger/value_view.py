@@ -45,8 +45,9 @@ def leaf_html(value: Any, *, preview: int = LEAF_PREVIEW_CHARS, limit: int = LEA
     if isinstance(value, str) and len(value) > preview:
         shown = value[:limit]
         more = _(" … ({n} more characters)").format(n=len(value) - limit) if len(value) > limit else ""
+        chars = _esc(_("{n} chars").format(n=len(value)))
         return (f'<details class="rdi-long"><summary><code>{_esc(json.dumps(value[:preview], ensure_ascii=False)[:-1])}'
-                f'…"</code> <span class="rdi-caption">{_esc(_("{n} chars").format(n=len(value)))}</span></summary>'
+                f'…"</code> <span class="rdi-caption">{chars}</span></summary>'
                 f'<div class="rdi-longtext">{_esc(shown)}{_esc(more)}</div></details>')
     return f"<code>{_esc(format_value(value))}</code>"
 
@@ -85,7 +86,7 @@ def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str =
                           max_items=max_items)
         rows.append(f'<li><span class="rdi-key">{label}</span>: {inner}</li>')
     if len(items) > max_items:
-        rows.append(f'<li class="rdi-caption">{_esc(_("… {n} more").format(n=len(items) - max_items))}</li>')
+        rows.append('<li class="rdi-caption">' + _esc(_("… {n} more").format(n=len(items) - max_items)) + "</li>")
     flag = " open" if depth < open_depth else ""
     return (f'<details class="rdi-tree"{flag}><summary>{_esc(_summary(value))}</summary>'
             f'<ul class="rdi-tree-items">{"".join(rows)}</ul></details>')
@@ -150,9 +151,10 @@ def list_diff_html(path: str, before: Sequence[Any], after: Sequence[Any], *,
             j += 1
         body = value_html(index, item, render)
         if mark == "changed":
-            body = (f'<div class="rdi-was"><span class="rdi-caption">{_esc(_("was"))}</span> '
+            was, now = _esc(_("was")), _esc(_("now"))
+            body = (f'<div class="rdi-was"><span class="rdi-caption">{was}</span> '
                     f'{value_html(index, old, render)}</div>'
-                    f'<div class="rdi-now"><span class="rdi-caption">{_esc(_("now"))}</span> {body}</div>')
+                    f'<div class="rdi-now"><span class="rdi-caption">{now}</span> {body}</div>')
         parts.append(f'<li class="rdi-item rdi-item-{mark}" data-mark="{mark}">'
                      f'<span class="rdi-mark">{_esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
     head = " · ".join(_(MARK_COUNTS[m]).format(n=n) for m, n in counts.items() if m != "same") or _("same items")
@@ -167,7 +169,7 @@ def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,
             and row.before and row.after):  # from or to an empty list: the list itself says it all
         key = key_for(base_field(row.path)) if key_for else None
         return (_esc(row.path),
-                f'<span class="rdi-caption">{_esc(_("{n} items, see the marks").format(n=len(row.before)))}</span>',
+                '<span class="rdi-caption">' + _esc(_("{n} items, see the marks").format(n=len(row.before))) + "</span>",
                 list_diff_html(row.path, row.before, row.after, render=render, key=key), _esc(kind_label(row.kind)))
     return (_esc(row.path), value_html(row.path, row.before, render), value_html(row.path, row.after, render),
             _esc(kind_label(row.kind)))

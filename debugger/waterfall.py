@@ -36,7 +36,8 @@ def waterfall_bars(records: Sequence[StepRecord]) -> list[Bar]:
             for i, lane in enumerate(rec.lanes, start=1):
                 if lane.started_ms is None or lane.ended_ms is None:
                     continue
-                bars.append(Bar(kind="lane", label=_("lane {i}: {node}").format(i=i, node=lane.node), start_ms=offset + lane.started_ms,
+                label = _("lane {i}: {node}").format(i=i, node=lane.node)
+                bars.append(Bar(kind="lane", label=label, start_ms=offset + lane.started_ms,
                                 ms=max(0.0, lane.ended_ms - lane.started_ms), failed=bool(lane.error)))
         for span in rec.annotations.get("spans") or []:
             start = min(max(0.0, float(span.get("start_ms") or 0.0)), rec.duration_ms)

@@ -107,7 +107,7 @@ def run_pending(session: DebugSession) -> None:
     hit = None
     run = run_label(seg.label)
     with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
-        for _ in range(200):
+        for _attempt in range(200):
             if seg.stepper.done or seg.stepper.error:
                 break
             record = guarded(session.step)

@@ -26,6 +26,7 @@ import re
 from typing import Any, Mapping, NamedTuple, Optional
 
 from rag.i18n import _, ngettext
+
 RUN_PARAM = "run"
 STEP_PARAM = "step"
 WRITTEN_KEY = "_run_link_written"

@@ -118,7 +118,8 @@ def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loa
     flags = f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
     target = "" if caption is not None else (
         f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>')
-    return (f'<div class="rdi-controls" role="toolbar" aria-label="{esc(_("Debugger controls"))}" {flags} '
+    toolbar = esc(_("Debugger controls"))
+    return (f'<div class="rdi-controls" role="toolbar" aria-label="{toolbar}" {flags} '
             f'data-loaded="{esc(loaded)}">{buttons}</div>{target}'
             f'<p class="rdi-caption">{help_line}</p>')
 

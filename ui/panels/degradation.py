@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from debugger.html_view import code, esc
-from rag.i18n import _
 from rag.degradation import Failure, run_failures
+from rag.i18n import _
 
 
 def degraded_html(state: Optional[Mapping[str, Any]]) -> str:

@@ -73,9 +73,9 @@ def evidence_html(values: dict) -> str:
     trace = values.get("rag_trace") or {}
     docs = values.get("docs") or []
     grade = values.get("grade")
-    out = [f'<h4>{esc(_("Evidence"))}</h4>']
+    out = ["<h4>" + esc(_("Evidence")) + "</h4>"]
     if not trace and not docs:
-        out.append(f'<p class="rdi-caption">{esc(_("No retrieval yet in this run."))}</p>')
+        out.append('<p class="rdi-caption">' + esc(_("No retrieval yet in this run.")) + "</p>")
         return "".join(out)
     shown = docs or trace.get("retrieved_chunks") or []
     label = _("usable evidence (docs)") if docs else _("candidates in the trace (not handed to the answerer)")
@@ -85,7 +85,7 @@ def evidence_html(values: dict) -> str:
             mode=code(trace.get("retrieval_mode", "?"))) + "</p>")
         out.append(table(CHUNK_COLUMNS, chunk_rows(shown), table_id="chunks", css="rdi-chunks", translate=True))
     else:
-        out.append(f'<p class="rdi-caption">{esc(_("No chunks."))}</p>')
+        out.append('<p class="rdi-caption">' + esc(_("No chunks.")) + "</p>")
     out.append(retrieval_explain_html(trace))
     if trace.get("retrieval_error"):
         out.append('<div class="rdi-warning">' + esc(_("Retrieval failed: {error}").format(

@@ -160,7 +160,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         head += ('<div class="rdi-travel">'
                  + esc(_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
                        .format(n=travel + 1, nodes=", ".join(record.nodes)))
-                 + f'<button class="rdi-latest" data-travel="-1">{esc(_("Back to the latest step"))}</button></div>')
+                 + '<button class="rdi-latest" data-travel="-1">' + esc(_("Back to the latest step")) + "</button></div>")
     else:
         travel = None
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
@@ -177,7 +177,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     if seg:
         checked = " checked" if full_state else ""
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
-                 f'{checked}> {esc(_("Show the full state below"))}</label>')
+                 f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
                                   box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption),
@@ -251,15 +251,15 @@ def fork_html(session: DebugSession, view: TypedValues) -> str:
 def _folded(view: TypedValues, field: str, value: Any) -> str:
     """A list or dict folded to one line (the header stays short); a scalar as it is."""
     if isinstance(value, (list, dict)) and value:
-        return (f'<details class="rdi-tree"><summary>{esc(_("{n} items").format(n=len(value)))}</summary>'
-                f'{view.value(field, value)}</details>')
+        count = esc(_("{n} items").format(n=len(value)))
+        return f'<details class="rdi-tree"><summary>{count}</summary>{view.value(field, value)}</details>'
     return view.value(field, value)
 
 
 def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
     seg = session.current
     if not seg:
-        return f'<div class="rdi-position">{esc(_("No run yet"))} · {esc(_(idle_hint))}</div>'
+        return '<div class="rdi-position">' + esc(_("No run yet")) + f" · {esc(_(idle_hint))}</div>"
     chips = " → ".join(f"<b>{esc(run_label(s.label))}</b>" if s is seg else esc(run_label(s.label))
                        for s in session.segments)
     if seg.stepper.done and session.cut_short:
@@ -270,8 +270,8 @@ def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint
         nxt = seg.stepper.next_nodes
         where = esc(_("paused before {nodes}")).format(nodes=", ".join(code(n) for n in dict.fromkeys(nxt))) + (
             esc(_(" ×{n} (parallel)").format(n=len(nxt))) if len(nxt) > 1 else "")
-    out = (f'<div class="rdi-position">{chips} · {esc(_("{n} steps").format(n=len(seg.stepper.steps)))} · '
-           f'{where}</div>')
+    steps = esc(_("{n} steps").format(n=len(seg.stepper.steps)))
+    out = f'<div class="rdi-position">{chips} · {steps} · {where}</div>'
     if seg.stepper.error:
         out += ('<div class="rdi-error">'
                 + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
@@ -307,7 +307,7 @@ def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int],
     columns = columns or TIMELINE_COLUMNS
     if columns[-1] == "error" and not any(r["error"] for r in rows):
         columns = columns[:-1]  # errors are rare
-    return f"<h4>{esc(_('Timeline'))}</h4>" + timeline_html(rows, selected=travel, columns=columns)
+    return "<h4>" + esc(_("Timeline")) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
 def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision) -> list[dict]:

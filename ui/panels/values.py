@@ -55,12 +55,10 @@ def chunk_card(chunk: Mapping[str, Any], *, number: Optional[int] = None) -> str
     meta = [_("page {n}").format(n=_num(chunk.get("page_number")))]
     if chunk.get("level") is not None:
         meta.append(_("level {n}").format(n=_num(chunk.get("level"))))
-    scores = (f'<span class="rdi-score" title="{esc(_("retrieval score"))}">'
-              f'{esc(_("score {n}").format(n=_num(chunk.get("score"))))}</span>'
-              f'<span class="rdi-score" title="{esc(_("rank in the fused (RRF) list"))}">'
-              f'{esc(_("rrf #{n}").format(n=_num(chunk.get("rrf_rank"))))}</span>'
-              f'<span class="rdi-score" title="{esc(_("reranker score"))}">'
-              f'{esc(_("rerank {n}").format(n=_num(chunk.get("rerank_score"))))}</span>')
+    score_parts = ((_("retrieval score"), _("score {n}").format(n=_num(chunk.get("score")))),
+                   (_("rank in the fused (RRF) list"), _("rrf #{n}").format(n=_num(chunk.get("rrf_rank")))),
+                   (_("reranker score"), _("rerank {n}").format(n=_num(chunk.get("rerank_score")))))
+    scores = "".join(f'<span class="rdi-score" title="{esc(tip)}">{esc(text)}</span>' for tip, text in score_parts)
     ident = f' data-chunk="{esc(chunk.get("chunk_id"))}"' if chunk.get("chunk_id") else ""
     if len(text) <= CHUNK_PREVIEW_CHARS:  # short: nothing to expand
         body = f'<div class="rdi-chunk-text">{esc(text)}</div>'
@@ -77,8 +75,8 @@ def chunks_html(chunks: list) -> str:
         return "<code>[]</code>"
     cards = "".join(chunk_card(c, number=i) if is_chunk(c) else tree_html(c)
                     for i, c in enumerate(chunks, start=1))
-    return (f'<div class="rdi-chunks-list"><p class="rdi-caption">{esc(_("{n} chunks").format(n=len(chunks)))}</p>'
-            f'{cards}</div>')
+    count = esc(_("{n} chunks").format(n=len(chunks)))
+    return f'<div class="rdi-chunks-list"><p class="rdi-caption">{count}</p>{cards}</div>'
 
 
 def badge(name: str, value: Any) -> str:
@@ -110,8 +108,9 @@ def rewrite_html(original: Any, rewritten: Any, method: Any = None) -> str:
     """The query before and after a rewrite, side by side, with the method that produced it."""
     head = ('<div class="rdi-caption">' + esc(_("rewrite · method {method}")).format(method=code(method)) + "</div>"
             if method else "")
-    return (f'<div class="rdi-rewrite">{head}<div class="rdi-side"><div><div class="rdi-caption">{esc(_("original"))}'
-            f'</div>{leaf_html(original)}</div><div><div class="rdi-caption">{esc(_("rewritten"))}</div>'
+    was, now = esc(_("original")), esc(_("rewritten"))
+    return (f'<div class="rdi-rewrite">{head}<div class="rdi-side"><div><div class="rdi-caption">{was}'
+            f'</div>{leaf_html(original)}</div><div><div class="rdi-caption">{now}</div>'
             f'{leaf_html(rewritten)}</div></div></div>')
 
 
@@ -131,9 +130,9 @@ def sub_result_html(result: Mapping[str, Any]) -> str:
 
 def details_chunks(docs: list) -> str:
     if not docs:
-        return f'<div class="rdi-caption">{esc(_("no chunks"))}</div>'
-    return (f'<details class="rdi-tree"><summary>{esc(_("{n} chunks").format(n=len(docs)))}</summary>'
-            f'{chunks_html(docs)}</details>')
+        return '<div class="rdi-caption">' + esc(_("no chunks")) + "</div>"
+    count = esc(_("{n} chunks").format(n=len(docs)))
+    return f'<details class="rdi-tree"><summary>{count}</summary>{chunks_html(docs)}</details>'
 
 
 def sub_results_html(results: list) -> str:

@@ -19,7 +19,8 @@ from ui.streamlit_state import flash, get_session, guarded
 STEP_KEY = "what_if_step"
 FIELD_KEY = "what_if_field"
 VALUE_KEY = "what_if_value"
-EXAMPLES = N_("e.g. set `route` after grade_documents to \"rewrite\", edit `query` before a retrieval, or drop a chunk from `docs`")
+EXAMPLES = N_("e.g. set `route` after grade_documents to \"rewrite\", edit `query` before a retrieval, or drop a "
+              "chunk from `docs`")
 
 
 def parse_value(text: str) -> Any:
