@@ -6,8 +6,7 @@ from rag.i18n import N_, _
 from ui.streamlit_state import run_page
 
 ICON = ":material/step_over:"  # ui.panels.icons.MATERIAL["debugger"], spelled out: that module imports LangGraph
-TITLE = N_("Step debugger")
-"""Shown through `_()` when the page draws (the language is per browser session)."""
+TITLE = N_("Step debugger")  # shown through `_()` when the page draws (the language is per browser session)
 
 
 def _render() -> None:

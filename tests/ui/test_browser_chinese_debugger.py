@@ -61,13 +61,13 @@ def _no_english(page, *data: str) -> None:
     assert english_on_page(page, allowed=_allowed(*data, *source)) == []
 
 
-def _shot(page, name: str) -> None:
+def _shot(page, name: str, focus: str = ".rdi-controls") -> None:
     if SHOTS is None:
         return
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width, height in ((1280, 720), (1024, 768)):
         page.set_viewport_size({"width": width, "height": height})
-        page.locator(".rdi-controls").first.scroll_into_view_if_needed()
+        page.locator(focus).first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"zh_{name}_{width}x{height}.png"))
     page.set_viewport_size({"width": 1280, "height": 720})
 
@@ -88,6 +88,11 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         assert _control(page, "step").inner_text().strip() == "单步"
         assert _control(page, "continue").inner_text().strip() == "继续到结束"
         assert page.locator("h1").first.inner_text().strip().endswith("单步调试器")
+        above = page.evaluate("""() => { const h = document.querySelector('h1'); const main = document.querySelector('[data-testid="stMain"]');
+          return [...main.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+            .filter((m) => !m.contains(h) && (m.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING))
+            .map((m) => m.innerText); }""")
+        assert above == [], above  # nothing is drawn above the page's heading
         _no_english(page)
         _shot(page, "start")
 
@@ -108,6 +113,7 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         assert headings[:3] == ["步", "运行", "节点"], headings
         _no_english(page, demo.question)
         _shot(page, "finished")
+        _shot(page, "timeline", "#timeline")
 
         page.locator("#timeline tbody tr").nth(0).click()
         page.get_by_text("正在查看第 1 步").first.wait_for(timeout=15_000)

@@ -33,6 +33,7 @@ def test_the_debugger_opens_in_chinese_with_the_data_unchanged(app_test, env):
     at = _zh(app_test)
     assert not _problems(at)
     assert at.title[0].value.endswith("单步调试器")
+    assert [m.value for m in at.main.markdown if "_()" in m.value] == []  # no stray text above it
     assert at.text_area(key="question").label == "问题"
     assert _buttons(at) == {"run": "运行", "step": "单步", "continue": "继续到结束", "restart": "重新开始"}
     text = inspector_text(at)
