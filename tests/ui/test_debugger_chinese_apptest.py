@@ -63,7 +63,7 @@ def test_the_debugger_opens_in_chinese_with_the_data_unchanged(app_test, env):
     assert list(timeline["节点"]) == ["classify_complexity", "retrieve_initial", "grade_documents"]
     assert "证据" in text and "时间花在哪里（瀑布图）" in text
     chunks = inspector_table(at, "chunks")
-    assert list(chunks.columns) == ["#", "文件名", "页", "分数", "RRF 排名", "重排序分数", "文本"]
+    assert list(chunks.columns) == ["#", "文件名", "页", "分数", "RRF 排名", "重排序分", "文本"]
 
     travel_to_step(at, 0)
     assert "正在查看第 1 步（classify_complexity）之后的状态" in inspector_text(at)
