@@ -88,7 +88,8 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         assert _control(page, "step").inner_text().strip() == "单步"
         assert _control(page, "continue").inner_text().strip() == "继续到结束"
         assert page.locator("h1").first.inner_text().strip().endswith("单步调试器")
-        above = page.evaluate("""() => { const h = document.querySelector('h1'); const main = document.querySelector('[data-testid="stMain"]');
+        above = page.evaluate("""() => { const h = document.querySelector('h1');
+          const main = document.querySelector('[data-testid="stMain"]');
           return [...main.querySelectorAll('[data-testid="stMarkdownContainer"]')]
             .filter((m) => !m.contains(h) && (m.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING))
             .map((m) => m.innerText); }""")
