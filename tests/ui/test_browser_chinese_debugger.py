@@ -132,6 +132,22 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         assert _control(page, "step").inner_text().strip() == "单步"
         _no_english(page, demo.question)
 
+        # the folded panels: breakpoints and what-if
+        page.locator('[data-testid="stExpander"] summary', has_text="断点").first.click()
+        page.get_by_text("在这些节点前暂停").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        page.locator('[data-testid="stExpander"] summary', has_text="假设分支").first.click()
+        page.get_by_text("新值（JSON 或纯文本）").first.wait_for(timeout=15_000)
+        wait_idle(page)
+        _no_english(page, demo.question)
+
+        # while a new question is typed, inspector.js names it with the words the server sent
+        page.locator(".st-key-question textarea").fill("丹瑾是什么属性？")
+        target = page.locator(".rdi-target").first
+        assert target.inner_text().startswith("运行、单步、继续和重新开始将开始输入框中的问题："), target.inner_text()
+        assert "已加载的运行是" in target.inner_text()
+        _no_english(page, demo.question)
+
 
 def test_a_clarify_question_answered_with_an_option_in_chinese():
     demo = next(d for d in load_demo_questions() if d.expected_route == "clarify" and d.lang == "en")
