@@ -53,7 +53,7 @@ def test_the_table_forks_the_run_with_the_chunks_reordered_and_dropped(app_test,
     session = at.session_state["debug_session"]
     docs = session.all_steps()[1][1].values_after["docs"]
     assert len(docs) >= 3
-    assert any(b.label == f"Run the fork with these chunks ({len(docs)} of {len(docs)})" for b in at.button)
+    assert any(b.label == f"Fork with these chunks ({len(docs)} of {len(docs)})" for b in at.button)
     # what the browser sends when the user unticks the first row and gives the second row the last place
     at.session_state["what_if_chunks_1_docs"] = {"edited_rows": {0: {"keep": False}, 1: {"order": len(docs) + 1}},
                                                   "added_rows": [], "deleted_rows": []}

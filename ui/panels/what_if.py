@@ -115,7 +115,7 @@ def render_chunk_table(step: int, field: str, chunks: list) -> None:
     edited = st.data_editor(chunk_table(chunks), key=f"{CHUNK_TABLE_KEY}_{step}_{field}", hide_index=True,
                             num_rows="fixed", column_config=_column_config(), width="stretch")
     value = chunks_from_table(chunks, edited)
-    st.button(_("Run the fork with these chunks ({n} of {total})").format(n=len(value), total=len(chunks)),
+    st.button(_("Fork with these chunks ({n} of {total})").format(n=len(value), total=len(chunks)),
               key="what_if_run_chunks", on_click=_fork, args=(step, field, value), type="primary",
               help=_("Writes the kept chunks, in the table's order, as the field's new value and runs to the end."))
 
