@@ -12,9 +12,19 @@ from typing import Any, Iterable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from debugger.i18n import N_, _
+
 DiffKind = Literal["added", "changed", "removed", "appended", "unchanged"]
 DIFF_KINDS: tuple[str, ...] = ("added", "changed", "removed", "appended", "unchanged")
-TABLE_COLUMNS: tuple[str, ...] = ("field", "before", "after", "kind")
+TABLE_COLUMNS: tuple[str, ...] = (N_("field"), N_("before"), N_("after"), N_("kind"))
+"""Data keys, and the English headings; the HTML views show `_(column)`."""
+KIND_LABELS: dict[str, str] = {"added": N_("added"), "changed": N_("changed"), "removed": N_("removed"),
+                               "appended": N_("appended"), "unchanged": N_("unchanged")}
+
+
+def kind_label(kind: str) -> str:
+    """A diff kind as people read it in the page's language (the kind itself stays the row's class)."""
+    return _(KIND_LABELS[kind]) if kind in KIND_LABELS else kind
 
 
 class _Absent:
@@ -44,7 +54,12 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
-ABSENT_TEXT = "‹absent›"
+ABSENT_TEXT = N_("‹absent›")
+"""The English marker; pages show `absent_text()`, in their language."""
+
+
+def absent_text() -> str:
+    return _(ABSENT_TEXT)
 
 
 class DiffRow(BaseModel):
@@ -112,7 +127,7 @@ def format_value(value: Any, *, max_chars: int | None = None) -> str:
     shows it: the retrieved chunks of a RAG state are tens of kilobytes and the table shows 400.
     """
     if value is ABSENT:
-        return ABSENT_TEXT
+        return absent_text()
     try:
         text = _encode(_plain(value), max_chars)
     except (TypeError, ValueError):

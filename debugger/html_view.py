@@ -12,8 +12,9 @@ import base64
 import html
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states
+from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
+from debugger.i18n import N_, _
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
 from debugger.value_view import TypedValues
@@ -31,10 +32,11 @@ def code(value: Any) -> str:
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: str = "",
-          row_attrs: Optional[Sequence[str]] = None, css: str = "") -> str:
+          row_attrs: Optional[Sequence[str]] = None, css: str = "", translate: bool = False) -> str:
     """A plain table; cells are escaped text, `row_attrs[i]` is raw attribute text for row i (the
-    caller builds it from escaped parts)."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    caller builds it from escaped parts). `translate`: the column names are English messages marked
+    with `N_` and are shown in the page's language (the names stay the data's keys)."""
+    head = "".join(f"<th>{esc(_(c) if translate else c)}</th>" for c in columns)
     body = []
     for i, row in enumerate(rows):
         attrs = f" {row_attrs[i]}" if row_attrs and row_attrs[i] else ""
@@ -55,39 +57,45 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     must not pay for drawing them."""
     rows = list(rows)
     if not any(r.kind != "unchanged" for r in rows):
-        note = '<p class="rdi-caption">This step changed no state field.</p>'
+        note = '<p class="rdi-caption">' + esc(_("This step changed no state field.")) + "</p>"
     else:
         note = ""
     attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
     if view is None:
-        cells = [diff_cells(r, max_chars=max_chars) for r in rows]
-        return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff")
+        cells = [_shown_kind(diff_cells(r, max_chars=max_chars)) for r in rows]
+        return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff", translate=True)
     body = []
     for r, a in zip(rows, attrs, strict=False):
         if r.kind == "unchanged":
-            tds = "".join(f"<td>{esc(v)}</td>" for v in diff_cells(r, max_chars=max_chars))
+            tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
         else:
             field, before, after, kind = view.cells(r)
             tds = f"<td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td>"
         body.append(f"<tr {a}>{tds}</tr>")
-    head = "".join(f"<th>{esc(c)}</th>" for c in TABLE_COLUMNS)
+    head = "".join(f"<th>{esc(_(c))}</th>" for c in TABLE_COLUMNS)
     return (note + f'<div class="rdi-scroll"><table id="{esc(table_id)}" class="rdi-diff rdi-typed"><thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _shown_kind(cells: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
+    """The kind cell in the page's language (the row's class keeps the kind itself)."""
+    return (*cells[:3], kind_label(cells[3]))
 
 
 def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
     """`Lane 2: <sub-question>` when the lane wrote a result with a question, else the node."""
     subs = (writes or {}).get("sub_results") or []
     if subs and isinstance(subs[0], Mapping) and subs[0].get("question"):
-        return f"Lane {i}: {str(subs[0]['question'])[:60]}"
-    return f"Lane {i}: {node}"
+        return _("Lane {i}: {name}").format(i=i, name=str(subs[0]['question'])[:60])
+    return _("Lane {i}: {name}").format(i=i, name=node)
 
 
 def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str:
     """A `Send` fan-out runs several tasks in one superstep: one lane each, with its own update."""
     if len(record.lanes) < 2:
         return ""
-    parts = [f'<p><b>{len(record.lanes)} parallel lanes</b> (one <code>Send</code> task each, one superstep)</p>',
+    parts = [_('<p><b>{n} parallel lanes</b> (one <code>Send</code> task each, one superstep)</p>').format(
+        n=len(record.lanes)),
              '<div class="rdi-lanes">']
     for i, lane in enumerate(record.lanes, start=1):
         parts.append(f'<div class="rdi-lane" data-lane="{i}"><div class="rdi-lane-title">'
@@ -104,27 +112,30 @@ def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str
 def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None) -> str:
     """The current step: its title, error, lanes and diff (with the show-unchanged switch)."""
     if record is None:
-        return ('<div class="rdi-note">Nothing has run yet. Press <b>Step</b> to run the first node, '
-                'or <b>Run</b> to run to the end.</div>')
+        return ('<div class="rdi-note">'
+                + _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to the end.")
+                + '</div>')
     title = ", ".join(record.nodes)
-    out = [f'<h4 class="rdi-step-title">Step {record.index + 1}: {code(title)} · {record.duration_ms:.0f} ms</h4>']
+    out = ['<h4 class="rdi-step-title">' + _("Step {n}: {nodes} · {ms} ms").format(
+        n=record.index + 1, nodes=code(title), ms=f"{record.duration_ms:.0f}") + '</h4>']
     if record.error:
-        out.append(f'<div class="rdi-error">This step failed: {esc(record.error)}</div>')
+        out.append('<div class="rdi-error">' + esc(_("This step failed: {error}").format(error=record.error)) + '</div>')
     for lane in record.lanes:
         for value in lane.interrupts:
-            out.append(f'<div class="rdi-note">{code(lane.node)} paused in <code>interrupt()</code> and waits '
-                       f'for an answer: {esc(value[:LANE_MAX_CHARS])}</div>')
+            out.append('<div class="rdi-note">' + _(
+                "{node} paused in <code>interrupt()</code> and waits for an answer: {value}").format(
+                node=code(lane.node), value=esc(value[:LANE_MAX_CHARS])) + '</div>')
     out.append(lanes_html(record, view=view))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
-               'Show unchanged fields</label>')
+               + esc(_("Show unchanged fields")) + '</label>')
     out.append(diff_html(record.diff, view=view))
-    out.append('<p class="rdi-caption">‹absent› = key not in the state · null = set to None · [] = empty list '
-               '— three different things.</p>')
+    out.append('<p class="rdi-caption">' + esc(_(
+        "‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")) + '</p>')
     out.append(progress_table)
     return "".join(out)
 
 
-TIMELINE_TABLE_COLUMNS: tuple[str, ...] = ("step", "run") + tuple(c for c in TIMELINE_COLUMNS[1:] if c != "notes")
+TIMELINE_TABLE_COLUMNS: tuple[str, ...] = (N_("step"), N_("run")) + tuple(c for c in TIMELINE_COLUMNS[1:] if c != "notes")
 
 
 def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] = None,
@@ -134,13 +145,13 @@ def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] 
     if not rows:
         return ""
     attrs = []
+    tip = esc(_("View the state after this step"))
     for i, row in enumerate(rows):
         klass = ' class="rdi-selected"' if selected == i else ""
         notes = f" — {row['notes']}" if row.get("notes") else ""
-        attrs.append(f'data-travel="{i}" tabindex="0" role="button" '
-                     f'title="View the state after this step{esc(notes)}"{klass}')
+        attrs.append(f'data-travel="{i}" tabindex="0" role="button" title="{tip}{esc(notes)}"{klass}')
     cells = [[row.get(c, "") for c in columns] for row in rows]
-    return table(columns, cells, table_id="timeline", row_attrs=attrs, css="rdi-timeline")
+    return table(columns, cells, table_id="timeline", row_attrs=attrs, css="rdi-timeline", translate=True)
 
 
 def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
@@ -157,24 +168,28 @@ def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[st
     and the same marks."""
     if svg:
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        body = (f'<div class="rdi-graph"><img alt="the workflow graph with the current position" '
-                f'src="data:image/svg+xml;base64,{data}"></div>')
+        alt = esc(_("the workflow graph with the current position"))
+        body = f'<div class="rdi-graph"><img alt="{alt}" src="data:image/svg+xml;base64,{data}"></div>'
     elif graph is not None:
         body = graph_list_html(graph, marks)
     else:
         body = ""
-    return body + LEGEND_HTML
+    return body + legend_html()
 
 
-LEGEND_HTML = (
-    '<div class="rdi-legend" aria-label="legend">'
-    '<span class="rdi-lg-node rdi-current">about to run</span>'
-    '<span class="rdi-lg-node rdi-done">already run</span>'
-    '<span class="rdi-lg-node">not run</span>'
-    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>conditional</span>'
-    '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>Send fan-out</span>'
-    "</div>"
-)
+def legend_html() -> str:
+    """The graph's legend, in the page's language."""
+    words = [esc(w) for w in (_("legend"), _("about to run"), _("already run"), _("not run"), _("conditional"),
+                              _("Send fan-out"))]
+    return (
+        '<div class="rdi-legend" aria-label="{0}">'
+        '<span class="rdi-lg-node rdi-current">{1}</span>'
+        '<span class="rdi-lg-node rdi-done">{2}</span>'
+        '<span class="rdi-lg-node">{3}</span>'
+        '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-dashed"></span>{4}</span>'
+        '<span class="rdi-lg-item"><span class="rdi-lg-edge rdi-lg-send"></span>{5}</span>'
+        "</div>"
+    ).format(*words)
 
 
 def graph_list_html(graph: Any, marks: Optional[Mapping[str, Any]] = None) -> str:
@@ -199,4 +214,4 @@ def graph_list_html(graph: Any, marks: Optional[Mapping[str, Any]] = None) -> st
 
 def dot_source_html(dot: str) -> str:
     """The DOT of the drawing, marks included, one click away."""
-    return details("DOT source", f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")
+    return details(_("DOT source"), f'<pre class="rdi-dot">{esc(dot)}</pre>', ident="dot")

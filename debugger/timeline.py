@@ -13,12 +13,15 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import format_value
+from debugger.i18n import N_, _
 from debugger.records import StepRecord
 
 DecisionFn = Callable[[Mapping[str, Any]], Any]
 AnnotationFormatter = Callable[[Mapping[str, Any]], str]
 
-TIMELINE_COLUMNS: tuple[str, ...] = ("step", "nodes", "lanes", "duration_ms", "decision", "error", "notes")
+TIMELINE_COLUMNS: tuple[str, ...] = (N_("step"), N_("nodes"), N_("lanes"), N_("duration_ms"), N_("decision"),
+                                     N_("error"), N_("notes"))
+"""The rows' keys, and the English headings (tables show them translated: `html_view.table(translate=True)`)."""
 
 
 class TimelineEntry(BaseModel):
@@ -34,7 +37,11 @@ class TimelineEntry(BaseModel):
     after_checkpoint_id: Optional[str] = None
 
 
-_FAILED = "‹decision failed: "
+_FAILED = N_("‹decision failed: {error}›")
+
+
+class _Failed(str):
+    """The text shown for a decision function that raised (never equal to a real decision)."""
 
 
 def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Optional[str]:
@@ -44,7 +51,7 @@ def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Option
     try:
         value = decision(values)
     except Exception as exc:
-        return f"{_FAILED}{type(exc).__name__}›"
+        return _Failed(_(_FAILED).format(error=type(exc).__name__))
     if value is None:
         return None
     return value if isinstance(value, str) else format_value(value)
@@ -55,7 +62,7 @@ def _made(decision: Optional[DecisionFn], step: StepRecord) -> Optional[str]:
     after = _decide(decision, step.values_after)
     if after is None:
         return None
-    if not after.startswith(_FAILED) and after == _decide(decision, step.values_before):
+    if not isinstance(after, _Failed) and after == _decide(decision, step.values_before):
         return None
     return after
 

@@ -14,7 +14,8 @@ import json
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from debugger.diff import ABSENT, ABSENT_TEXT, DiffRow, format_value, json_default, same_value
+from debugger.diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
+from debugger.i18n import N_, _
 
 ValueRenderer = Callable[[str, Any], Optional[str]]
 """(field path such as `docs` or `sub_results[1]`, value) -> HTML, or None for "draw it generically"."""
@@ -40,12 +41,13 @@ def leaf_html(value: Any, *, preview: int = LEAF_PREVIEW_CHARS, limit: int = LEA
     """A scalar: JSON-quoted so `"null"` and null stay apart; a long string shows a preview that
     expands (only the first `limit` characters are sent to the page)."""
     if value is ABSENT:
-        return f'<span class="rdi-absent">{_esc(ABSENT_TEXT)}</span>'
+        return f'<span class="rdi-absent">{_esc(absent_text())}</span>'
     if isinstance(value, str) and len(value) > preview:
         shown = value[:limit]
-        more = f" … ({len(value) - limit} more characters)" if len(value) > limit else ""
+        more = _(" … ({n} more characters)").format(n=len(value) - limit) if len(value) > limit else ""
+        chars = _esc(_("{n} chars").format(n=len(value)))
         return (f'<details class="rdi-long"><summary><code>{_esc(json.dumps(value[:preview], ensure_ascii=False)[:-1])}'
-                f'…"</code> <span class="rdi-caption">{len(value)} chars</span></summary>'
+                f'…"</code> <span class="rdi-caption">{chars}</span></summary>'
                 f'<div class="rdi-longtext">{_esc(shown)}{_esc(more)}</div></details>')
     return f"<code>{_esc(format_value(value))}</code>"
 
@@ -54,8 +56,8 @@ def _summary(value: Any) -> str:
     if isinstance(value, Mapping):
         keys = list(value)
         names = ", ".join(str(k) for k in keys[:4]) + (", …" if len(keys) > 4 else "")
-        return f"{{{len(keys)} keys: {names}}}"
-    return f"[{len(value)} items]"
+        return "{" + _("{n} keys: {names}").format(n=len(keys), names=names) + "}"
+    return "[" + _("{n} items").format(n=len(value)) + "]"
 
 
 def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str = "", depth: int = 0,
@@ -84,7 +86,7 @@ def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str =
                           max_items=max_items)
         rows.append(f'<li><span class="rdi-key">{label}</span>: {inner}</li>')
     if len(items) > max_items:
-        rows.append(f'<li class="rdi-caption">… {len(items) - max_items} more</li>')
+        rows.append('<li class="rdi-caption">' + _esc(_("… {n} more").format(n=len(items) - max_items)) + "</li>")
     flag = " open" if depth < open_depth else ""
     return (f'<details class="rdi-tree"{flag}><summary>{_esc(_summary(value))}</summary>'
             f'<ul class="rdi-tree-items">{"".join(rows)}</ul></details>')
@@ -102,6 +104,8 @@ def value_html(path: str, value: Any, render: Optional[ValueRenderer] = None) ->
 
 
 ItemMark = str  # "added" | "removed" | "changed" | "same"
+MARK_LABELS = {"added": N_("added"), "removed": N_("removed"), "changed": N_("changed"), "same": N_("same")}
+MARK_COUNTS = {"added": N_("{n} added"), "removed": N_("{n} removed"), "changed": N_("{n} changed")}
 
 
 def _default_key(item: Any) -> str:
@@ -147,11 +151,13 @@ def list_diff_html(path: str, before: Sequence[Any], after: Sequence[Any], *,
             j += 1
         body = value_html(index, item, render)
         if mark == "changed":
-            body = (f'<div class="rdi-was"><span class="rdi-caption">was</span> {value_html(index, old, render)}</div>'
-                    f'<div class="rdi-now"><span class="rdi-caption">now</span> {body}</div>')
+            was, now = _esc(_("was")), _esc(_("now"))
+            body = (f'<div class="rdi-was"><span class="rdi-caption">{was}</span> '
+                    f'{value_html(index, old, render)}</div>'
+                    f'<div class="rdi-now"><span class="rdi-caption">{now}</span> {body}</div>')
         parts.append(f'<li class="rdi-item rdi-item-{mark}" data-mark="{mark}">'
-                     f'<span class="rdi-mark">{_esc(mark)}</span>{body}</li>')
-    head = " · ".join(f"{n} {m}" for m, n in counts.items() if m != "same") or "same items"
+                     f'<span class="rdi-mark">{_esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
+    head = " · ".join(_(MARK_COUNTS[m]).format(n=n) for m, n in counts.items() if m != "same") or _("same items")
     return f'<div class="rdi-listdiff"><p class="rdi-caption">{_esc(head)}</p><ol>{"".join(parts)}</ol></div>'
 
 
@@ -162,10 +168,11 @@ def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,
     if (row.kind == "changed" and isinstance(row.before, (list, tuple)) and isinstance(row.after, (list, tuple))
             and row.before and row.after):  # from or to an empty list: the list itself says it all
         key = key_for(base_field(row.path)) if key_for else None
-        return (_esc(row.path), f'<span class="rdi-caption">{len(row.before)} items, see the marks</span>',
-                list_diff_html(row.path, row.before, row.after, render=render, key=key), _esc(row.kind))
+        return (_esc(row.path),
+                '<span class="rdi-caption">' + _esc(_("{n} items, see the marks").format(n=len(row.before))) + "</span>",
+                list_diff_html(row.path, row.before, row.after, render=render, key=key), _esc(kind_label(row.kind)))
     return (_esc(row.path), value_html(row.path, row.before, render), value_html(row.path, row.after, render),
-            _esc(row.kind))
+            _esc(kind_label(row.kind)))
 
 
 class TypedValues:

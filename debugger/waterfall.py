@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 
 from pydantic import BaseModel
 
+from debugger.i18n import _
 from debugger.records import StepRecord
 
 
@@ -35,7 +36,8 @@ def waterfall_bars(records: Sequence[StepRecord]) -> list[Bar]:
             for i, lane in enumerate(rec.lanes, start=1):
                 if lane.started_ms is None or lane.ended_ms is None:
                     continue
-                bars.append(Bar(kind="lane", label=f"lane {i}: {lane.node}", start_ms=offset + lane.started_ms,
+                label = _("lane {i}: {node}").format(i=i, node=lane.node)
+                bars.append(Bar(kind="lane", label=label, start_ms=offset + lane.started_ms,
                                 ms=max(0.0, lane.ended_ms - lane.started_ms), failed=bool(lane.error)))
         for span in rec.annotations.get("spans") or []:
             start = min(max(0.0, float(span.get("start_ms") or 0.0)), rec.duration_ms)
@@ -47,7 +49,7 @@ def waterfall_bars(records: Sequence[StepRecord]) -> list[Bar]:
 
 
 def _fmt(ms: float) -> str:
-    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+    return _("{ms} ms").format(ms=f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}")
 
 
 def waterfall_html(records: Sequence[StepRecord], *, note: Optional[str] = None) -> str:
@@ -67,6 +69,6 @@ def waterfall_html(records: Sequence[StepRecord], *, note: Optional[str] = None)
                     f'<span class="rdi-wf-label">{esc(b.label)}</span><span class="rdi-wf-track">'
                     f'<span class="rdi-wf-bar" style="left:{left:.2f}%;width:{min(width, 100.0 - left):.2f}%"></span>'
                     f'</span><span class="rdi-wf-ms">{esc(_fmt(b.ms))}{esc(" · " + b.detail if b.detail else "")}</span></div>')
-    caption = (f'<p class="rdi-caption">{len(records)} steps, {_fmt(sum(r.duration_ms for r in records))} of work '
-               "(time paused between Steps left out)" + (f" · {esc(note)}" if note else "") + "</p>")
+    caption = ('<p class="rdi-caption">' + esc(_("{n} steps, {ms} of work (time paused between Steps left out)").format(
+        n=len(records), ms=_fmt(sum(r.duration_ms for r in records)))) + (f" · {esc(note)}" if note else "") + "</p>")
     return f'<div class="rdi-waterfall" id="waterfall">{caption}{"".join(rows)}</div>'

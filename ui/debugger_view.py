@@ -9,6 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.breakpoints import breakpoint_hit
+from rag.i18n import N_, _
+from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.panels.breakpoints import breakpoints, render_breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
@@ -17,6 +19,7 @@ from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_expander
+from ui.panels.run_labels import run_label
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
 from ui.run_link import open_from_url, remember_link
@@ -24,6 +27,9 @@ from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw
 from ui.text import as_text
 
 QUESTION_KEY = "question"
+N_("Replay — recorded run, no model and no knowledge base")
+"""`rag.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;
+if the engine's wording changes, the Chinese page tests see an English banner."""
 KEPT_QUESTION_KEY = "question_kept"
 """A copy of the box that outlives the page: Streamlit forgets a widget's value when a page
 without it runs, so the box came back empty after a visit to another page."""
@@ -99,8 +105,9 @@ def run_pending(session: DebugSession) -> None:
     seg = session.current
     stops = breakpoints() if pending == "continue" else set()
     hit = None
-    with st.status(f"Running {seg.label}…", expanded=True) as status:
-        for _ in range(200):
+    run = run_label(seg.label)
+    with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
+        for _attempt in range(200):
             if seg.stepper.done or seg.stepper.error:
                 break
             record = guarded(session.step)
@@ -110,20 +117,21 @@ def run_pending(session: DebugSession) -> None:
             for p in record.annotations.get("progress") or []:
                 group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
                 st.write(f"**{as_text(p.get('label', ''))}**{group} — "
-                         f"{as_text(p.get('detail', ''))} · {p.get('elapsed_ms', 0)} ms")
+                         f"{as_text(p.get('detail', ''))} · {duration_ms(p.get('elapsed_ms', 0))}")
             if not record.annotations.get("progress"):
-                st.write(f"`{', '.join(record.nodes)}` · {record.duration_ms:.0f} ms")
+                st.write(f"`{', '.join(record.nodes)}` · {duration_ms(record.duration_ms)}")
             if hit:
                 break
         if seg.stepper.error:
-            status.update(label=f"{seg.label}: a step failed", state="error")
+            status.update(label=_("{run}: a step failed").format(run=run), state="error")
         elif hit:
-            status.update(label=f"{seg.label}: paused at the breakpoint before {hit}", state="complete",
-                          expanded=False)
-            flash("info", f"Breakpoint: paused before `{hit}`. Continue runs to the next breakpoint or the end.")
+            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=run, node=hit),
+                          state="complete", expanded=False)
+            flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
+                  .format(node=hit))
         else:
             steps = len(seg.stepper.steps)
-            status.update(label=f"{seg.label}: {steps} steps run", state="complete", expanded=False)
+            status.update(label=_("{run}: {n} steps run").format(run=run, n=steps), state="complete", expanded=False)
 
 
 def on_restart() -> None:
@@ -136,13 +144,13 @@ def on_restart() -> None:
 def on_exit_replay() -> None:
     get_session().exit_replay()
     reset_time_travel()
-    flash("info", "Left replay mode. The recorded run is still in the run history.")
+    flash("info", _("Left replay mode. The recorded run is still in the run history."))
 
 
 def on_follow_recorded(run_id: str) -> None:
     session = get_session()
     if guarded(session.follow_recorded_answer, run_id) is not None:
-        flash("info", "Replaying the recorded answer: step through the resume path or press Continue.")
+        flash("info", _("Replaying the recorded answer: step through the resume path or press Continue."))
     reset_time_travel()
 
 
@@ -150,7 +158,7 @@ def on_demo(question: str) -> None:
     st.session_state[QUESTION_KEY] = question
     session = get_session()
     if guarded(session.start, question) is not None:
-        flash("info", "Demo loaded and paused before the first node: press Step to go node by node, or Continue.")
+        flash("info", _("Demo loaded and paused before the first node: press Step to go node by node, or Continue."))
     reset_time_travel()
 
 
@@ -160,16 +168,17 @@ def render_replay_banner(session: DebugSession) -> None:
     seg = session.current
     info = seg.info if seg is not None else None
     with st.container(border=True, key="replay_banner"):
-        st.warning(f"**{REPLAY_BANNER}.** Stepping walks the recorded checkpoints; nothing is executed. "
-                   "Run and HITL answers are disabled.", icon=MATERIAL["replay"])
+        st.warning(_("**{banner}.** Stepping walks the recorded checkpoints; nothing is executed. Run and HITL answers "
+                     "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
         if info is not None:
-            origin = "imported file" if info.origin == "imported" else "this app's history"
-            st.caption(f"Run `{info.run_id}` from {origin} · recorded {info.created_at[:19].replace('T', ' ')} · "
-                       f"provider {info.provider or '?'} · prompt version {info.prompt_version or '?'} · "
-                       f"{seg.stepper.total_steps} steps"
-                       + ("" if info.status == "done" else f" · status {info.status}"))
-        st.button("Leave replay", icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
-                  help="Back to live debugging; the recorded run stays in the history")
+            origin = _("imported file") if info.origin == "imported" else _("this app's history")
+            st.caption(_("Run `{run_id}` from {origin} · recorded {at} · provider {provider} · prompt version {version} · "
+                         "{n} steps").format(run_id=info.run_id, origin=origin, at=date_time(info.created_at),
+                                             provider=info.provider or "?", version=info.prompt_version or "?",
+                                             n=seg.stepper.total_steps)
+                       + ("" if info.status == "done" else _(" · status {status}").format(status=info.status)))
+        st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
+                  help=_("Back to live debugging; the recorded run stays in the history"))
 
 
 def render_question(session: DebugSession) -> None:
@@ -179,20 +188,20 @@ def render_question(session: DebugSession) -> None:
         st.session_state[QUESTION_KEY] = session.question  # the box shows the recorded question
     elif QUESTION_KEY not in st.session_state:  # back from another page
         st.session_state[QUESTION_KEY] = st.session_state.get(KEPT_QUESTION_KEY, session.question)
-    st.text_area("Question", key=QUESTION_KEY, height=80, disabled=replay,
-                 placeholder="Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below")
+    st.text_area(_("Question"), key=QUESTION_KEY, height=80, disabled=replay,
+                 placeholder=_("Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below"))
     st.session_state[KEPT_QUESTION_KEY] = st.session_state.get(QUESTION_KEY, "")
     demos = _demo_questions()
     if not demos:
         return
     if not session.segments:  # nothing loaded yet: the demos are the way in, one click each
         with st.container(border=True, key="demos"):
-            st.caption("Demo questions — one per route")
+            st.caption(_("Demo questions — one per route"))
             render_demo_buttons(demos)
         return
     # Once a run is loaded the list folds away and is built only when opened: 14 buttons on the
     # page made every Step about 10 ms slower in the browser, even folded.
-    with lazy_expander("Demo questions — one per route", key="demos_folded") as is_open:
+    with lazy_expander(_("Demo questions — one per route"), key="demos_folded") as is_open:
         if is_open:
             render_demo_buttons(demos)
 
@@ -220,24 +229,26 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
     """The recorded run asked the user: show the question read-only, and the answers recorded then."""
     trace = result.get("rag_trace") or {}
     with st.container(border=True):
-        st.markdown(f"### {MATERIAL['ask']} The workflow asked ({as_text(result.get('route'))}) — recorded")
-        st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
+        st.markdown(f"### {MATERIAL['ask']} " + _("The workflow asked ({route}) — recorded").format(
+            route=as_text(result.get("route"))))
+        st.markdown(as_text(trace.get("hitl_prompt") or _("Please add more detail.")))
         options = trace.get("hitl_options") or []
         if options:
             cols = st.columns(min(len(options), 4))
             for i, option in enumerate(options):
                 cols[i % len(cols)].button(as_text(option), key=f"replay_opt_{i}", disabled=True, width="stretch",
-                                           help="Replay: answers cannot be sent to a recorded run")
+                                           help=_("Replay: answers cannot be sent to a recorded run"))
         answers = session.recorded_answers()
         if answers:
             for child in answers:
                 answer = ((child.result or {}).get("rag_trace") or {}).get("hitl_answer") or child.question
-                st.button(f"Replay the recorded answer “{as_text(answer[:60])}”", icon=MATERIAL["play"],
+                st.button(_("Replay the recorded answer “{answer}”").format(answer=as_text(answer[:60])),
+                          icon=MATERIAL["play"],
                           key=f"follow_{child.run_id}",
                           on_click=on_follow_recorded, args=(child.run_id,), type="primary")
         else:
-            st.caption("No recorded answer to this question is in the history. Leave replay to answer it live.")
-        with st.expander("Resume snapshot (hitl_resume_state)"):
+            st.caption(_("No recorded answer to this question is in the history. Leave replay to answer it live."))
+        with st.expander(_("Resume snapshot (hitl_resume_state)")):
             st.json(result.get("hitl_resume_state"))
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, NamedTuple, Optional
 
+from rag.i18n import _, ngettext
+
 RUN_PARAM = "run"
 STEP_PARAM = "step"
 WRITTEN_KEY = "_run_link_written"
@@ -56,14 +58,16 @@ def parse_link(params: Mapping[str, Any]) -> Link:
     problems: list[str] = []
     run_id: Optional[str] = raw_run or None
     if run_id is not None and not RUN_ID.fullmatch(run_id):
-        problems.append(f"“{_show(raw_run)}” in the link is not a run id; pick a run on the Run history page.")
+        problems.append(_("“{text}” in the link is not a run id; pick a run on the Run history page.").format(
+            text=_show(raw_run)))
         run_id = None
     step: Optional[int] = None
     if raw_step and run_id is not None:
         if raw_step.isdigit() and len(raw_step) <= MAX_STEP_CHARS:
             step = int(raw_step)
         else:
-            problems.append(f"“{_show(raw_step)}” in the link is not a step number; showing the run's latest step.")
+            problems.append(_("“{text}” in the link is not a step number; showing the run's latest step.").format(
+                text=_show(raw_step)))
     return Link(run_id, step, tuple(problems))
 
 
@@ -122,12 +126,13 @@ def placement(totals: list[int], step: Optional[int]) -> tuple[int, Optional[int
     if step is None:
         step = total
     elif step > total:
-        note = f"this run has {total} step{'s' if total != 1 else ''}; showing the last one."
+        note = ngettext("this run has {n} step; showing the last one.", "this run has {n} steps; showing the last one.",
+                        total).format(n=total)
         step = total
     if step >= earlier:
         return step - earlier, None, note
     if step == 0:  # before the first node of an earlier run: time travel starts after step 1
-        return totals[-1], 0, "step 0 is before the first node of an earlier run; showing step 1."
+        return totals[-1], 0, _("step 0 is before the first node of an earlier run; showing step 1.")
     return totals[-1], step - 1, note
 
 
@@ -160,7 +165,7 @@ def open_from_url(session: Any) -> Any:
             session = _take_over(session, link.run_id)
             messages.extend(_open(session, link))
     except Exception as exc:  # noqa: BLE001 - a link must never break the page
-        messages.append(f"The link could not be opened: {friendly(exc)}")
+        messages.append(_("The link could not be opened: {error}").format(error=friendly(exc)))
         reset_time_travel()
     if messages:
         flash("warning", " ".join(messages))
@@ -198,7 +203,7 @@ def _open(session: Any, link: Link) -> list[str]:
         step = link.step if link.step is not None else total
         note = []
         if step > total:
-            note = [f"This run has {total} steps so far; showing the latest."]
+            note = [_("This run has {n} steps so far; showing the latest.").format(n=total)]
             step = total
         if step == total:
             reset_time_travel()
@@ -207,15 +212,15 @@ def _open(session: Any, link: Link) -> list[str]:
         return note
     history = session.history or shared_history()
     if history is None:
-        return ["The run history is not available, so the run in the link cannot be opened."]
+        return [_("The run history is not available, so the run in the link cannot be opened.")]
     from rag.workbench.run_owners import sweep
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
     try:
         history.get_run(link.run_id)
     except UnknownRunError:
-        return [f"The link names run “{_show(link.run_id)}”, which is not in this app's run history (it may have "
-                "been deleted, or recorded by another installation). Pick a run on the Run history page."]
+        return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
+                  "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id))]
     try:
         session.open_replay(history, link.run_id)
         totals = [seg.stepper.total_steps for seg in session.segments]
@@ -223,12 +228,12 @@ def _open(session: Any, link: Link) -> list[str]:
         session.seek(at)
     except UserInputError as exc:
         reset_time_travel()
-        return [f"The run in the link cannot be shown: {exc}"]
+        return [_("The run in the link cannot be shown: {error}").format(error=exc)]
     if travel is None:
         reset_time_travel()
     else:
         travel_to(travel)
-    return [f"The link's step: {note}"] if note else []
+    return [_("The link's step: {note}").format(note=note)] if note else []
 
 
 def remember_link(session: Any, travel: Optional[int]) -> None:

@@ -52,7 +52,7 @@ def current_settings() -> RagSettings:
     try:
         return RagSettings(**settings_overrides())
     except Exception as exc:  # noqa: BLE001 - a bad override must not lock the user out
-        flash("error", f"Settings were not valid and were reset: {friendly(exc)}")
+        flash("error", _("Settings were not valid and were reset: {error}").format(error=friendly(exc)))
         st.session_state[OVERRIDES_KEY] = {}
         return RagSettings()
 
@@ -175,7 +175,8 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
         flash("warning", as_text(friendly(exc)))
     except Exception as exc:  # noqa: BLE001 - a defect (even a ValueError deep in a library): log it
         log.exception("UI action failed")
-        flash("error", f"Something went wrong: {as_text(friendly(exc))}. The run was kept; you can restart it.")
+        flash("error", _("Something went wrong: {error}. The run was kept; you can restart it.").format(
+            error=as_text(friendly(exc))))
     return None
 
 
@@ -234,9 +235,9 @@ def redraw_if_badge_stale(settings: RagSettings) -> None:
 
 
 def _clock(at: float) -> str:
-    import time
+    from rag.i18n.formatting import clock
 
-    return time.strftime("%H:%M:%S", time.localtime(at))
+    return clock(at)
 
 
 def guarded_page(render: Callable[[], Any]) -> None:
@@ -247,8 +248,8 @@ def guarded_page(render: Callable[[], Any]) -> None:
         raise
     except Exception as exc:  # noqa: BLE001
         log.exception("page failed")
-        st.error(f"This page hit an unexpected error: {as_text(friendly(exc))}. Your session is kept; try again or "
-                 "restart the run.")
+        st.error(_("This page hit an unexpected error: {error}. Your session is kept; try again or restart the run.")
+                 .format(error=as_text(friendly(exc))))
 
 
 def run_page(render: Callable[[], Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.i18n import _
 from ui.panels.lazy import lazy_expander
 
 BREAKPOINTS_KEY = "_breakpoints"
@@ -22,15 +23,16 @@ def _save() -> None:
 
 def breakpoints_label(chosen: set[str]) -> str:
     if not chosen:
-        return "Breakpoints — none (Continue runs to the end)"
-    return f"Breakpoints — Continue pauses before: {', '.join(sorted(chosen))}"
+        return _("Breakpoints — none (Continue runs to the end)")
+    return _("Breakpoints — Continue pauses before: {nodes}").format(nodes=", ".join(sorted(chosen)))
 
 
 def render_breakpoints(nodes: list[str]) -> None:
     chosen = breakpoints()
     with lazy_expander(breakpoints_label(chosen), key="breakpoints_folded") as is_open:
         if is_open:
-            st.multiselect("Pause before these nodes", nodes, default=[n for n in nodes if n in chosen],
+            st.multiselect(_("Pause before these nodes"), nodes, default=[n for n in nodes if n in chosen],
                            key=PICKER_KEY, on_change=_save,
-                           help="Continue stops before the next step that would run one of them; Step ignores "
-                                "them; Run runs to the end. On rag_sub_agent it pauses before the fan-out.")
+                           help=_("Continue stops before the next step that would run one of them; Step ignores "
+                                  "them; Run runs to the end. On rag_sub_agent it pauses before the fan-out."),
+                           placeholder=_("Choose nodes"))

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional
 import streamlit as st
 
 from debugger.html_view import esc
+from rag.i18n import N_, _
 from ui.panels.icons import svg_icon
 
 log = logging.getLogger(__name__)
@@ -34,20 +35,22 @@ class Control(NamedTuple):
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("run", "Run", "Start the question named below and run it to the end, with live progress", primary=True),
-    Control("step", "Step", "Run exactly one superstep (parallel sub-questions run together); a new question "
-            "in the box is started first"),
-    Control("continue", "Continue to end", "Run the remaining steps to the end; a new question in the box is "
-            "started first"),
-    Control("restart", "Restart", "Start the question named below again on a fresh thread, paused before its "
-            "first node"),
+    Control("run", N_("Run"), N_("Start the question named below and run it to the end, with live progress"),
+            primary=True),
+    Control("step", N_("Step"), N_("Run exactly one superstep (parallel sub-questions run together); a new question "
+                                   "in the box is started first")),
+    Control("continue", N_("Continue to end"), N_("Run the remaining steps to the end; a new question in the box is "
+                                                  "started first")),
+    Control("restart", N_("Restart"), N_("Start the question named below again on a fresh thread, paused before its "
+                                         "first node")),
 )
+"""Labels and tooltips in English, marked; shown through `_()`."""
 ACTIONS = tuple(c.action for c in CONTROLS)
 
-CONTROLS_HELP = ("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
+CONTROLS_HELP = N_("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
                  "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts "
                  "the question again on a fresh thread")
-REPLAY_HELP = ("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
+REPLAY_HELP = N_("Replay: <b>Step</b>, <b>Continue</b> and <b>Restart</b> walk the recorded checkpoints; nothing runs, "
                "so <b>Run</b> is off (leave replay to run live)")
 TARGET_CHARS = 60
 """How much of the question the target line quotes (the box shows all of it)."""
@@ -79,13 +82,23 @@ def target_text(*, box: str, loaded: str, has_run: bool, replay: bool) -> str:
     """The line under the controls that names the question they act on (HTML). inspector.js says
     the same while the user types, before the box is sent to the server."""
     if replay:
-        return f"Replaying the recorded run of {_quote(loaded)}"
+        return esc(_("Replaying the recorded run of {question}")).format(question=_quote(loaded))
+    texts = target_texts()
     if is_new_question(box, loaded, replay=replay):
-        out = f"<b>Run, Step, Continue and Restart start the question in the box:</b> {_quote(box)}"
-        return out + (f" · the loaded run was {_quote(loaded)}" if has_run and loaded else "")
+        out = f"<b>{esc(texts['new'])}</b> {_quote(box)}"
+        return out + (esc(texts["was"]).format(question=_quote(loaded)) if has_run and loaded else "")
     if has_run:
-        return f"The controls act on the loaded run: {_quote(loaded)}"
-    return "Type a question above or pick a demo, then Run or Step."
+        return esc(texts["loaded"]).format(question=_quote(loaded))
+    return esc(texts["idle"])
+
+
+def target_texts() -> dict[str, str]:
+    """The target line's words, for the server and for inspector.js (which says the same while the
+    user types): the script shows no text of its own, so the page stays in one language."""
+    return {"new": _("Run, Step, Continue and Restart start the question in the box:"),
+            "was": _(" · the loaded run was {question}"),
+            "loaded": _("The controls act on the loaded run: {question}"),
+            "idle": _("Type a question above or pick a demo, then Run or Step.")}
 
 
 def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "",
@@ -97,15 +110,16 @@ def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loa
     enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question)
     buttons = "".join(
         f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
-        f'title="{esc(c.help)}"{"" if enabled[c.action] else " disabled"}>{svg_icon(c.action)}'
-        f'<span>{esc(c.label)}</span></button>'
+        f'title="{esc(_(c.help))}"{"" if enabled[c.action] else " disabled"}>{svg_icon(c.action)}'
+        f'<span>{esc(_(c.label))}</span></button>'
         for c in CONTROLS
     )
-    help_line = REPLAY_HELP if replay else (caption or CONTROLS_HELP)
+    help_line = _(REPLAY_HELP) if replay else (caption or _(CONTROLS_HELP))
     flags = f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
     target = "" if caption is not None else (
         f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>')
-    return (f'<div class="rdi-controls" role="toolbar" aria-label="Debugger controls" {flags} '
+    toolbar = esc(_("Debugger controls"))
+    return (f'<div class="rdi-controls" role="toolbar" aria-label="{toolbar}" {flags} '
             f'data-loaded="{esc(loaded)}">{buttons}</div>{target}'
             f'<p class="rdi-caption">{help_line}</p>')
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Optional
 
 from debugger.html_view import code, esc
 from rag.degradation import Failure, run_failures
+from rag.i18n import _
 
 
 def degraded_html(state: Optional[Mapping[str, Any]]) -> str:
@@ -23,12 +24,13 @@ def failures_html(failures: list[Failure]) -> str:
         return ""
     roles = ", ".join(dict.fromkeys(f.role for f in failures))
     items = "".join(
-        f"<li><b>{esc(f.role)}</b> failed ({code(f.kind)})"
-        + (f" on the sub-question “{esc(f.sub_question)}”" if f.sub_question else "")
+        "<li>" + _("<b>{role}</b> failed ({kind})").format(role=esc(f.role), kind=code(f.kind))
+        + (esc(_(" on the sub-question “{question}”").format(question=f.sub_question)) if f.sub_question else "")
         + f": {esc(f.consequence)}." + (f' <span class="rdi-caption">{esc(f.message[:300])}</span>' if f.message else "")
         + "</li>"
         for f in failures
     )
-    return (f'<div class="rdi-degraded" role="alert"><b>Degraded run — the {esc(roles)} failed.</b> '
-            "The result below is a fallback, not what the knowledge base says. Check the model and "
-            f"retriever settings, then Restart.<ul>{items}</ul></div>")
+    return ('<div class="rdi-degraded" role="alert">'
+            + _("<b>Degraded run — the {roles} failed.</b> The result below is a fallback, not what the knowledge "
+                "base says. Check the model and retriever settings, then Restart.").format(roles=esc(roles))
+            + f"<ul>{items}</ul></div>")

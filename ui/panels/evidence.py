@@ -3,8 +3,9 @@ the inspector; see `debugger.html_view` for why HTML)."""
 from __future__ import annotations
 
 from debugger.html_view import code, details, esc, table
+from rag.i18n import N_, _
 
-CHUNK_COLUMNS = ("#", "filename", "page", "score", "rrf_rank", "rerank_score", "text")
+CHUNK_COLUMNS = (N_("#"), N_("filename"), N_("page"), N_("score"), N_("rrf_rank"), N_("rerank_score"), N_("text"))
 CONTEXT_MAX_CHARS = 20_000
 
 
@@ -24,8 +25,8 @@ def chunk_rows(chunks: list[dict]) -> list[tuple]:
     ]
 
 
-EXPLAIN_COLUMNS = ("chunk", "file", "level", "sparse rank", "dense rank", "RRF score", "auto-merge", "rrf rank",
-                   "rerank score", "outcome")
+EXPLAIN_COLUMNS = (N_("chunk"), N_("file"), N_("level"), N_("sparse rank"), N_("dense rank"), N_("RRF score"),
+                   N_("auto-merge"), N_("rrf rank"), N_("rerank score"), N_("outcome"))
 
 
 def explain_rows(candidates: list[dict]) -> list[tuple]:
@@ -33,9 +34,9 @@ def explain_rows(candidates: list[dict]) -> list[tuple]:
     rows = []
     for c in candidates:
         if c.get("from_merge"):
-            merge = "parent brought in by auto-merge"
+            merge = _("parent brought in by auto-merge")
         elif c.get("merged_into"):
-            merge = f"replaced by parent {c['merged_into']}"
+            merge = _("replaced by parent {chunk}").format(chunk=c["merged_into"])
         else:
             merge = "—"
         rows.append((c.get("chunk_id"), c.get("filename"), _cell(c.get("level")), _cell(c.get("sparse_rank")),
@@ -48,7 +49,7 @@ def explain_summary(candidates: list[dict]) -> str:
     counts: dict[str, int] = {}
     for c in candidates:
         counts[c.get("outcome") or "?"] = counts.get(c.get("outcome") or "?", 0) + 1
-    return f"{len(candidates)} candidates: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+    return _("{n} candidates: {counts}").format(n=len(candidates), counts=", ".join(f"{n} {k}" for k, n in counts.items()))
 
 
 def retrieval_explain_html(trace: dict) -> str:
@@ -57,46 +58,52 @@ def retrieval_explain_html(trace: dict) -> str:
     if not candidates:
         return ""
     outcomes = [f'class="rdi-outcome-{esc(str(c.get("outcome", "")).split()[0])}"' for c in candidates]
-    body = (f'<p class="rdi-caption">Stage {code(trace.get("retrieval_stage", "?"))}: sparse and dense ranks are '
-            "each leg's order (— = that leg did not find it); RRF fuses them; auto-merge may replace sibling "
-            "chunks by their parent; then rerank (or score order), top-k and the min-score threshold cut.</p>"
+    body = ('<p class="rdi-caption">' + esc(_(
+                "Stage {stage}: sparse and dense ranks are each leg's order (— = that leg did not find it); RRF "
+                "fuses them; auto-merge may replace sibling chunks by their parent; then rerank (or score order), "
+                "top-k and the min-score threshold cut.")).format(stage=code(trace.get("retrieval_stage", "?")))
+            + "</p>"
             + table(EXPLAIN_COLUMNS, explain_rows(candidates), table_id="retrieval_explain", row_attrs=outcomes,
-                    css="rdi-explain"))
-    return details(f"Why these chunks? {explain_summary(candidates)}", body, ident="retrieval_explain")
+                    css="rdi-explain", translate=True))
+    return details(_("Why these chunks? {summary}").format(summary=explain_summary(candidates)), body,
+                   ident="retrieval_explain")
 
 
 def evidence_html(values: dict) -> str:
     trace = values.get("rag_trace") or {}
     docs = values.get("docs") or []
     grade = values.get("grade")
-    out = ['<h4>Evidence</h4>']
+    out = ["<h4>" + esc(_("Evidence")) + "</h4>"]
     if not trace and not docs:
-        out.append('<p class="rdi-caption">No retrieval yet in this run.</p>')
+        out.append('<p class="rdi-caption">' + esc(_("No retrieval yet in this run.")) + "</p>")
         return "".join(out)
     shown = docs or trace.get("retrieved_chunks") or []
-    label = "usable evidence (docs)" if docs else "candidates in the trace (not handed to the answerer)"
+    label = _("usable evidence (docs)") if docs else _("candidates in the trace (not handed to the answerer)")
     if shown:
-        out.append(f'<p class="rdi-caption">{len(shown)} chunks — {esc(label)}; stage '
-                   f'{code(trace.get("retrieval_stage", "?"))}, mode {code(trace.get("retrieval_mode", "?"))}</p>')
-        out.append(table(CHUNK_COLUMNS, chunk_rows(shown), table_id="chunks", css="rdi-chunks"))
+        out.append('<p class="rdi-caption">' + esc(_("{n} chunks — {label}; stage {stage}, mode {mode}")).format(
+            n=len(shown), label=esc(label), stage=code(trace.get("retrieval_stage", "?")),
+            mode=code(trace.get("retrieval_mode", "?"))) + "</p>")
+        out.append(table(CHUNK_COLUMNS, chunk_rows(shown), table_id="chunks", css="rdi-chunks", translate=True))
     else:
-        out.append('<p class="rdi-caption">No chunks.</p>')
+        out.append('<p class="rdi-caption">' + esc(_("No chunks.")) + "</p>")
     out.append(retrieval_explain_html(trace))
     if trace.get("retrieval_error"):
-        out.append(f'<div class="rdi-warning">Retrieval failed: {esc(trace["retrieval_error"])}</div>')
+        out.append('<div class="rdi-warning">' + esc(_("Retrieval failed: {error}").format(
+            error=trace["retrieval_error"])) + "</div>")
     if values.get("context"):
         text = values["context"][:CONTEXT_MAX_CHARS]
-        out.append(details("Context text the grader sees", f'<pre class="rdi-text">{esc(text)}</pre>',
+        out.append(details(_("Context text the grader sees"), f'<pre class="rdi-text">{esc(text)}</pre>',
                            ident="grader_context"))
     if grade:
-        out.append(
-            f'<p><b>Grade</b>: relevance {code(grade.get("relevance"))} · answerability '
-            f'{code(grade.get("answerability"))} · ambiguity {code(grade.get("ambiguity"))} · confidence '
-            f'{code(grade.get("confidence"))} · model proposed {code(grade.get("route"))} → decided '
-            f'<b>{code(values.get("route"))}</b></p>'
-        )
+        out.append("<p>" + _(
+            "<b>Grade</b>: relevance {relevance} · answerability {answerability} · ambiguity {ambiguity} · "
+            "confidence {confidence} · model proposed {proposed} → decided <b>{decided}</b>").format(
+            relevance=code(grade.get("relevance")), answerability=code(grade.get("answerability")),
+            ambiguity=code(grade.get("ambiguity")), confidence=code(grade.get("confidence")),
+            proposed=code(grade.get("route")), decided=code(values.get("route"))) + "</p>")
         if grade.get("reason"):
-            out.append(f'<p class="rdi-caption">Reason: {esc(grade["reason"])}</p>')
+            out.append('<p class="rdi-caption">' + esc(_("Reason: {reason}").format(reason=grade["reason"])) + "</p>")
     if trace.get("grading_error"):
-        out.append(f'<div class="rdi-warning">Grader unavailable, failed closed: {esc(trace["grading_error"])}</div>')
+        out.append('<div class="rdi-warning">' + esc(_("Grader unavailable, failed closed: {error}").format(
+            error=trace["grading_error"])) + "</div>")
     return "".join(out)

@@ -7,11 +7,12 @@ import json
 import streamlit as st
 
 from debugger import format_value
+from rag.i18n import _
 
 
 def render_full_state(values: dict) -> None:
     with st.container(border=True, key="full_state"):
-        st.markdown("**Full state**")
+        st.markdown("**" + _("Full state") + "**")
         st.json({k: _jsonable(v) for k, v in values.items()}, expanded=1)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.i18n import _
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, get_session, guarded
@@ -18,8 +19,8 @@ def _answer(text: str) -> None:
     session = get_session()
     reset_time_travel()
     if guarded(session.answer_hitl, text) is not None:
-        flash("success", f"Resuming with your answer “{as_text(text.strip())}”. Step through the resume path or press "
-                         "Continue.")
+        flash("success", _("Resuming with your answer “{answer}”. Step through the resume path or press Continue.")
+              .format(answer=as_text(text.strip())))
 
 
 def _answer_from_box() -> None:
@@ -37,21 +38,22 @@ def render_hitl(result: dict) -> bool:
     trace = result.get("rag_trace") or {}
     route = result.get("route")
     with st.container(border=True):
-        st.markdown(f"### {MATERIAL['ask']} The workflow asks you ({as_text(route)})")
-        st.markdown(as_text(trace.get("hitl_prompt") or "Please add more detail."))
+        st.markdown(f"### {MATERIAL['ask']} " + _("The workflow asks you ({route})").format(route=as_text(route)))
+        st.markdown(as_text(trace.get("hitl_prompt") or _("Please add more detail.")))
         options = trace.get("hitl_options") or []
         if options:
             cols = st.columns(min(len(options), 4))
             for i, option in enumerate(options):
                 cols[i % len(cols)].button(as_text(option), key=f"hitl_opt_{i}", on_click=_answer, args=(option,),
-                                           width="stretch", help=f"Answer “{as_text(option)}” and resume")
+                                           width="stretch",
+                                           help=_("Answer “{option}” and resume").format(option=as_text(option)))
         if route == "clarify" and not options:
-            placeholder = "Your answer (e.g. the missing condition)"
+            placeholder = _("Your answer (e.g. the missing condition)")
         else:
-            placeholder = "Or answer in your own words"
+            placeholder = _("Or answer in your own words")
         with st.form("hitl_form", border=False, enter_to_submit=True):
-            st.text_input("Answer", key=TEXT_KEY, placeholder=placeholder, help="Press Enter to send")
-            st.form_submit_button("Send answer", key="hitl_submit", on_click=_answer_from_box, type="primary")
-        with st.expander("Resume snapshot (hitl_resume_state)"):
+            st.text_input(_("Answer"), key=TEXT_KEY, placeholder=placeholder, help=_("Press Enter to send"))
+            st.form_submit_button(_("Send answer"), key="hitl_submit", on_click=_answer_from_box, type="primary")
+        with st.expander(_("Resume snapshot (hitl_resume_state)")):
             st.json(snapshot)
     return True

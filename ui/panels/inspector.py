@@ -25,13 +25,15 @@ from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
+from rag.i18n import N_, _, current_language
 from rag.workbench.session import DebugSession, route_decision
 from ui.panels.answer import answer_html
-from ui.panels.controls import controls_html, queue_action
+from ui.panels.controls import controls_html, queue_action, target_texts
 from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
+from ui.panels.run_labels import run_label
 from ui.panels.time_travel import travel_to
 from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
@@ -40,7 +42,8 @@ COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
 STATIC = Path(__file__).resolve().parent / "static"
 TIMELINE_CACHE_KEY = "_timeline_rows"
-TIMELINE_COLUMNS = ("step", "run", "nodes", "lanes", "duration_ms", "decision", "progress (ms)", "error")
+TIMELINE_COLUMNS = (N_("step"), N_("run"), N_("nodes"), N_("lanes"), N_("duration_ms"), N_("decision"),
+                    N_("progress (ms)"), N_("error"))
 """A step's progress events show as the first word of their label + elapsed ms (their emoji icons
 need a font the app does not bring); their full text is the row's tooltip."""
 
@@ -83,8 +86,8 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
-KEYS_HINT = ('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>c</kbd> Continue · '
-             '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
+KEYS_HINT = N_('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>c</kbd> Continue · '
+               '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
 """Handled by inspector.js (not while typing in a field)."""
 
 SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evidence", "progress")
@@ -115,7 +118,8 @@ class InspectorParts:
     evidence: bool = True
     node_docs: Optional[Callable[[], str]] = None
     """HTML of the node help (None: the RAG nodes')."""
-    idle_hint: str = "type a question or pick a demo, then Step or Run."
+    idle_hint: str = N_("type a question or pick a demo, then Step or Run.")
+    """Shown through `_()`: mark it with `N_`."""
     controls_caption: Optional[str] = None
     timeline_columns: Optional[tuple[str, ...]] = None
     """The timeline's columns (None: the RAG debugger's)."""
@@ -153,9 +157,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
         values = travel_seg.stepper.state_at(record.after_checkpoint_id)
-        head += (f'<div class="rdi-travel">Viewing the state after step {travel + 1} '
-                 f'({esc(", ".join(record.nodes))}) — read from the checkpoint, nothing was re-run.'
-                 '<button class="rdi-latest" data-travel="-1">Back to the latest step</button></div>')
+        head += ('<div class="rdi-travel">'
+                 + esc(_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
+                       .format(n=travel + 1, nodes=", ".join(record.nodes)))
+                 + '<button class="rdi-latest" data-travel="-1">' + esc(_("Back to the latest step")) + "</button></div>")
     else:
         travel = None
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
@@ -167,12 +172,12 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
             head += fork_html(session, parts.values)
     drawing = session.drawing(travel)
     progress = (record.annotations.get("progress") or []) if record else []
-    step_progress = details(f"Progress steps emitted ({len(progress)})",
+    step_progress = details(_("Progress steps emitted ({n})").format(n=len(progress)),
                             progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
     if seg:
         checked = " checked" if full_state else ""
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
-                 f'{checked}> Show the full state below</label>')
+                 f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
                                   box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption),
@@ -182,23 +187,25 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values) + KEYS_HINT,
+        + step_html(record, progress_table=step_progress, view=parts.values) + _(KEYS_HINT),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
+        "texts": target_texts(),  # not a section: the words inspector.js writes itself
     }
     if seg and full_state:  # typed, beside the raw JSON the page draws below
-        sections["step"] += details("Full state, typed", state_html(values, parts.values), ident="typed_state",
+        sections["step"] += details(_("Full state, typed"), state_html(values, parts.values), ident="typed_state",
                                     open_=True)
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
         calls = sum(len(rec.annotations.get("spans") or []) for rec in records)
-        note = f"{calls} model calls" if calls else "no model calls (offline rules, or a recorded run)"
-        sections["progress"] += details("Where the time went (waterfall)", waterfall_html(records, note=note),
+        note = (_("{n} model calls").format(n=calls) if calls
+                else _("no model calls (offline rules, or a recorded run)"))
+        sections["progress"] += details(_("Where the time went (waterfall)"), waterfall_html(records, note=note),
                                         ident="waterfall")
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
-        sections["progress"] += details(f"All progress steps of this session ({len(all_progress)})",
+        sections["progress"] += details(_("All progress steps of this session ({n})").format(n=len(all_progress)),
                                        progress_html(all_progress, table_id="all_progress"), ident="all_progress")
     return sections, values
 
@@ -207,13 +214,14 @@ def _graph_section(drawing) -> str:
     """The picture laid out once per graph (cached on its unmarked DOT), marked for this position;
     without a layout program, the node list with the same marks."""
     marks = drawing.marks()
-    picture = _marked_picture(drawing.layout_dot(), json.dumps(marks, sort_keys=True))
+    picture = _marked_picture(drawing.layout_dot(), json.dumps(marks, sort_keys=True), current_language())
     return picture if picture is not None else graph_html(None, drawing.graph, marks)
 
 
 @lru_cache(maxsize=128)
-def _marked_picture(layout_dot: str, marks_json: str) -> Optional[str]:
-    """A graph has a dozen or so positions: each one's HTML is built once (marks, base64: 1-4 ms)."""
+def _marked_picture(layout_dot: str, marks_json: str, lang: str) -> Optional[str]:
+    """A graph has a dozen or so positions: each one's HTML is built once (marks, base64: 1-4 ms) per
+    language (`lang` is part of the key: the legend is in it)."""
     svg = layout_svg(layout_dot)
     return graph_html(mark_svg(svg, json.loads(marks_json))) if svg else None
 
@@ -228,11 +236,14 @@ def fork_html(session: DebugSession, view: TypedValues) -> str:
     before = origin.stepper.steps[index].values_after.get(field)
     rows = diff_states(original, fork, nested_fields={"rag_trace"})
     changed = [r for r in rows if r.kind != "unchanged"]
-    return (f'<div class="rdi-fork"><b>{esc(session.current.label)}</b>: {code(field)} after {esc(origin.label)} '
-            f'step {index + 1} ({code(", ".join(origin.stepper.steps[index].nodes))}) was '
-            f'{_folded(view, field, before)} and is now {_folded(view, field, value)} · route '
-            f'{code(original.get("route"))} → <b>{code(fork.get("route"))}</b>'
-            + details(f"Final states compared: original → fork ({len(changed)} fields differ)",
+    return ('<div class="rdi-fork">'
+            + _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after} · route "
+                "{old_route} → <b>{new_route}</b>").format(
+                fork=esc(run_label(session.current.label)), field=code(field), run=esc(run_label(origin.label)),
+                n=index + 1, nodes=code(", ".join(origin.stepper.steps[index].nodes)),
+                before=_folded(view, field, before), after=_folded(view, field, value),
+                old_route=code(original.get("route")), new_route=code(fork.get("route")))
+            + details(_("Final states compared: original → fork ({n} fields differ)").format(n=len(changed)),
                       diff_html(rows, table_id="fork_diff", view=view), ident="fork_diff", open_=True)
             + "</div>")
 
@@ -240,27 +251,31 @@ def fork_html(session: DebugSession, view: TypedValues) -> str:
 def _folded(view: TypedValues, field: str, value: Any) -> str:
     """A list or dict folded to one line (the header stays short); a scalar as it is."""
     if isinstance(value, (list, dict)) and value:
-        return f'<details class="rdi-tree"><summary>{len(value)} items</summary>{view.value(field, value)}</details>'
+        count = esc(_("{n} items").format(n=len(value)))
+        return f'<details class="rdi-tree"><summary>{count}</summary>{view.value(field, value)}</details>'
     return view.value(field, value)
 
 
 def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
     seg = session.current
     if not seg:
-        return f'<div class="rdi-position">No run yet · {esc(idle_hint)}</div>'
-    chips = " → ".join(f"<b>{esc(s.label)}</b>" if s is seg else esc(s.label) for s in session.segments)
+        return '<div class="rdi-position">' + esc(_("No run yet")) + f" · {esc(_(idle_hint))}</div>"
+    chips = " → ".join(f"<b>{esc(run_label(s.label))}</b>" if s is seg else esc(run_label(s.label))
+                       for s in session.segments)
     if seg.stepper.done and session.cut_short:
-        where = "end of the recording: the run stopped here and never finished"
+        where = esc(_("end of the recording: the run stopped here and never finished"))
     elif seg.stepper.done:
-        where = "finished"
+        where = esc(_("finished"))
     else:
         nxt = seg.stepper.next_nodes
-        where = "paused before " + ", ".join(code(n) for n in dict.fromkeys(nxt)) + (
-            f" ×{len(nxt)} (parallel)" if len(nxt) > 1 else "")
-    out = f'<div class="rdi-position">{chips} · {len(seg.stepper.steps)} steps · {where}</div>'
+        where = esc(_("paused before {nodes}")).format(nodes=", ".join(code(n) for n in dict.fromkeys(nxt))) + (
+            esc(_(" ×{n} (parallel)").format(n=len(nxt))) if len(nxt) > 1 else "")
+    steps = esc(_("{n} steps").format(n=len(seg.stepper.steps)))
+    out = f'<div class="rdi-position">{chips} · {steps} · {where}</div>'
     if seg.stepper.error:
-        out += (f'<div class="rdi-error">The last step failed: {esc(seg.stepper.error)}. '
-                "Press Step to retry it, or Restart.</div>")
+        out += ('<div class="rdi-error">'
+                + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
+                    error=seg.stepper.error)) + '</div>')
     return out
 
 
@@ -271,11 +286,15 @@ def result_html(result: Optional[dict]) -> str:
     route = result.get("route")
     icon = svg_icon(route if route in ("answer", "no_knowledge", "rewrite") else "info")
     trace = result.get("rag_trace") or {}
-    out = [f'<div class="rdi-result"><h3>{icon} Result: {code(route)} / {code(result.get("retrieval_status"))}</h3>',
-           f'<p class="rdi-caption">{len(result.get("docs") or [])} chunks handed to the answering agent · '
-           f'provider {esc(result.get("provider"))} · retriever {esc(result.get("retriever"))}</p>']
+    out = ['<div class="rdi-result"><h3>' + icon + " " + _("Result: {route} / {status}").format(
+               route=code(route), status=code(result.get("retrieval_status"))) + "</h3>",
+           '<p class="rdi-caption">' + esc(_(
+               "{n} chunks handed to the answering agent · provider {provider} · retriever {retriever}").format(
+               n=len(result.get("docs") or []), provider=result.get("provider"), retriever=result.get("retriever")))
+           + "</p>"]
     if trace.get("evidence_reason"):
-        out.append(f'<p class="rdi-caption">Reason: {esc(trace["evidence_reason"])}</p>')
+        out.append('<p class="rdi-caption">' + esc(_("Reason: {reason}").format(reason=trace["evidence_reason"]))
+                   + "</p>")
     out.append("</div>")
     return "".join(out)
 
@@ -288,19 +307,19 @@ def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int],
     columns = columns or TIMELINE_COLUMNS
     if columns[-1] == "error" and not any(r["error"] for r in rows):
         columns = columns[:-1]  # errors are rare
-    return "<h4>Timeline</h4>" + timeline_html(rows, selected=travel, columns=columns)
+    return "<h4>" + esc(_("Timeline")) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
 def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
-    key = tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
+    key = (current_language(),) + tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
     cached = st.session_state.get(TIMELINE_CACHE_KEY)
     if cached is not None and cached[0] == key:
         return cached[1]
     rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs, strict=False), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
-        row["run"] = seg.label
+        row["run"] = run_label(seg.label)
         row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
                                         for p in rec.annotations.get("progress") or [])
     st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
@@ -308,13 +327,18 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
 
 
 def _notes(annotations: dict) -> str:
-    return " · ".join(f"{p.get('label', '')} ({p.get('elapsed_ms', 0)} ms)"
+    return " · ".join(_("{label} ({ms} ms)").format(label=p.get("label", ""), ms=p.get("elapsed_ms", 0))
                     for p in annotations.get("progress") or [])
 
 
-@lru_cache(maxsize=1)
 def _node_docs_html() -> str:
+    return _node_docs_in(current_language())
+
+
+@lru_cache(maxsize=4)
+def _node_docs_in(lang: str) -> str:
+    """Built once per language (`lang` is the cache key; the strings follow the active language)."""
     from rag.graph.build import node_docs
 
     items = "".join(f"<li><b>{code(name)}</b> — {esc(doc)}</li>" for name, doc in sorted(node_docs().items()))
-    return details("What does each node do?", f"<ul>{items}</ul>", ident="node_docs")
+    return details(_("What does each node do?"), f"<ul>{items}</ul>", ident="node_docs")

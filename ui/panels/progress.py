@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from debugger.html_view import table
+from rag.i18n import N_
 
-PROGRESS_COLUMNS = ("step", "detail", "group", "elapsed_ms", "stage_ms")
+PROGRESS_COLUMNS = (N_("step"), N_("detail"), N_("group"), N_("elapsed_ms"), N_("stage_ms"))
 """No icon column: the engine's icons are emoji, which need a font the app does not bring."""
 
 
@@ -23,4 +24,4 @@ def progress_frame(progress: list[dict]) -> pd.DataFrame:
 
 
 def progress_html(progress: list[dict], *, table_id: str) -> str:
-    return table(PROGRESS_COLUMNS, _progress_rows(progress), table_id=table_id, css="rdi-progress")
+    return table(PROGRESS_COLUMNS, _progress_rows(progress), table_id=table_id, css="rdi-progress", translate=True)

@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from debugger.html_view import code, esc
 from debugger.value_view import TypedValues, base_field, leaf_html, tree_html
+from rag.i18n import _
 
 CHUNK_PREVIEW_CHARS = 90
 CHUNK_TEXT_MAX_CHARS = 4_000
@@ -48,15 +49,16 @@ def chunk_card(chunk: Mapping[str, Any], *, number: Optional[int] = None) -> str
     """File, page, level, the scores, and the text: a preview that expands to the whole chunk."""
     text = str(chunk.get("text") or "")
     preview = text[:CHUNK_PREVIEW_CHARS] + ("…" if len(text) > CHUNK_PREVIEW_CHARS else "")
-    full = text[:CHUNK_TEXT_MAX_CHARS] + (f" … ({len(text) - CHUNK_TEXT_MAX_CHARS} more characters)"
+    full = text[:CHUNK_TEXT_MAX_CHARS] + (_(" … ({n} more characters)").format(n=len(text) - CHUNK_TEXT_MAX_CHARS)
                                           if len(text) > CHUNK_TEXT_MAX_CHARS else "")
     num = f'<span class="rdi-chunk-n">[{number}]</span> ' if number is not None else ""
-    meta = [f"page {_num(chunk.get('page_number'))}"]
+    meta = [_("page {n}").format(n=_num(chunk.get("page_number")))]
     if chunk.get("level") is not None:
-        meta.append(f"level {_num(chunk.get('level'))}")
-    scores = (f'<span class="rdi-score" title="retrieval score">score {esc(_num(chunk.get("score")))}</span>'
-              f'<span class="rdi-score" title="rank in the fused (RRF) list">rrf #{esc(_num(chunk.get("rrf_rank")))}</span>'
-              f'<span class="rdi-score" title="reranker score">rerank {esc(_num(chunk.get("rerank_score")))}</span>')
+        meta.append(_("level {n}").format(n=_num(chunk.get("level"))))
+    score_parts = ((_("retrieval score"), _("score {n}").format(n=_num(chunk.get("score")))),
+                   (_("rank in the fused (RRF) list"), _("rrf #{n}").format(n=_num(chunk.get("rrf_rank")))),
+                   (_("reranker score"), _("rerank {n}").format(n=_num(chunk.get("rerank_score")))))
+    scores = "".join(f'<span class="rdi-score" title="{esc(tip)}">{esc(text)}</span>' for tip, text in score_parts)
     ident = f' data-chunk="{esc(chunk.get("chunk_id"))}"' if chunk.get("chunk_id") else ""
     if len(text) <= CHUNK_PREVIEW_CHARS:  # short: nothing to expand
         body = f'<div class="rdi-chunk-text">{esc(text)}</div>'
@@ -73,7 +75,8 @@ def chunks_html(chunks: list) -> str:
         return "<code>[]</code>"
     cards = "".join(chunk_card(c, number=i) if is_chunk(c) else tree_html(c)
                     for i, c in enumerate(chunks, start=1))
-    return f'<div class="rdi-chunks-list"><p class="rdi-caption">{len(chunks)} chunks</p>{cards}</div>'
+    count = esc(_("{n} chunks").format(n=len(chunks)))
+    return f'<div class="rdi-chunks-list"><p class="rdi-caption">{count}</p>{cards}</div>'
 
 
 def badge(name: str, value: Any) -> str:
@@ -90,20 +93,25 @@ def grade_html(grade: Mapping[str, Any]) -> str:
     if grade.get("reason"):
         out.append(f'<div class="rdi-reason">{esc(grade["reason"])}</div>')
     if grade.get("missing_slots"):
-        out.append(f'<div class="rdi-caption">missing: {esc(", ".join(map(str, grade["missing_slots"])))}</div>')
+        out.append('<div class="rdi-caption">' + esc(_("missing: {slots}").format(
+            slots=", ".join(map(str, grade["missing_slots"])))) + "</div>")
     if grade.get("hitl_prompt"):
         opts = grade.get("hitl_options") or []
-        out.append(f'<div class="rdi-caption">asks: {esc(grade["hitl_prompt"])}'
-                   + (f' — options: {esc(" / ".join(map(str, opts)))}' if opts else "") + "</div>")
+        out.append('<div class="rdi-caption">' + esc(_("asks: {prompt}").format(prompt=grade["hitl_prompt"]))
+                   + (esc(_(" — options: {options}").format(options=" / ".join(map(str, opts)))) if opts else "")
+                   + "</div>")
     out.append("</div>")
     return "".join(out)
 
 
 def rewrite_html(original: Any, rewritten: Any, method: Any = None) -> str:
     """The query before and after a rewrite, side by side, with the method that produced it."""
-    head = f'<div class="rdi-caption">rewrite · method {code(method)}</div>' if method else ""
-    return (f'<div class="rdi-rewrite">{head}<div class="rdi-side"><div><div class="rdi-caption">original</div>'
-            f'{leaf_html(original)}</div><div><div class="rdi-caption">rewritten</div>{leaf_html(rewritten)}</div></div></div>')
+    head = ('<div class="rdi-caption">' + esc(_("rewrite · method {method}")).format(method=code(method)) + "</div>"
+            if method else "")
+    was, now = esc(_("original")), esc(_("rewritten"))
+    return (f'<div class="rdi-rewrite">{head}<div class="rdi-side"><div><div class="rdi-caption">{was}'
+            f'</div>{leaf_html(original)}</div><div><div class="rdi-caption">{now}</div>'
+            f'{leaf_html(rewritten)}</div></div></div>')
 
 
 def sub_questions_html(questions: list) -> str:
@@ -122,8 +130,9 @@ def sub_result_html(result: Mapping[str, Any]) -> str:
 
 def details_chunks(docs: list) -> str:
     if not docs:
-        return '<div class="rdi-caption">no chunks</div>'
-    return f'<details class="rdi-tree"><summary>{len(docs)} chunks</summary>{chunks_html(docs)}</details>'
+        return '<div class="rdi-caption">' + esc(_("no chunks")) + "</div>"
+    count = esc(_("{n} chunks").format(n=len(docs)))
+    return f'<details class="rdi-tree"><summary>{count}</summary>{chunks_html(docs)}</details>'
 
 
 def sub_results_html(results: list) -> str:
@@ -152,8 +161,8 @@ def rag_value_html(path: str, value: Any) -> Optional[str]:
     if leaf == "retrieval_candidates" and isinstance(value, list):
         from ui.panels.evidence import explain_summary
 
-        return (f'<span class="rdi-caption">{esc(explain_summary(value))} — the table is under '
-                "Evidence: “Why these chunks?”</span>")
+        return ('<span class="rdi-caption">' + esc(_("{summary} — the table is under Evidence: “Why these chunks?”")
+                                                   .format(summary=explain_summary(value))) + "</span>")
     if leaf == "grade" and isinstance(value, Mapping):
         return grade_html(value)
     if leaf == "sub_questions" and isinstance(value, list):

@@ -8,6 +8,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   root.__setTrigger = setTriggerValue;
   root.__setState = setStateValue;
   root.__html = root.__html || {};
+  root.__texts = data.texts || root.__texts || {};
   for (const section of root.querySelectorAll("[data-sec]")) {
     const name = section.dataset.sec;
     const html = data[name] || "";
@@ -72,7 +73,8 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
 // The controls act on what the question box shows (ui/panels/controls.py). Streamlit sends the box
 // to the server only when it loses focus, so while the user types a new question this turns Step,
 // Continue and Restart on and names the question, as the server will once it has the box (a click
-// sends the box first: the click blurs it).
+// sends the box first: the click blurs it). Its words come from the server in data.texts, in the
+// page's language (ui/panels/controls.py target_texts).
 const QUOTE_CHARS = 60;
 function quote(text) {
   const t = text.split(/\s+/).filter(Boolean).join(" ");
@@ -91,15 +93,17 @@ function syncControls(root) {
   for (const b of bar.querySelectorAll("button[data-action]")) {
     if (b.dataset.action in on) b.disabled = !on[b.dataset.action];
   }
+  const texts = root.__texts || {};
+  const say = (name, question) => (texts[name] || "").replace("{question}", question);
   target.textContent = "";
   if (fresh) {
     const strong = document.createElement("b");
-    strong.textContent = "Run, Step, Continue and Restart start the question in the box:";
-    target.append(strong, " " + quote(text) + (hasRun && loaded ? " \u00b7 the loaded run was " + quote(loaded) : ""));
+    strong.textContent = texts.new || "";
+    target.append(strong, " " + quote(text) + (hasRun && loaded ? say("was", quote(loaded)) : ""));
   } else if (hasRun) {
-    target.append("The controls act on the loaded run: " + quote(loaded));
+    target.append(say("loaded", quote(loaded)));
   } else {
-    target.append("Type a question above or pick a demo, then Run or Step.");
+    target.append(texts.idle || "");
   }
 }
 function followQuestionBox(root) {
