@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
+from debugger.i18n import _, ngettext
 from debugger.stepper import StepperError
 
 START_NODE = "__start__"
@@ -97,7 +98,7 @@ def linear_path(checkpoints: Sequence[RecordedCheckpoint], head: Optional[str] =
         return []
     by_id = {c.checkpoint_id: c for c in checkpoints}
     if head is not None and head not in by_id:
-        raise StepperError(f"unknown checkpoint {head!r} in the recording")
+        raise StepperError(_("unknown checkpoint {id} in the recording").format(id=repr(head)))
     if not any(c.parent_checkpoint_id for c in checkpoints):
         items = list(checkpoints)
         return items[: items.index(by_id[head]) + 1] if head else items
@@ -107,7 +108,7 @@ def linear_path(checkpoints: Sequence[RecordedCheckpoint], head: Optional[str] =
     while node.parent_checkpoint_id and node.parent_checkpoint_id in by_id:
         node = by_id[node.parent_checkpoint_id]
         if node.checkpoint_id in seen:
-            raise StepperError("the recording's checkpoints form a cycle")
+            raise StepperError(_("the recording's checkpoints form a cycle"))
         seen.add(node.checkpoint_id)
         chain.append(node)
     chain.reverse()
@@ -198,7 +199,7 @@ class ReplayStepper:
     ) -> None:
         items = [c if isinstance(c, RecordedCheckpoint) else RecordedCheckpoint.model_validate(c) for c in checkpoints]
         if not items:
-            raise StepperError("the recording holds no checkpoints")
+            raise StepperError(_("the recording holds no checkpoints"))
         self.recorded = items
         self.path = linear_path(items, head)
         self.all_steps = steps_from_checkpoints(self.path, append_fields=append_fields, nested_fields=nested_fields)
@@ -260,7 +261,7 @@ class ReplayStepper:
 
     def step(self) -> StepRecord:
         if self.done:
-            raise StepperError("the recording has ended; restart to replay it again")
+            raise StepperError(_("the recording has ended; restart to replay it again"))
         record = self.all_steps[self._pos]
         self._pos += 1
         self.error = record.error
@@ -288,7 +289,8 @@ class ReplayStepper:
             try:
                 cid = self.all_steps[ref].after_checkpoint_id
             except IndexError:
-                raise StepperError(f"no step {ref}: the recording has {len(self.all_steps)} step(s)") from None
+                raise StepperError(ngettext("no step {ref}: the recording has {n} step", "no step {ref}: the recording has {n} steps",
+                                            len(self.all_steps)).format(ref=ref, n=len(self.all_steps))) from None
         elif isinstance(ref, str) and ref:
             cid = ref
         else:
@@ -296,7 +298,7 @@ class ReplayStepper:
         for cp in self.recorded:
             if cp.checkpoint_id == cid:
                 return cp
-        raise StepperError(f"unknown checkpoint {cid!r} in the recording")
+        raise StepperError(_("unknown checkpoint {id} in the recording").format(id=repr(cid)))
 
     def state_at(self, ref: int | str) -> dict[str, Any]:
         """State after recorded step `ref` (any step, replayed or not) or at a checkpoint id."""
@@ -313,7 +315,7 @@ class ReplayStepper:
     def to_dot(self, **kwargs: Any) -> str:
         """The graph at the replay position; needs the graph's structure (no model, no data)."""
         if self.graph is None:
-            raise StepperError("this replay was opened without a graph to draw")
+            raise StepperError(_("this replay was opened without a graph to draw"))
         from debugger.graph_view import END_ID, fanout_edges_from_steps, graph_to_dot
 
         current = (END_ID,) if self.done else self.next_nodes
