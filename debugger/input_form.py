@@ -197,7 +197,7 @@ def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any =
         if f.json_schema:
             issue = _check_json_schema(value, f.json_schema)
             if issue:
-                problems.append(f"{f.name}: {issue}")
+                problems.append(_("{field}: {problem}").format(field=f.name, problem=issue))
                 continue
         out[f.name] = value
     if not problems and isinstance(schema, type) and issubclass(schema, BaseModel):
