@@ -176,6 +176,63 @@ def steps_from_checkpoints(
     return steps
 
 
+class StepTiming(BaseModel):
+    """What a live stepper measured about one step, kept with a recording because checkpoints do not
+    hold it: the step's own duration (checkpoint timestamps also count the time a person paused between
+    Steps), when each lane started and ended, and the caller's timed spans (`annotations["spans"]`, e.g.
+    model calls). Keyed by the checkpoint the step ran from, which a replay of the same thread shares."""
+
+    checkpoint_id: Optional[str] = None
+    nodes: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+    lanes: dict[str, tuple[Optional[float], Optional[float]]] = Field(default_factory=dict)
+    """task id -> (started_ms, ended_ms) from the step's start."""
+    spans: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def step_timings(records: Iterable[StepRecord]) -> list[StepTiming]:
+    """The timings of live steps, to keep with their recording (see `apply_timings`)."""
+    return [
+        StepTiming(checkpoint_id=rec.before_checkpoint_id, nodes=rec.nodes, duration_ms=rec.duration_ms,
+                   lanes={lane.task_id: (lane.started_ms, lane.ended_ms) for lane in rec.lanes
+                          if lane.started_ms is not None or lane.ended_ms is not None},
+                   spans=list(rec.annotations.get("spans") or []))
+        for rec in records
+    ]
+
+
+SPANS_RECORDED = "spans_recorded"
+"""Annotation of a replayed step: True when its recording kept the step's timed spans (none may have
+happened), False when the recording predates keeping them (a UI says so instead of "none")."""
+
+
+def apply_timings(steps: Sequence[StepRecord], timings: Optional[Iterable[StepTiming | Mapping[str, Any]]]) -> int:
+    """Put recorded timings on replayed steps: the measured duration, lane start/end and spans replace
+    the estimate from checkpoint timestamps. `timings` None means the recording kept none: every step
+    is marked so (`SPANS_RECORDED` False). A timing is matched by the checkpoint its step ran from, else
+    by position when it names none; one whose nodes differ is not applied. Returns how many steps got one."""
+    if timings is None:
+        for step in steps:
+            step.annotations[SPANS_RECORDED] = False
+        return 0
+    items = [t if isinstance(t, StepTiming) else StepTiming.model_validate(t) for t in timings]
+    by_checkpoint = {t.checkpoint_id: t for t in items if t.checkpoint_id}
+    applied = 0
+    for i, step in enumerate(steps):
+        timing = by_checkpoint.get(step.before_checkpoint_id or "")
+        if timing is None and i < len(items) and not items[i].checkpoint_id:
+            timing = items[i]
+        step.annotations[SPANS_RECORDED] = True
+        if timing is None or (timing.nodes and tuple(timing.nodes) != tuple(step.nodes)):
+            continue
+        step.duration_ms = timing.duration_ms
+        step.lanes = tuple(lane.model_copy(update=dict(zip(("started_ms", "ended_ms"), timing.lanes[lane.task_id])))
+                           if lane.task_id in timing.lanes else lane for lane in step.lanes)
+        step.annotations["spans"] = [dict(span) for span in timing.spans]
+        applied += 1
+    return applied
+
+
 class ReplayStepper:
     """A stepper over a recording: the `GraphStepper` surface that makes sense without a graph.
 
@@ -325,4 +382,5 @@ class ReplayStepper:
 
 __all__ = [
     "RecordedTask", "RecordedCheckpoint", "record_thread", "linear_path", "steps_from_checkpoints", "ReplayStepper",
+    "SPANS_RECORDED", "StepTiming", "apply_timings", "step_timings",
 ]

@@ -35,6 +35,7 @@ from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
+from ui.waterfall_note import waterfall_note
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
@@ -192,8 +193,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
                                     open_=True)
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
-        calls = sum(len(rec.annotations.get("spans") or []) for rec in records)
-        note = f"{calls} model calls" if calls else "no model calls (offline rules, or a recorded run)"
+        note = waterfall_note(records)  # how many model calls, or why none are shown (ui/waterfall_note.py)
         sections["progress"] += details("Where the time went (waterfall)", waterfall_html(records, note=note),
                                         ident="waterfall")
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
