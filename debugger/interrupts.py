@@ -16,8 +16,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel
 
-from debugger.input_form import FormField, json_schema_fields
 from debugger.i18n import _
+from debugger.input_form import FormField, json_schema_fields
 
 AskKind = Literal["options", "form", "text"]
 _QUESTION_KEYS = ("question", "prompt", "message", "text", "query")

@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 from debugger.i18n import _, ngettext
+from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 from debugger.stepper import StepperError
 
 START_NODE = "__start__"
@@ -226,7 +226,7 @@ def apply_timings(steps: Sequence[StepRecord], timings: Optional[Iterable[StepTi
         if timing is None or (timing.nodes and tuple(timing.nodes) != tuple(step.nodes)):
             continue
         step.duration_ms = timing.duration_ms
-        step.lanes = tuple(lane.model_copy(update=dict(zip(("started_ms", "ended_ms"), timing.lanes[lane.task_id])))
+        step.lanes = tuple(lane.model_copy(update=dict(zip(("started_ms", "ended_ms"), timing.lanes[lane.task_id], strict=True)))
                            if lane.task_id in timing.lanes else lane for lane in step.lanes)
         step.annotations["spans"] = [dict(span) for span in timing.spans]
         applied += 1
@@ -346,8 +346,9 @@ class ReplayStepper:
             try:
                 cid = self.all_steps[ref].after_checkpoint_id
             except IndexError:
-                raise StepperError(ngettext("no step {ref}: the recording has {n} step", "no step {ref}: the recording has {n} steps",
-                                            len(self.all_steps)).format(ref=ref, n=len(self.all_steps))) from None
+                n = len(self.all_steps)
+                raise StepperError(ngettext("no step {ref}: the recording has {n} step",
+                                            "no step {ref}: the recording has {n} steps", n).format(ref=ref, n=n)) from None
         elif isinstance(ref, str) and ref:
             cid = ref
         else:

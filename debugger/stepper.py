@@ -276,7 +276,7 @@ class GraphStepper:
         self._input = input
         self._started = True
         try:
-            checkpoints, _ = self._run(input)
+            checkpoints, _events = self._run(input)
         except Exception as exc:  # invalid input, or the graph rejects it
             self.error = describe_error(exc)
             log.info("stepper start failed on thread %s: %s", self.thread_id, self.error)
@@ -433,7 +433,7 @@ class GraphStepper:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         records: list[StepRecord] = []
-        for _ in range(max_steps):
+        for _attempt in range(max_steps):
             if self.done or (self._started and self.start_checkpoint_id is None) or self.pending_interrupts:
                 break  # an interrupt waits for resume(); stepping would only ask again
             record = self.step()

@@ -5,7 +5,6 @@ retriever, embedder and graphs) have nothing to do with a graph of your own."""
 import streamlit as st
 
 from rag.i18n import N_, _
-
 from ui.navigation import page_frame
 from ui.streamlit_state import guarded_page
 

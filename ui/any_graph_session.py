@@ -18,7 +18,6 @@ from typing import Any, Optional
 
 from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
 from debugger.errors import DebuggerUserError
-from rag.i18n import N_, _
 from debugger.input_form import FormField, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
 from debugger.loading import load_graph, resolve
@@ -27,6 +26,7 @@ from debugger.records import PendingInterrupt
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from debugger.stepper import StepperError
 from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
+from rag.i18n import N_, _
 
 EXPORT_FORMAT = "langgraph-step-debugger/run@1"
 

@@ -288,10 +288,11 @@ def render_subgraph_controls(session: AnyGraphSession) -> None:
         with st.container(border=True, key="yg_inside"):
             st.markdown(_("**Inside a subgraph:** `{spec}` — a run of its own on the input the parent "
                           "hands it; the parent's run has not moved.").format(spec=session.spec))
-            st.button(_("Back to the parent graph"), icon=":material/arrow_upward:", key="yg_step_out", on_click=on_step_out)
+            st.button(_("Back to the parent graph"), icon=":material/arrow_upward:", key="yg_step_out",
+                      on_click=on_step_out)
     for name in session.subgraphs_next():
-        st.button(_("Step into the subgraph `{name}`").format(name=name), icon=":material/subdirectory_arrow_right:", key=f"yg_into_{name}",
-                  on_click=on_step_into, args=(name,),
+        st.button(_("Step into the subgraph `{name}`").format(name=name), icon=":material/subdirectory_arrow_right:",
+                  key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
                   help=_("Run the subgraph node by node on the input the parent would give it now"))
 
 

@@ -390,7 +390,8 @@ def import_demo_runs(history: RunHistory, directory: Optional[Path] = None) -> l
 
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "STEP_TIMINGS", "RunDocument", "RunImportError", "export_run", "export_run_json", "parse_document",
+    "FORMAT", "FORMAT_VERSION", "STEP_TIMINGS", "RunDocument", "RunImportError", "export_run", "export_run_json",
+    "parse_document",
     "import_run", "load_document", "replay_from_document", "open_replay", "progress_by_step", "redact", "secret_values",
     "DemoRunInfo", "list_demo_runs", "import_demo_runs", "DEMO_RUNS_DIR",
 ]
