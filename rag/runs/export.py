@@ -53,7 +53,8 @@ APPEND_FIELDS = ("sub_results",)
 NESTED_FIELDS = ("rag_trace",)
 #: Where a run recorded by the debugger keeps its steps' measured timings (`debugger.replay.StepTiming`:
 #: duration, lanes, model calls) in its result, so a replay draws the same waterfall. Runs recorded before
-#: (and runs that failed, which store no result) have none: their replay says so.
+#: (and runs that failed, which store no result) have none: their replay says so, unless the run used the
+#: offline rules (no model calls to show).
 STEP_TIMINGS = "step_timings"
 
 
@@ -333,7 +334,11 @@ def replay_from_document(doc: RunDocument | Mapping[str, Any], *, graph: Any = N
         nested_fields=NESTED_FIELDS, annotations=notes, thread_id=f"replay-{parsed.run.run_id}", graph=graph,
     )
     timings = (parsed.result or {}).get(STEP_TIMINGS)
-    apply_timings(stepper.all_steps, timings if isinstance(timings, list) else None)
+    if not isinstance(timings, list):
+        # no timings kept: unknown model calls, except on the offline rules, which never call a model
+        # (the shipped demo pack is such a recording)
+        timings = [] if str(parsed.run.provider or "").startswith("offline") else None
+    apply_timings(stepper.all_steps, timings)
     return stepper
 
 

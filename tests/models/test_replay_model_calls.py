@@ -107,3 +107,13 @@ def test_an_offline_run_replays_as_one_that_made_no_model_calls(history):
     replay = replayed(history, session.current.run_id, settings)
     assert calls(replay) == [] and all(r.annotations[SPANS_RECORDED] is True for r in replay)
     assert waterfall_note(replay) == "no model calls (offline rules)"
+
+
+def test_the_shipped_demo_pack_replays_as_offline_runs_without_model_calls(history):
+    """Recorded with the offline rules before timings were kept: no timings, but nothing is missing."""
+    from rag.runs.export import import_demo_runs, open_replay
+
+    info = import_demo_runs(history)[0]
+    replay = open_replay(history, info.run_id, with_graph=False)
+    replay.run_to_end()
+    assert calls(replay.steps) == [] and waterfall_note(replay.steps) == "no model calls (offline rules)"
