@@ -337,7 +337,10 @@ def render_lint(session: AnyGraphSession) -> None:
                              "**Graph lint: {n} findings** (also `python -m debugger.lint {spec}`)",
                              len(findings)).format(n=len(findings), spec=session.spec))
         for f in findings:
-            st.warning(f"**{f.code}** · `{f.node}` — {f.message} *Fix:* {f.fix}", icon=":material/warning:")
+            # the finding's own words are the lint CLI's (English); the frame around them is the page's
+            st.warning(_("**{code}** · `{node}` — {message} *Fix:* {fix}").format(code=f.code, node=f.node,
+                                                                              message=f.message, fix=f.fix),
+                       icon=":material/warning:")
 
 
 def render_interrupts(session: AnyGraphSession) -> None:
