@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from debugger.i18n import _
 from debugger.stepper import GraphStepper, StepHook, StepperError, _checkpoint_id
 
 
@@ -21,14 +22,14 @@ def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any
     checkpoint id) with `values` written as `as_node`'s output. Step or run it like any stepper."""
     appending = sorted(set(values) & set(stepper.append_fields))
     if appending:
-        raise StepperError(f"{', '.join(appending)} has an appending reducer: a write would append to the list, "
-                           "not replace it, so it cannot be edited in a fork")
+        raise StepperError(_("{fields} has an appending reducer: a write would append to the list, not replace it, "
+                             "so it cannot be edited in a fork").format(fields=", ".join(appending)))
     checkpoint_id = stepper._resolve(ref)
     config = {"configurable": {"thread_id": stepper.thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
     try:
         new_config = stepper.graph.update_state(config, dict(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001 - an unknown node or field is the user's to fix
-        raise StepperError(f"the fork could not be made: {type(exc).__name__}: {exc}") from None
+        raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     fork = GraphStepper(stepper.graph, thread_id=stepper.thread_id, context=stepper.context,
                         nested_fields=stepper.nested_fields, append_fields=stepper.append_fields,
                         on_step=on_step if on_step is not None else stepper.on_step)
@@ -48,7 +49,7 @@ def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thr
     try:
         new_config = graph.update_state(config, dict(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001
-        raise StepperError(f"the fork could not be made: {type(exc).__name__}: {exc}") from None
+        raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     stepper._started = True
     stepper.start_checkpoint_id = _checkpoint_id(new_config)
     return stepper

@@ -18,6 +18,12 @@ from typing import Any, Literal, Mapping, Optional
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from debugger.errors import DebuggerUserError
+from debugger.i18n import N_, _
+
+INPUT_MISFIT = N_("the input does not fit the graph's schema")
+ANSWER_MISFIT = N_("the answer does not fit the question's schema")
+
+OPTIONAL_SUFFIX = " (optional)"
 
 Kind = Literal["text", "int", "float", "bool", "json"]
 _SIMPLE: dict[Any, Kind] = {str: "text", int: "int", float: "float", bool: "bool"}
@@ -37,6 +43,8 @@ class FormField(BaseModel):
     help: str = ""
     type_name: str = ""
     """The declared type, for the field's label ("list[str]")."""
+    optional: bool = False
+    """The declared type allows None (the label says "optional")."""
     annotation: Any = None
     """The Python type to validate against (None: the JSON schema's own checks only)."""
     json_schema: Optional[dict] = None
@@ -70,7 +78,8 @@ def _field(name: str, annotation: Any, *, required: bool, default: Any, help: st
     inner, optional = _strip(annotation)
     kind = _SIMPLE.get(inner, "json")
     return FormField(name=name, kind=kind, required=required and not optional, default=default, help=help,
-                     type_name=_type_name(inner) + (" (optional)" if optional else ""), annotation=annotation)
+                     type_name=_type_name(inner) + (OPTIONAL_SUFFIX if optional else ""), optional=optional,
+                     annotation=annotation)
 
 
 def input_schema(graph: Any) -> Any:
@@ -118,6 +127,13 @@ def json_schema_fields(schema: Mapping[str, Any]) -> list[FormField]:
     return out
 
 
+def type_label(field: FormField) -> str:
+    """The field's type as its label shows it, in the reader's language ("float (optional)")."""
+    if field.optional and field.type_name.endswith(OPTIONAL_SUFFIX):
+        return _("{type} (optional)").format(type=field.type_name[: -len(OPTIONAL_SUFFIX)])
+    return field.type_name or field.kind
+
+
 def with_defaults(fields: list[FormField], saved: Optional[Mapping[str, Any]]) -> list[FormField]:
     """The fields, starting from a saved input's values (`--input file.json`)."""
     if not saved:
@@ -137,21 +153,22 @@ def initial_text(field: FormField) -> str:
 def _check_json_schema(value: Any, prop: Mapping[str, Any]) -> Optional[str]:
     """The few JSON-schema rules a typed answer form needs: enum, minimum, maximum."""
     if prop.get("enum") and value not in prop["enum"]:
-        return f"must be one of {', '.join(map(str, prop['enum']))}"
+        return _("must be one of {values}").format(values=", ".join(map(str, prop["enum"])))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in prop and value < prop["minimum"]:
-            return f"must be at least {prop['minimum']}"
+            return _("must be at least {minimum}").format(minimum=prop["minimum"])
         if "maximum" in prop and value > prop["maximum"]:
-            return f"must be at most {prop['maximum']}"
+            return _("must be at most {maximum}").format(maximum=prop["maximum"])
     return None
 
 
 def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any = None,
-               what: str = "the input does not fit the graph's schema") -> dict[str, Any]:
+               what: str = INPUT_MISFIT) -> dict[str, Any]:
     """The input dict from the form's raw values (text for text/JSON fields, numbers, booleans).
 
     A blank optional field is left out (the graph's own default applies). Every problem is
-    collected, so one message lists them all. With `schema` (a pydantic class), the whole input
+    collected, so one message lists them all. `what` is the message's lead (an `N_`-marked English text,
+    translated here). With `schema` (a pydantic class), the whole input
     is also validated the way LangGraph will, so the run does not fail on its first step."""
     out: dict[str, Any] = {}
     problems: list[str] = []
@@ -159,26 +176,28 @@ def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any =
         value = raw.get(f.name)
         if value is None or (f.kind in ("text", "json") and str(value).strip() == ""):
             if f.required:
-                problems.append(f"{f.name}: required")
+                problems.append(_("{field}: required").format(field=f.name))
             continue
         if f.kind == "json":
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
-                problems.append(f"{f.name}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
+                problems.append(_("{field}: not valid JSON ({error} at line {line} column {column})").format(
+                    field=f.name, error=exc.msg, line=exc.lineno, column=exc.colno))
                 continue
         if f.annotation is not None:
             try:
                 value = TypeAdapter(f.annotation).validate_python(value)
             except ValidationError as exc:
-                problems.append(f"{f.name}: expected {f.type_name or 'another value'} ({_first_error(exc)})")
+                problems.append(_("{field}: expected {type} ({error})").format(
+                    field=f.name, type=f.type_name or _("another value"), error=_first_error(exc)))
                 continue
             except Exception:  # noqa: BLE001 - a type pydantic cannot check: take the value as typed
                 pass
         if f.json_schema:
             issue = _check_json_schema(value, f.json_schema)
             if issue:
-                problems.append(f"{f.name}: {issue}")
+                problems.append(_("{field}: {problem}").format(field=f.name, problem=issue))
                 continue
         out[f.name] = value
     if not problems and isinstance(schema, type) and issubclass(schema, BaseModel):
@@ -187,7 +206,7 @@ def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any =
         except ValidationError as exc:
             problems.extend(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
     if problems:
-        raise InputFormError(f"{what}: " + "; ".join(problems))
+        raise InputFormError(_("{what}: {problems}").format(what=_(what), problems="; ".join(problems)))
     return out
 
 
@@ -197,4 +216,4 @@ def _first_error(exc: ValidationError) -> str:
 
 
 __all__ = ["FormField", "InputFormError", "initial_text", "input_schema", "json_schema_fields", "parse_form",
-           "schema_fields", "with_defaults"]
+           "schema_fields", "type_label", "with_defaults"]

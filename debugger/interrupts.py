@@ -16,6 +16,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel
 
+from debugger.i18n import _
 from debugger.input_form import FormField, json_schema_fields
 
 AskKind = Literal["options", "form", "text"]
@@ -45,7 +46,7 @@ def _question(value: Any) -> str:
             if isinstance(value.get(key), str) and value[key].strip():
                 return value[key]
     if _string_list(value):
-        return "Pick one:"
+        return _("Pick one:")
     try:
         return json.dumps(value, ensure_ascii=False, default=str, indent=1)
     except Exception:  # noqa: BLE001

@@ -12,6 +12,7 @@ import inspect
 from typing import Any
 
 from debugger.errors import GraphLoadError
+from debugger.i18n import _
 
 
 def _is_compiled(obj: Any) -> bool:
@@ -26,14 +27,15 @@ def resolve(spec: str) -> Any:
     """The object named by `module:attr` (attr may be dotted), without calling or compiling it."""
     module_name, sep, attr = (spec or "").strip().partition(":")
     if not sep or not module_name or not attr:
-        raise GraphLoadError(f"expected 'package.module:attr', got {spec!r}")
+        raise GraphLoadError(_("expected 'package.module:attr', got {spec}").format(spec=repr(spec)))
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
-        raise GraphLoadError(f"could not import {module_name!r}: {type(exc).__name__}: {exc}") from exc
+        raise GraphLoadError(_("could not import {module}: {error}").format(
+            module=repr(module_name), error=f"{type(exc).__name__}: {exc}")) from exc
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise GraphLoadError(f"{module_name!r} has no attribute {attr!r}")
+            raise GraphLoadError(_("{module} has no attribute {attr}").format(module=repr(module_name), attr=repr(attr)))
         obj = getattr(obj, part)
     return obj
 
@@ -50,12 +52,13 @@ def load_graph(spec: str, *, checkpointer: bool = True) -> Any:
         except (TypeError, ValueError):
             params = []
         if params:
-            raise GraphLoadError(f"{spec} is a function that needs arguments ({', '.join(p.name for p in params)}); "
-                                 "point at a compiled graph, a StateGraph, or a zero-argument factory")
+            raise GraphLoadError(_("{spec} is a function that needs arguments ({names}); point at a compiled graph, "
+                                   "a StateGraph, or a zero-argument factory").format(
+                spec=spec, names=", ".join(p.name for p in params)))
         try:
             obj = obj()
         except Exception as exc:  # noqa: BLE001
-            raise GraphLoadError(f"{spec}() raised {type(exc).__name__}: {exc}") from exc
+            raise GraphLoadError(_("{spec}() raised {error}").format(spec=spec, error=f"{type(exc).__name__}: {exc}")) from exc
     if _is_builder(obj):
         saver = None
         if checkpointer:
@@ -65,8 +68,8 @@ def load_graph(spec: str, *, checkpointer: bool = True) -> Any:
         try:
             return obj.compile(checkpointer=saver)
         except Exception as exc:  # noqa: BLE001 - LangGraph's own validation message is the useful part
-            raise GraphLoadError(f"{spec} did not compile: {exc}") from exc
+            raise GraphLoadError(_("{spec} did not compile: {error}").format(spec=spec, error=exc)) from exc
     if _is_compiled(obj):
         return obj
-    raise GraphLoadError(f"{spec} is a {type(obj).__name__}; expected a compiled graph, a StateGraph "
-                         "or a zero-argument factory returning one")
+    raise GraphLoadError(_("{spec} is a {type}; expected a compiled graph, a StateGraph or a zero-argument factory "
+                           "returning one").format(spec=spec, type=type(obj).__name__))

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
 from debugger.stepper import StepperError
 
@@ -97,7 +98,7 @@ def linear_path(checkpoints: Sequence[RecordedCheckpoint], head: Optional[str] =
         return []
     by_id = {c.checkpoint_id: c for c in checkpoints}
     if head is not None and head not in by_id:
-        raise StepperError(f"unknown checkpoint {head!r} in the recording")
+        raise StepperError(_("unknown checkpoint {id} in the recording").format(id=repr(head)))
     if not any(c.parent_checkpoint_id for c in checkpoints):
         items = list(checkpoints)
         return items[: items.index(by_id[head]) + 1] if head else items
@@ -107,7 +108,7 @@ def linear_path(checkpoints: Sequence[RecordedCheckpoint], head: Optional[str] =
     while node.parent_checkpoint_id and node.parent_checkpoint_id in by_id:
         node = by_id[node.parent_checkpoint_id]
         if node.checkpoint_id in seen:
-            raise StepperError("the recording's checkpoints form a cycle")
+            raise StepperError(_("the recording's checkpoints form a cycle"))
         seen.add(node.checkpoint_id)
         chain.append(node)
     chain.reverse()
@@ -176,6 +177,63 @@ def steps_from_checkpoints(
     return steps
 
 
+class StepTiming(BaseModel):
+    """What a live stepper measured about one step, kept with a recording because checkpoints do not
+    hold it: the step's own duration (checkpoint timestamps also count the time a person paused between
+    Steps), when each lane started and ended, and the caller's timed spans (`annotations["spans"]`, e.g.
+    model calls). Keyed by the checkpoint the step ran from, which a replay of the same thread shares."""
+
+    checkpoint_id: Optional[str] = None
+    nodes: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+    lanes: dict[str, tuple[Optional[float], Optional[float]]] = Field(default_factory=dict)
+    """task id -> (started_ms, ended_ms) from the step's start."""
+    spans: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def step_timings(records: Iterable[StepRecord]) -> list[StepTiming]:
+    """The timings of live steps, to keep with their recording (see `apply_timings`)."""
+    return [
+        StepTiming(checkpoint_id=rec.before_checkpoint_id, nodes=rec.nodes, duration_ms=rec.duration_ms,
+                   lanes={lane.task_id: (lane.started_ms, lane.ended_ms) for lane in rec.lanes
+                          if lane.started_ms is not None or lane.ended_ms is not None},
+                   spans=list(rec.annotations.get("spans") or []))
+        for rec in records
+    ]
+
+
+SPANS_RECORDED = "spans_recorded"
+"""Annotation of a replayed step: True when its recording kept the step's timed spans (none may have
+happened), False when the recording predates keeping them (a UI says so instead of "none")."""
+
+
+def apply_timings(steps: Sequence[StepRecord], timings: Optional[Iterable[StepTiming | Mapping[str, Any]]]) -> int:
+    """Put recorded timings on replayed steps: the measured duration, lane start/end and spans replace
+    the estimate from checkpoint timestamps. `timings` None means the recording kept none: every step
+    is marked so (`SPANS_RECORDED` False). A timing is matched by the checkpoint its step ran from, else
+    by position when it names none; one whose nodes differ is not applied. Returns how many steps got one."""
+    if timings is None:
+        for step in steps:
+            step.annotations[SPANS_RECORDED] = False
+        return 0
+    items = [t if isinstance(t, StepTiming) else StepTiming.model_validate(t) for t in timings]
+    by_checkpoint = {t.checkpoint_id: t for t in items if t.checkpoint_id}
+    applied = 0
+    for i, step in enumerate(steps):
+        timing = by_checkpoint.get(step.before_checkpoint_id or "")
+        if timing is None and i < len(items) and not items[i].checkpoint_id:
+            timing = items[i]
+        step.annotations[SPANS_RECORDED] = True
+        if timing is None or (timing.nodes and tuple(timing.nodes) != tuple(step.nodes)):
+            continue
+        step.duration_ms = timing.duration_ms
+        step.lanes = tuple(lane.model_copy(update=dict(zip(("started_ms", "ended_ms"), timing.lanes[lane.task_id], strict=True)))
+                           if lane.task_id in timing.lanes else lane for lane in step.lanes)
+        step.annotations["spans"] = [dict(span) for span in timing.spans]
+        applied += 1
+    return applied
+
+
 class ReplayStepper:
     """A stepper over a recording: the `GraphStepper` surface that makes sense without a graph.
 
@@ -199,7 +257,7 @@ class ReplayStepper:
     ) -> None:
         items = [c if isinstance(c, RecordedCheckpoint) else RecordedCheckpoint.model_validate(c) for c in checkpoints]
         if not items:
-            raise StepperError("the recording holds no checkpoints")
+            raise StepperError(_("the recording holds no checkpoints"))
         self.recorded = items
         self.path = linear_path(items, head)
         self.all_steps = steps_from_checkpoints(self.path, append_fields=append_fields, nested_fields=nested_fields)
@@ -261,7 +319,7 @@ class ReplayStepper:
 
     def step(self) -> StepRecord:
         if self.done:
-            raise StepperError("the recording has ended; restart to replay it again")
+            raise StepperError(_("the recording has ended; restart to replay it again"))
         record = self.all_steps[self._pos]
         self._pos += 1
         self.error = record.error
@@ -289,7 +347,9 @@ class ReplayStepper:
             try:
                 cid = self.all_steps[ref].after_checkpoint_id
             except IndexError:
-                raise StepperError(f"no step {ref}: the recording has {len(self.all_steps)} step(s)") from None
+                n = len(self.all_steps)
+                raise StepperError(ngettext("no step {ref}: the recording has {n} step",
+                                            "no step {ref}: the recording has {n} steps", n).format(ref=ref, n=n)) from None
         elif isinstance(ref, str) and ref:
             cid = ref
         else:
@@ -297,7 +357,7 @@ class ReplayStepper:
         for cp in self.recorded:
             if cp.checkpoint_id == cid:
                 return cp
-        raise StepperError(f"unknown checkpoint {cid!r} in the recording")
+        raise StepperError(_("unknown checkpoint {id} in the recording").format(id=repr(cid)))
 
     def state_at(self, ref: int | str) -> dict[str, Any]:
         """State after recorded step `ref` (any step, replayed or not) or at a checkpoint id."""
@@ -314,7 +374,7 @@ class ReplayStepper:
     def to_dot(self, **kwargs: Any) -> str:
         """The graph at the replay position; needs the graph's structure (no model, no data)."""
         if self.graph is None:
-            raise StepperError("this replay was opened without a graph to draw")
+            raise StepperError(_("this replay was opened without a graph to draw"))
         from debugger.graph_view import END_ID, fanout_edges_from_steps, graph_to_dot
 
         current = (END_ID,) if self.done else self.next_nodes
@@ -324,4 +384,5 @@ class ReplayStepper:
 
 __all__ = [
     "RecordedTask", "RecordedCheckpoint", "record_thread", "linear_path", "steps_from_checkpoints", "ReplayStepper",
+    "SPANS_RECORDED", "StepTiming", "apply_timings", "step_timings",
 ]

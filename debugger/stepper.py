@@ -23,6 +23,7 @@ from langgraph.types import Command, PregelTask, StateSnapshot
 
 from debugger.diff import reducer_fields
 from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
+from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 
 log = logging.getLogger(__name__)
@@ -275,7 +276,7 @@ class GraphStepper:
         self._input = input
         self._started = True
         try:
-            checkpoints, _ = self._run(input)
+            checkpoints, _events = self._run(input)
         except Exception as exc:  # invalid input, or the graph rejects it
             self.error = describe_error(exc)
             log.info("stepper start failed on thread %s: %s", self.thread_id, self.error)
@@ -287,7 +288,7 @@ class GraphStepper:
         """Start again on a new thread, with `input` or else the last input."""
         if input is None:
             if self._input is _UNSET:
-                raise StepperError("nothing to restart: call start(input) first")
+                raise StepperError(_("nothing to restart: call start(input) first"))
             input = self._input
         if not self._started:
             self._started = True  # so start() moves to a fresh thread
@@ -333,12 +334,12 @@ class GraphStepper:
     def _ready(self) -> Any:
         """The head snapshot, when a step may run from it."""
         if not self._started:
-            raise StepperError("not started: call start(input) first")
+            raise StepperError(_("not started: call start(input) first"))
         if self.start_checkpoint_id is None:
-            raise StepperError(f"the run did not start ({self.error}); restart with another input")
+            raise StepperError(_("the run did not start ({error}); restart with another input").format(error=self.error))
         before = self._snapshot()
         if not before.next:
-            raise StepperError("the graph has finished; restart to run again")
+            raise StepperError(_("the graph has finished; restart to run again"))
         return before
 
     def step(self) -> StepRecord:
@@ -371,13 +372,13 @@ class GraphStepper:
         before = self._ready()
         pending = self.pending_interrupts
         if not pending:
-            raise StepperError("no interrupt() is waiting for an answer")
+            raise StepperError(_("no interrupt() is waiting for an answer"))
         if interrupt_id is not None:
             if interrupt_id not in {p.interrupt_id for p in pending}:
-                raise StepperError(f"no pending interrupt has the id {interrupt_id!r}")
+                raise StepperError(_("no pending interrupt has the id {id}").format(id=repr(interrupt_id)))
             command = Command(resume={interrupt_id: value})
         elif len(pending) > 1:
-            raise StepperError(f"{len(pending)} interrupts are waiting; say which one with interrupt_id")
+            raise StepperError(_("{n} interrupts are waiting; say which one with interrupt_id").format(n=len(pending)))
         else:
             command = Command(resume=value)
         record = self._advance(command, before)
@@ -432,7 +433,7 @@ class GraphStepper:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         records: list[StepRecord] = []
-        for _ in range(max_steps):
+        for _attempt in range(max_steps):
             if self.done or (self._started and self.start_checkpoint_id is None) or self.pending_interrupts:
                 break  # an interrupt waits for resume(); stepping would only ask again
             record = self.step()
@@ -449,7 +450,8 @@ class GraphStepper:
             try:
                 return self.steps[ref].after_checkpoint_id or ""
             except IndexError:
-                raise StepperError(f"no step {ref}: {len(self.steps)} step(s) run") from None
+                raise StepperError(ngettext("no step {ref}: {n} step run", "no step {ref}: {n} steps run",
+                                            len(self.steps)).format(ref=ref, n=len(self.steps))) from None
         if isinstance(ref, str) and ref:
             return ref
         raise StepperError("a step index or a checkpoint id is expected")
@@ -460,7 +462,8 @@ class GraphStepper:
         config = {"configurable": {"thread_id": self.thread_id, "checkpoint_id": checkpoint_id}}
         snap = self._snapshot(config)
         if snap.created_at is None:  # LangGraph answers an unknown id with an empty snapshot
-            raise StepperError(f"unknown checkpoint {checkpoint_id!r} on thread {self.thread_id}")
+            raise StepperError(_("unknown checkpoint {id} on thread {thread}").format(id=repr(checkpoint_id),
+                                                                                     thread=self.thread_id))
         return snap
 
     def state_at(self, ref: int | str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from debugger.graph_view import END_ID, SEND_LAYOUT_LABEL, START_ID, GraphDrawing, _q, graph_to_dot
+from debugger.i18n import _
 
 SEP = ":"
 
@@ -55,7 +56,8 @@ def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: I
     lines = []
     for name, inner in clusters.items():
         lines.append(f"  subgraph {_q('cluster_sub_' + name)} {{")
-        lines.append(f'    label={_q(name + " (subgraph)")}; style="rounded"; color="#7e57c2"; fontcolor="#4527a0";')
+        label = _q(_("{name} (subgraph)").format(name=name))
+        lines.append(f'    label={label}; style="rounded"; color="#7e57c2"; fontcolor="#4527a0";')
         lines.extend(f"    {_q(n)};" for n in inner)
         lines.append("  }")
     body = dot.rstrip()

@@ -4,14 +4,15 @@ Not `run_page`: its sidebar banner (the RAG model provider) and its background w
 retriever, embedder and graphs) have nothing to do with a graph of your own."""
 import streamlit as st
 
+from rag.i18n import N_, _
 from ui.navigation import page_frame
 from ui.streamlit_state import guarded_page
 
-TITLE = ":material/account_tree: Your graph"
+TITLE = N_("Your graph")
 
 
 def _render() -> None:
-    st.title(TITLE)
+    st.title(":material/account_tree: " + _(TITLE))
     from ui.graph_page import render_page
 
     render_page()

@@ -26,6 +26,7 @@ from debugger.records import PendingInterrupt
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from debugger.stepper import StepperError
 from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
+from rag.i18n import N_, _
 
 EXPORT_FORMAT = "langgraph-step-debugger/run@1"
 
@@ -50,7 +51,7 @@ def load_context(spec: str) -> Any:
         try:
             return obj()
         except Exception as exc:  # noqa: BLE001 - the user's code: say what happened
-            raise DebuggerUserError(f"{spec}() raised {type(exc).__name__}: {exc}") from exc
+            raise DebuggerUserError(_("{spec}() raised {error}").format(spec=spec, error=f"{type(exc).__name__}: {exc}")) from exc
     return obj
 
 
@@ -60,18 +61,21 @@ def load_saved_input(path: str) -> dict:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except OSError as exc:
-        raise DebuggerUserError(f"could not read the input file {path!r}: {exc.strerror or exc}") from exc
+        raise DebuggerUserError(_("could not read the input file {path}: {error}").format(
+            path=repr(path), error=exc.strerror or exc)) from exc
     except json.JSONDecodeError as exc:
-        raise DebuggerUserError(f"the input file {path!r} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise DebuggerUserError(_("the input file {path} is not valid JSON: {error} at line {line}").format(
+            path=repr(path), error=exc.msg, line=exc.lineno)) from exc
     if not isinstance(data, dict):
-        raise DebuggerUserError(f"the input file {path!r} must hold a JSON object, not {type(data).__name__}")
+        raise DebuggerUserError(_("the input file {path} must hold a JSON object, not {type}").format(
+            path=repr(path), type=type(data).__name__))
     return data
 
 
 @dataclass
 class GraphSegment:
     stepper: Any
-    label: str = "run"
+    label: str = N_("run")
     kind: str = "graph"
     replay: bool = False
     ctx: Any = None
@@ -141,7 +145,7 @@ class AnyGraphSession:
         stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context)
         stepper.start(inp)
         if stepper.error:
-            raise DebuggerUserError(f"the run could not start: {stepper.error}")
+            raise DebuggerUserError(_("the run could not start: {error}").format(error=stepper.error))
         self.last_input = dict(inp)
         self.replay_mode = False
         self.segments = [GraphSegment(stepper=stepper)]
@@ -153,15 +157,15 @@ class AnyGraphSession:
             seg.stepper.restart()
             return seg
         if self.last_input is None:
-            raise DebuggerUserError("start a run first: fill in the input and press Step or Run")
+            raise DebuggerUserError(_("start a run first: fill in the input and press Step or Run"))
         return self.start(self.last_input)
 
     def step(self) -> StepRecord:
         seg = self._require()
         if seg.stepper.done:
-            raise DebuggerUserError("the run has finished: press Restart to run it again")
+            raise DebuggerUserError(_("the run has finished: press Restart to run it again"))
         if self.pending_interrupts():
-            raise DebuggerUserError("the graph is waiting for your answer to its interrupt() first")
+            raise DebuggerUserError(_("the graph is waiting for your answer to its interrupt() first"))
         return seg.stepper.step()
 
     def run_to_end(self) -> list[StepRecord]:
@@ -171,7 +175,7 @@ class AnyGraphSession:
         """Answer the pending `interrupt()` (one superstep)."""
         seg = self._require()
         if self.replay_mode:
-            raise DebuggerUserError("this is a recorded run: nothing runs, so it cannot take an answer")
+            raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
         try:
             return seg.stepper.resume(value, interrupt_id=interrupt_id)
         except StepperError as exc:
@@ -179,7 +183,7 @@ class AnyGraphSession:
 
     def _require(self) -> GraphSegment:
         if not self.segments:
-            raise DebuggerUserError("start a run first: fill in the input and press Step or Run")
+            raise DebuggerUserError(_("start a run first: fill in the input and press Step or Run"))
         return self.segments[-1]
 
     # ----- reading ----------------------------------------------------------------------------
@@ -262,7 +266,7 @@ class AnyGraphSession:
         its own step will run the subgraph again (so side effects of its nodes happen twice)."""
         found = dict(self.graph.get_subgraphs())
         if name not in found:
-            raise DebuggerUserError(f"{name!r} is not a subgraph of {self.spec}")
+            raise DebuggerUserError(_("{name} is not a subgraph of {spec}").format(name=repr(name), spec=self.spec))
         seg = self._require()
         values = seg.stepper.current_values()
         keys = {f.name for f in schema_fields(input_schema(found[name]))}
@@ -287,13 +291,13 @@ class AnyGraphSession:
     def open_replay(self, data: Any) -> GraphSegment:
         """Open an exported run read-only: Step / Continue / Restart and time travel walk it."""
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise DebuggerUserError("this file is not a run exported from this page")
+            raise DebuggerUserError(_("this file is not a run exported from this page"))
         try:
             checkpoints = [RecordedCheckpoint.model_validate(c) for c in data.get("checkpoints") or []]
             stepper = ReplayStepper(checkpoints, graph=self.graph, thread_id=f"replay-{self.session_id}")
         except (ValueError, StepperError) as exc:
-            raise DebuggerUserError(f"this recording cannot be replayed: {exc}") from None
-        self.segments = [GraphSegment(stepper=stepper, label="recorded run", replay=True)]
+            raise DebuggerUserError(_("this recording cannot be replayed: {error}").format(error=exc)) from None
+        self.segments = [GraphSegment(stepper=stepper, label=N_("recorded run"), replay=True)]
         self.replay_mode = True
         self.last_input = data.get("input")
         return self.segments[0]

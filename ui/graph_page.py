@@ -17,9 +17,10 @@ import streamlit as st
 
 from debugger.errors import DebuggerUserError
 from debugger.html_view import code, details, esc
-from debugger.input_form import FormField, initial_text, input_schema, parse_form, with_defaults
+from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
 from debugger.interrupts import ask_for
 from debugger.value_view import TypedValues
+from rag.i18n import N_, _, ngettext
 from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
@@ -37,9 +38,9 @@ CONTEXT_FIELD = "your_graph_context"
 SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
-CONTROLS_CAPTION = ("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
-                    "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
-                    "<code>interrupt()</code> · <b>Restart</b> runs the same input again on a fresh thread")
+CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
+                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
+                      "<code>interrupt()</code> · <b>Restart</b> runs the same input again on a fresh thread")
 
 
 def _decision(values: dict) -> Optional[str]:
@@ -53,10 +54,10 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
         if not docs:
             return ""
         items = "".join(f"<li><b>{code(n)}</b> — {esc(d.splitlines()[0])}</li>" for n, d in sorted(docs.items()))
-        return details("What does each node do? (docstrings)", f"<ul>{items}</ul>", ident="node_docs")
+        return details(_("What does each node do? (docstrings)"), f"<ul>{items}</ul>", ident="node_docs")
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
-                          idle_hint="fill in the input above, then Step or Run.", controls_caption=CONTROLS_CAPTION,
+                          idle_hint=_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
                           timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
 
 
@@ -72,7 +73,7 @@ def _load(spec: str, context: Optional[str]) -> None:
     reset_time_travel()
     spec = (spec or "").strip()
     if not spec:
-        st.session_state[ERROR_KEY] = "Type a graph as package.module:attr, e.g. examples.chain:graph"
+        st.session_state[ERROR_KEY] = _("Type a graph as package.module:attr, e.g. examples.chain:graph")
         return
     try:
         st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None)
@@ -81,7 +82,8 @@ def _load(spec: str, context: Optional[str]) -> None:
         st.session_state[ERROR_KEY] = friendly(exc)
     except Exception as exc:  # noqa: BLE001 - the user's module raised something else while importing
         st.session_state.pop(SESSION_KEY, None)
-        st.session_state[ERROR_KEY] = f"{spec} could not be loaded: {type(exc).__name__}: {friendly(exc)}"
+        st.session_state[ERROR_KEY] = _("{spec} could not be loaded: {error}").format(
+            spec=spec, error=f"{type(exc).__name__}: {friendly(exc)}")
 
 
 def on_load() -> None:
@@ -129,18 +131,18 @@ def _seed(key: str, field: FormField) -> None:
 
 
 def render_field(field: FormField, key: str) -> None:
-    label = f"{field.name}{' *' if field.required else ''} · {field.type_name or field.kind}"
+    label = f"{field.name}{' *' if field.required else ''} · {type_label(field)}"
     help_text = field.help or None
     if field.kind == "bool":
         st.checkbox(label, key=key, help=help_text)
     elif field.kind == "int":
-        st.number_input(label, key=key, step=1, format="%d", help=help_text, placeholder="(not set)")
+        st.number_input(label, key=key, step=1, format="%d", help=help_text, placeholder=_("(not set)"))
     elif field.kind == "float":
-        st.number_input(label, key=key, help=help_text, placeholder="(not set)")
+        st.number_input(label, key=key, help=help_text, placeholder=_("(not set)"))
     elif field.kind == "json":
-        st.text_area(label + " (JSON)", key=key, height=68, help=help_text, placeholder="JSON, e.g. [] or {}")
+        st.text_area(label + " (JSON)", key=key, height=68, help=help_text, placeholder=_("JSON, e.g. [] or {}"))
     else:
-        st.text_input(label, key=key, help=help_text, placeholder="(not set)")
+        st.text_input(label, key=key, help=help_text, placeholder=_("(not set)"))
 
 
 def _form_input(session: AnyGraphSession) -> dict:
@@ -153,23 +155,25 @@ def render_input_form(session: AnyGraphSession) -> None:
     fields = _fields(session)
     if session.segments and session.last_input is not None:
         summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
-        label = f"Input of this run: {summary[:100]}{'…' if len(summary) > 100 else ''} — open to change it"
+        label = _("Input of this run: {summary} — open to change it").format(
+            summary=summary[:100] + ("…" if len(summary) > 100 else ""))
     else:
-        label = f"Input ({len(fields)} fields from the graph's input schema)"
+        label = ngettext("Input ({n} field from the graph's input schema)",
+                         "Input ({n} fields from the graph's input schema)", len(fields)).format(n=len(fields))
     # a new label is a new expander: open before the first run, folded once a run uses the input
     with st.expander(label, expanded=not session.segments):
         if not fields:
-            st.caption("The graph declares no input fields; it starts from an empty dict.")
+            st.caption(_("The graph declares no input fields; it starts from an empty dict."))
         cols = st.columns(min(len(fields), 3)) if len(fields) > 1 else [st.container()]
         for i, f in enumerate(fields):
             key = _field_key(session, f.name)
             _seed(key, f)
             with cols[i % len(cols)]:
                 render_field(f, key)
-        st.caption("Blank fields are left out of the input. `*` = required. Step or Run starts the run; "
-                   "“Start with this input” starts over with what is typed here.")
-        st.button("Start with this input", key="yg_start", on_click=on_start_from_form,
-                  help="A new run on a fresh thread, paused before its first node")
+        st.caption(_("Blank fields are left out of the input. `*` = required. Step or Run starts the run; "
+                     "“Start with this input” starts over with what is typed here."))
+        st.button(_("Start with this input"), key="yg_start", on_click=on_start_from_form,
+                  help=_("A new run on a fresh thread, paused before its first node"))
 
 
 # ----- actions -----------------------------------------------------------------------------------
@@ -231,7 +235,7 @@ def on_resume(value: Any, interrupt_id: Optional[str]) -> None:
     reset_time_travel()
     if guarded(session.resume, value, interrupt_id) is not None:
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        flash("success", f"Resumed with {shown[:200]}. Step on, or Continue.")
+        flash("success", _("Resumed with {value}. Step on, or Continue.").format(value=shown[:200]))
 
 
 def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
@@ -245,7 +249,7 @@ def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
     raw = {f.name: st.session_state.get(f"yg_ans_{index}_{f.name}") for f in ask.fields}
 
     def answer():
-        value = parse_form(ask.fields, raw, what="the answer does not fit the question's schema")
+        value = parse_form(ask.fields, raw, what=ANSWER_MISFIT)
         if ask.bare_value:
             value = value.get("value")
         return value
@@ -266,8 +270,8 @@ def on_step_into(name: str) -> None:
     if child is not None:
         st.session_state[SESSION_KEY] = child
         reset_time_travel()
-        flash("info", f"Inside the subgraph `{name}`, on the input the parent hands it. Step through it; "
-                      "“Back to the parent graph” returns (the parent still runs it as one step).")
+        flash("info", _("Inside the subgraph `{name}`, on the input the parent hands it. Step through it; "
+                        "“Back to the parent graph” returns (the parent still runs it as one step).").format(name=name))
         st.session_state[FULL_RERUN_KEY] = True
 
 
@@ -282,13 +286,14 @@ def on_step_out() -> None:
 def render_subgraph_controls(session: AnyGraphSession) -> None:
     if session.parent is not None:
         with st.container(border=True, key="yg_inside"):
-            st.markdown(f"**Inside a subgraph:** `{session.spec}` — a run of its own on the input the parent "
-                        "hands it; the parent's run has not moved.")
-            st.button("Back to the parent graph", icon=":material/arrow_upward:", key="yg_step_out", on_click=on_step_out)
+            st.markdown(_("**Inside a subgraph:** `{spec}` — a run of its own on the input the parent "
+                          "hands it; the parent's run has not moved.").format(spec=session.spec))
+            st.button(_("Back to the parent graph"), icon=":material/arrow_upward:", key="yg_step_out",
+                      on_click=on_step_out)
     for name in session.subgraphs_next():
-        st.button(f"Step into the subgraph `{name}`", icon=":material/subdirectory_arrow_right:", key=f"yg_into_{name}",
-                  on_click=on_step_into, args=(name,),
-                  help="Run the subgraph node by node on the input the parent would give it now")
+        st.button(_("Step into the subgraph `{name}`").format(name=name), icon=":material/subdirectory_arrow_right:",
+                  key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
+                  help=_("Run the subgraph node by node on the input the parent would give it now"))
 
 
 def on_open_recording() -> None:
@@ -299,11 +304,11 @@ def on_open_recording() -> None:
     try:
         data = json.loads(upload.getvalue().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        flash("warning", f"{upload.name} is not a JSON file: {friendly(exc)}")
+        flash("warning", _("{file} is not a JSON file: {error}").format(file=upload.name, error=friendly(exc)))
         return
     if guarded(session.open_replay, data) is not None:
         reset_time_travel()
-        flash("info", f"Opened {upload.name} read-only: Step walks the recording, nothing runs.")
+        flash("info", _("Opened {file} read-only: Step walks the recording, nothing runs.").format(file=upload.name))
 
 
 # ----- rendering -----------------------------------------------------------------------------------
@@ -314,24 +319,28 @@ def render_source() -> None:
         st.session_state[GRAPH_FIELD] = opts.graph or ""
         st.session_state[CONTEXT_FIELD] = opts.context or ""
     c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
-    c1.text_input("Graph (package.module:attr)", key=GRAPH_FIELD, placeholder="e.g. examples.chain:graph",
-                  help="A compiled graph, a StateGraph builder, or a zero-argument function returning either. "
-                       "The module must be importable from where the app runs.")
-    c2.text_input("Runtime context (optional, module:attr)", key=CONTEXT_FIELD,
-                  help="Passed as `context=` to the graph; a class or function is called with no arguments")
-    c3.button("Load graph", key="yg_load", on_click=on_load, type="primary", width="stretch")
+    c1.text_input(_("Graph (package.module:attr)"), key=GRAPH_FIELD, placeholder=_("e.g. examples.chain:graph"),
+                  help=_("A compiled graph, a StateGraph builder, or a zero-argument function returning either. "
+                         "The module must be importable from where the app runs."))
+    c2.text_input(_("Runtime context (optional, module:attr)"), key=CONTEXT_FIELD,
+                  help=_("Passed as `context=` to the graph; a class or function is called with no arguments"))
+    c3.button(_("Load graph"), key="yg_load", on_click=on_load, type="primary", width="stretch")
 
 
 def render_lint(session: AnyGraphSession) -> None:
     findings = session.lint()
     if not findings:
-        st.caption(f"Graph lint: no findings for `{session.spec}`.")
+        st.caption(_("Graph lint: no findings for `{spec}`.").format(spec=session.spec))
         return
     with st.container(border=True, key="yg_lint"):
-        st.markdown(f"**Graph lint: {len(findings)} finding{'s' if len(findings) > 1 else ''}** "
-                    f"(also `python -m debugger.lint {session.spec}`)")
+        st.markdown(ngettext("**Graph lint: {n} finding** (also `python -m debugger.lint {spec}`)",
+                             "**Graph lint: {n} findings** (also `python -m debugger.lint {spec}`)",
+                             len(findings)).format(n=len(findings), spec=session.spec))
         for f in findings:
-            st.warning(f"**{f.code}** · `{f.node}` — {f.message} *Fix:* {f.fix}", icon=":material/warning:")
+            # the finding's own words are the lint CLI's (English); the frame around them is the page's
+            st.warning(_("**{code}** · `{node}` — {message} *Fix:* {fix}").format(code=f.code, node=f.node,
+                                                                              message=f.message, fix=f.fix),
+                       icon=":material/warning:")
 
 
 def render_interrupts(session: AnyGraphSession) -> None:
@@ -342,7 +351,7 @@ def render_interrupts(session: AnyGraphSession) -> None:
         ask = ask_for(p.value)
         target = p.interrupt_id if len(pending) > 1 else None
         with st.container(border=True, key=f"yg_interrupt_{index}"):
-            st.markdown(f"### {MATERIAL['ask']} `{p.node}` asks you (interrupt)")
+            st.markdown(f"### {MATERIAL['ask']} " + _("`{node}` asks you (interrupt)").format(node=p.node))
             st.text(ask.question)
             if ask.kind == "options":
                 cols = st.columns(min(len(ask.options), 4))
@@ -355,15 +364,15 @@ def render_interrupts(session: AnyGraphSession) -> None:
                         key = f"yg_ans_{index}_{f.name}"
                         _seed(key, f)
                         render_field(f, key)
-                    st.form_submit_button("Send answer", on_click=on_resume_form, args=(index, target),
+                    st.form_submit_button(_("Send answer"), on_click=on_resume_form, args=(index, target),
                                           type="primary")
             else:
-                st.text_area("Your answer", key=f"yg_ans_{index}_text", height=68)
-                st.button("Send answer", key=f"yg_send_{index}", on_click=on_resume_text, args=(index, target),
+                st.text_area(_("Your answer"), key=f"yg_ans_{index}_text", height=68)
+                st.button(_("Send answer"), key=f"yg_send_{index}", on_click=on_resume_text, args=(index, target),
                           type="primary")
-            st.caption("The answer goes back as `Command(resume=...)`; the node runs again from the top and "
-                       "`interrupt()` returns it.")
-            with st.expander("The value passed to interrupt()"):
+            st.caption(_("The answer goes back as `Command(resume=...)`; the node runs again from the top and "
+                         "`interrupt()` returns it."))
+            with st.expander(_("The value passed to interrupt()")):
                 st.json(_jsonable(p.value))
 
 
@@ -373,17 +382,17 @@ def _jsonable(value: Any) -> Any:
 
 def render_history(session: AnyGraphSession) -> None:
     """Export the run (every checkpoint with each task's writes) and open an export read-only."""
-    with lazy_expander("Export or replay a run", key="yg_history") as is_open:
+    with lazy_expander(_("Export or replay a run"), key="yg_history") as is_open:
         if not is_open:
             return
         if session.segments:
             data = json.dumps(session.export_run(), ensure_ascii=False, indent=1, default=str)
             name = session.spec.replace(":", "_").replace(".", "_")
-            st.download_button("Download this run (JSON)", data=data, file_name=f"{name}_run.json",
+            st.download_button(_("Download this run (JSON)"), data=data, file_name=f"{name}_run.json",
                                mime="application/json", key="yg_export")
-        st.file_uploader("Open an exported run (read-only replay: nothing runs)", type=["json"],
+        st.file_uploader(_("Open an exported run (read-only replay: nothing runs)"), type=["json"],
                          key="yg_replay_file", on_change=on_open_recording)
-        st.caption("Breakpoints and forks from a past step are not offered on this page yet.")
+        st.caption(_("Breakpoints and forks from a past step are not offered on this page yet."))
 
 
 def render_page() -> None:
@@ -398,12 +407,13 @@ def render_page() -> None:
         st.error(error, icon=":material/block:")
         return
     if session is None:
-        st.info("Name a graph above (`package.module:attr`) and press **Load graph**, or start the app with "
-                "`streamlit run app.py -- --graph package.module:attr`. Try `examples.fanout:graph`.")
+        st.info(_("Name a graph above (`package.module:attr`) and press **Load graph**, or start the app with "
+                  "`streamlit run app.py -- --graph package.module:attr`. Try `examples.fanout:graph`."))
         return
     if session.subgraphs():
-        st.caption(f"Subgraphs ({', '.join(session.subgraphs())}) are drawn as clusters. A step of this graph runs "
-                   "a subgraph as one task; when one is next, “Step into” runs it node by node on its own.")
+        st.caption(_("Subgraphs ({names}) are drawn as clusters. A step of this graph runs a subgraph as one task; "
+                     "when one is next, “Step into” runs it node by node on its own.").format(
+            names=", ".join(session.subgraphs())))
     render_lint(session)
     render_input_form(session)
     workbench()
@@ -426,14 +436,14 @@ def _workbench() -> None:
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
     if session.replay_mode:
-        st.info("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs.",
+        st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, parts=_parts(session))
     if session.finished and travel is None:
-        st.success("The run finished. Its final state:")
+        st.success(_("The run finished. Its final state:"))
         render_full_state(values)
     elif session.current and full_state_wanted():
         render_full_state(values)

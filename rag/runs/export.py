@@ -30,7 +30,7 @@ from typing import Any, Iterable, Literal, Mapping, Optional
 from pydantic import BaseModel, Field, ValidationError
 
 from debugger.diff import json_default
-from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
+from debugger.replay import RecordedCheckpoint, ReplayStepper, apply_timings, linear_path, record_thread
 from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
 from rag.i18n import _
 from rag.runs.history import RunHistory, RunInfo, new_run_id
@@ -52,6 +52,11 @@ DEMO_RUNS_DIR = DATA_DIR / "demo_runs"
 #: How the RAG state is diffed in a replay (same as a live RAG session).
 APPEND_FIELDS = ("sub_results",)
 NESTED_FIELDS = ("rag_trace",)
+#: Where a run recorded by the debugger keeps its steps' measured timings (`debugger.replay.StepTiming`:
+#: duration, lanes, model calls) in its result, so a replay draws the same waterfall. Runs recorded before
+#: (and runs that failed, which store no result) have none: their replay says so, unless the run used the
+#: offline rules (no model calls to show).
+STEP_TIMINGS = "step_timings"
 
 
 class RunDocument(BaseModel):
@@ -326,14 +331,22 @@ def progress_by_step(steps: list, progress: list[ProgressStep]) -> list[dict]:
 
 
 def replay_from_document(doc: RunDocument | Mapping[str, Any], *, graph: Any = None) -> ReplayStepper:
-    """A ReplayStepper over an export, with its progress events as step annotations."""
+    """A ReplayStepper over an export, with its progress events as step annotations and the steps'
+    recorded timings (model calls included) when the run kept them (see `STEP_TIMINGS`)."""
     parsed = doc if isinstance(doc, RunDocument) else parse_document(doc)
     plain = ReplayStepper(parsed.checkpoints, head=parsed.head_checkpoint_id)
     notes = progress_by_step(plain.all_steps, parsed.progress)
-    return ReplayStepper(
+    stepper = ReplayStepper(
         parsed.checkpoints, head=parsed.head_checkpoint_id, append_fields=APPEND_FIELDS,
         nested_fields=NESTED_FIELDS, annotations=notes, thread_id=f"replay-{parsed.run.run_id}", graph=graph,
     )
+    timings = (parsed.result or {}).get(STEP_TIMINGS)
+    if not isinstance(timings, list):
+        # no timings kept: unknown model calls, except on the offline rules, which never call a model
+        # (the shipped demo pack is such a recording)
+        timings = [] if str(parsed.run.provider or "").startswith("offline") else None
+    apply_timings(stepper.all_steps, timings)
+    return stepper
 
 
 def open_replay(history: RunHistory, run_id: str, *, with_graph: bool = True) -> ReplayStepper:
@@ -389,7 +402,8 @@ def import_demo_runs(history: RunHistory, directory: Optional[Path] = None) -> l
 
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "RunDocument", "RunImportError", "export_run", "export_run_json", "parse_document",
+    "FORMAT", "FORMAT_VERSION", "STEP_TIMINGS", "RunDocument", "RunImportError", "export_run", "export_run_json",
+    "parse_document",
     "import_run", "load_document", "replay_from_document", "open_replay", "progress_by_step", "redact", "secret_values",
     "DemoRunInfo", "list_demo_runs", "import_demo_runs", "DEMO_RUNS_DIR",
 ]

@@ -30,6 +30,7 @@ from debugger import GraphStepper, Stepper, StepRecord
 from debugger.diff import json_default
 from debugger.graph_view import GraphDrawing
 from debugger.position import marks_after
+from debugger.replay import step_timings
 from debugger.stepper import StepperError
 from rag.api import InvalidQuestionError, build_result, initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -286,6 +287,9 @@ class DebugSession:
                 answer = self.answer()
                 if result is not None and answer is not None:  # recorded with the run, shown in replay
                     result["answer"] = answer.model_dump(mode="json")
+                if result is not None:  # the waterfall's durations, lanes and model calls, for replay
+                    from rag.runs.export import STEP_TIMINGS
+                    result[STEP_TIMINGS] = [t.model_dump(mode="json") for t in step_timings(stepper.steps)]
                 self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
                                            duration_ms=duration, head_checkpoint_id=head)
             else:

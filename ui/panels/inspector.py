@@ -37,6 +37,7 @@ from ui.panels.run_labels import run_label
 from ui.panels.time_travel import travel_to
 from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
+from ui.waterfall_note import waterfall_note
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
@@ -198,9 +199,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
                                     open_=True)
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
-        calls = sum(len(rec.annotations.get("spans") or []) for rec in records)
-        note = (_("{n} model calls").format(n=calls) if calls
-                else _("no model calls (offline rules, or a recorded run)"))
+        note = waterfall_note(records)  # how many model calls, or why none are shown (ui/waterfall_note.py)
         sections["progress"] += details(_("Where the time went (waterfall)"), waterfall_html(records, note=note),
                                         ident="waterfall")
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
