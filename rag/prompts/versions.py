@@ -41,6 +41,8 @@ FORMAT = "rag-prompt-version"
 FORMAT_VERSION = 1
 RESERVED_NAMES = frozenset({"default", "active"})
 MAX_NOTE_CHARS = 200
+#: Roles added after format v1 was written: a file without one takes the built-in prompt.
+LATER_ROLES = frozenset({"answerer"})
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -163,7 +165,7 @@ def _read(path: Path) -> _VersionFile:
             f"prompt version file {path.name} has format {doc.format!r} v{doc.format_version}; "
             f"expected {FORMAT!r} v{FORMAT_VERSION}"
         )
-    missing = [r for r in ROLES if r not in doc.templates]
+    missing = [r for r in ROLES if r not in doc.templates and r not in LATER_ROLES]
     if missing:
         raise PromptVersionError(f"prompt version file {path.name} lacks the {', '.join(missing)} template(s)")
     if doc.name != path.stem:
@@ -211,7 +213,8 @@ def load_version(name: str, *, directory: Optional[Path | str] = None) -> Prompt
             "(check RAG_PROMPT_VERSION / RAG_PROMPT_DIR)"
         )
     doc = _read(path)
-    prompts = PromptSet(**{role: "\n".join(doc.templates[role]) for role in ROLES}, version=doc.name)
+    prompts = PromptSet(**{role: "\n".join(doc.templates[role]) for role in ROLES if role in doc.templates},
+                        version=doc.name)
     try:
         validate_prompt_set(prompts)
     except PromptTemplateError as exc:
