@@ -161,7 +161,8 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fmt(value) -> str:
-    return _("n/a") if value is None else f"{value:.3f}"
+    """Three decimals; "n/a" for a figure with nothing to measure (None, or NaN once in a frame)."""
+    return _("n/a") if value is None or value != value else f"{value:.3f}"
 
 
 def headed(frame: pd.DataFrame) -> pd.DataFrame:

@@ -189,7 +189,7 @@ def used_by(role: str) -> str:
 
 
 def render_editor(role: str, prompts: PromptSet) -> str:
-    st.markdown(f"**{role}** — {_(ROLE_HELP[role])}; {used_by(role)}.")
+    st.markdown(_("**{role}** — {what}; {used_by}.").format(role=role, what=_(ROLE_HELP[role]), used_by=used_by(role)))
     required = ", ".join(f"`{{{v}}}`" for v in sorted(REQUIRED_VARIABLES[role]))
     optional = ", ".join(f"`{{{v}}}`" for v in sorted(ALLOWED_VARIABLES[role] - REQUIRED_VARIABLES[role])) or _("none")
     st.markdown(_("Input variables — required: {required} · optional: {optional}. Literal braces are written "
