@@ -7,8 +7,9 @@ the run history. Two ways:
 - offline (no model): an EXTRACTIVE answer, the evidence sentences that share the most (rare)
   words with the question, copied verbatim and labelled as such, so nobody mistakes it for a
   model's answer;
-- with a model: generated from the numbered context with the `answerer` prompt
-  (`rag/prompts/default/answerer.md`).
+- with a model: generated from the numbered context with the `answerer` prompt, the fourth role
+  of a prompt version (built-in: `rag/prompts/default/answerer.md`), so the playground can edit,
+  version and A/B-compare it like the graph's prompts.
 Citation `[n]` is chunk n of the run's `docs` (1-based), the same numbering as the Evidence table.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from rag.i18n import _
-from rag.prompts import DEFAULT_DIR
+from rag.prompts import DEFAULT_DIR, render
 
 MAX_SENTENCES = 3
 MAX_CONTEXT_CHARS = 12_000
@@ -110,8 +111,10 @@ def numbered_context(docs: Sequence[Mapping[str, Any]], limit: int = MAX_CONTEXT
 
 
 def answerer_prompt(question: str, docs: Sequence[Mapping[str, Any]], template: Optional[str] = None) -> str:
+    """The prompt sent to the model: the answerer template (a prompt version's, else the built-in
+    one) with the question and the numbered context. Raises PromptTemplateError on a bad template."""
     template = template if template is not None else ANSWERER_PROMPT_PATH.read_text(encoding="utf-8")
-    return template.replace("{question}", question).replace("{context}", numbered_context(docs))
+    return render("answerer", template, {"question": question, "context": numbered_context(docs)})
 
 
 def generated_answer(question: str, docs: Sequence[Mapping[str, Any]], complete: Callable[[str], str], *,
@@ -130,14 +133,16 @@ def generated_answer(question: str, docs: Sequence[Mapping[str, Any]], complete:
 
 
 def answer_for(state: Mapping[str, Any], complete: Optional[Callable[[str], str]] = None,
-               model: Optional[str] = None) -> Optional[Answer]:
-    """The answer to a finished state that took the `answer` route (None for any other route)."""
+               model: Optional[str] = None, template: Optional[str] = None) -> Optional[Answer]:
+    """The answer to a finished state that took the `answer` route (None for any other route).
+    `template` is the answerer prompt of the run's prompt version (None: the built-in one); it is
+    only read when a model answers (an extractive answer has no prompt)."""
     if state.get("route") != "answer" or not state.get("docs"):
         return None
     question = str(state.get("question") or "")
     if complete is None:
         return extractive_answer(question, state["docs"])
-    answer = generated_answer(question, state["docs"], complete, model=model)
+    answer = generated_answer(question, state["docs"], complete, model=model, template=template)
     if answer.mode == "unavailable":  # say why, and still show what the evidence says
         fallback = extractive_answer(question, state["docs"])
         return fallback.model_copy(update={"error": _("the model could not answer ({error}); this is the extractive "

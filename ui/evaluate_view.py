@@ -8,6 +8,10 @@ the cases × configurations matrix with regressions and fixes, and the figures s
 
 Results are saved in the `eval_runs` table of the run-history file (`rag.eval.store`), so an
 evaluation can be reopened and downloaded (JSON, CSV) later.
+
+Tables keep English data keys (the pure helpers below, the downloads and the tests read them);
+`headed` gives them the user's language as they are drawn. Route names, case ids, questions and
+configuration labels are data and stay as they are.
 """
 from __future__ import annotations
 
@@ -29,6 +33,8 @@ from rag.eval.scoring import (
     source_hit,
 )
 from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
+from rag.i18n import N_, _, ngettext
+from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
 from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
 from ui.panels.icons import MATERIAL
@@ -36,11 +42,28 @@ from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 
 SETS_DIR = DATA_DIR / "eval"
-UPLOAD_CHOICE = "Upload a file…"
+UPLOAD_CHOICE = "upload:"
+"""The question-set picker's last option (a key: no set file is named like it); UPLOAD_LABEL is shown."""
+UPLOAD_LABEL = N_("Upload a file…")
 GROUP_KEY = "eval_group"
 GOTO_KEY = "eval_goto_debugger"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 STATUS_COLORS = {"regressed": "background-color: #f8d7da", "fixed": "background-color: #d1e7dd"}
+#: Table headings as drawn (data key -> English heading, translated when shown).
+HEADINGS = {
+    "expected ↓ / got →": N_("expected ↓ / got →"), "correct": N_("correct"), "cases": N_("cases"),
+    "accuracy": N_("accuracy"), "route": N_("route"), "tag": N_("tag"), "node": N_("node"), "id": N_("id"),
+    "ok": N_("ok"), "question": N_("question"), "expected": N_("expected"), "got": N_("got"),
+    "asked first": N_("asked first"), "sources": N_("sources"), "ms": N_("ms"), "tags": N_("tags"),
+    "error": N_("error"), "change": N_("change"), "figure": N_("figure"), "n": N_("n"),
+}
+#: Cell values that are words for the reader, not data.
+CELL_WORDS = {
+    "ok": {"yes": N_("yes"), "NO": N_("NO")},
+    "sources": {"hit": N_("hit"), "miss": N_("miss")},
+    "change": {"regressed": N_("regressed"), "fixed": N_("fixed"), "same": N_("same"), "unjudged": N_("unjudged")},
+}
+MARKS = {True: N_("right"), False: N_("WRONG")}
 
 
 def shipped_sets() -> list[str]:
@@ -118,7 +141,7 @@ def matrix_frame(records: list[EvalRecord]) -> pd.DataFrame:
         row = {"id": case.id, "expected": case.expected_route or ""}
         for rec, by_id in zip(records, per, strict=True):
             got = by_id.get(case.id)
-            mark = "" if got is None or got.correct is None else (" · right" if got.correct else " · WRONG")
+            mark = "" if got is None or got.correct is None else " · " + _(MARKS[bool(got.correct)])
             row[rec.label] = ((got.route or "error") if got else "—") + mark
         row["change"] = changes.get(case.id, "")
         row["question"] = case.question
@@ -138,7 +161,21 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fmt(value) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+    """Three decimals; "n/a" for a figure with nothing to measure (None, or NaN once in a frame)."""
+    return _("n/a") if value is None or value != value else f"{value:.3f}"
+
+
+def headed(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame as drawn: headings and reader's words in the user's language (a copy; the frame's
+    data keys stay English for the code that reads them)."""
+    out = frame.copy()
+    for column, words in CELL_WORDS.items():
+        if column in out.columns:
+            out[column] = [_(words[v]) if v in words else v for v in out[column]]
+    out = out.rename(columns={c: _(HEADINGS[c]) for c in out.columns if c in HEADINGS})
+    if out.index.name in HEADINGS:
+        out.index = out.index.rename(_(HEADINGS[out.index.name]))
+    return out
 
 
 # ----- running ------------------------------------------------------------------------------------
@@ -149,16 +186,17 @@ def _config_inputs(side: str, label: str, versions: list[str], settings: RagSett
     model = settings.models_configured()
     widths = [1, 3, 2, 2, 2] if model else [1, 3, 2, 2]
     cols = st.columns(widths, vertical_alignment="bottom")
-    cols[0].markdown(f"**Configuration {label}**" if label != "A" or st.session_state.get("eval_compare")
-                     else "**Configuration**")
+    cols[0].markdown(_("**Configuration {label}**").format(label=label)
+                     if label != "A" or st.session_state.get("eval_compare") else _("**Configuration**"))
     version = cols[1].selectbox(
-        "Prompt version", versions, key=f"eval_{side}_prompt",
+        _("Prompt version"), versions, key=f"eval_{side}_prompt",
         index=versions.index(settings.prompt_version) if settings.prompt_version in versions else 0)
     grade_model = None
     if model:
-        grade_model = cols[-3].text_input("Grader model", value=settings.grade_model, key=f"eval_{side}_model").strip()
-    top_k = cols[-2].number_input("Chunks kept (top_k)", 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
-    dense = cols[-1].checkbox("Dense leg (hybrid)", value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
+        grade_model = cols[-3].text_input(_("Grader model"), value=settings.grade_model,
+                                          key=f"eval_{side}_model").strip()
+    top_k = cols[-2].number_input(_("Chunks kept (top_k)"), 1, 50, value=int(settings.top_k), key=f"eval_{side}_top_k")
+    dense = cols[-1].checkbox(_("Dense leg (hybrid)"), value=bool(settings.dense_enabled), key=f"eval_{side}_dense")
     return EvalConfig(label=version, prompt_version=None if version == "default" else version, top_k=int(top_k),
                       dense_enabled=bool(dense), grade_model=grade_model or None)
 
@@ -188,7 +226,8 @@ def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:
     if len(data) > MAX_UPLOAD_BYTES:
         from rag.errors import UserInputError
 
-        raise UserInputError(f"{upload.name} has {len(data):,} bytes; the limit is {MAX_UPLOAD_BYTES:,}")
+        raise UserInputError(_("{name} has {size} bytes; the limit is {limit}").format(
+            name=upload.name, size=number(len(data)), limit=number(MAX_UPLOAD_BYTES)))
     return upload.name, cases_from_upload(upload.name, data)
 
 
@@ -199,7 +238,7 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
 
     kb_dir = kb_dir_for(kb)
     total = len(cases) * len(configs)
-    bar = st.progress(0.0, text=f"0/{total} cases")
+    bar = st.progress(0.0, text=_("{done}/{total} cases").format(done=0, total=total))
     done = 0
     group_id = ""
     store = _store()
@@ -209,7 +248,8 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
         def tick(res: CaseResult, label=config.label) -> None:
             nonlocal done
             done += 1
-            bar.progress(done / total, text=f"{label}: {done}/{total} cases · last: {res.id} → {res.route}")
+            bar.progress(done / total, text=_("{label}: {done}/{total} cases · last: {case} → {route}").format(
+                label=label, done=done, total=total, case=res.id, route=res.route))
 
         results = run_cases(cases, settings, on_result=tick, concurrency=concurrency)
         record = EvalRecord.from_results(results, set_name=set_name, kb=kb, label=config.label,
@@ -217,7 +257,7 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
                                          config={**config.model_dump(), "description": config.describe(settings)})
         record = store.save(record)
         group_id = record.group_id
-    bar.progress(1.0, text=f"Done: {total} cases")
+    bar.progress(1.0, text=ngettext("Done: {n} case", "Done: {n} cases", total).format(n=total))
     return group_id
 
 
@@ -229,7 +269,7 @@ def on_open_case(question: str) -> None:
     if guarded(session.start, question) is not None:
         reset_time_travel()
         st.session_state[GOTO_KEY] = True
-        flash("info", "Opened the evaluation case, paused before the first node: press Step or Continue.")
+        flash("info", _("Opened the evaluation case, paused before the first node: press Step or Continue."))
 
 
 # ----- rendering ----------------------------------------------------------------------------------
@@ -238,52 +278,52 @@ def render_one(record: EvalRecord) -> None:
     results = record.results()
     s = record.summary
     cols = st.columns(5)
-    cols[0].metric("Route accuracy", _fmt(s.get("route_accuracy")))
-    cols[1].metric("Source hit rate", _fmt(s.get("source_hit_rate")))
-    cols[2].metric("MRR", _fmt(s.get("mrr")))
-    cols[3].metric("Cases", s.get("cases", len(results)))
-    cols[4].metric("Errors", s.get("errors", 0))
+    cols[0].metric(_("Route accuracy"), _fmt(s.get("route_accuracy")))
+    cols[1].metric(_("Source hit rate"), _fmt(s.get("source_hit_rate")))
+    cols[2].metric(_("MRR"), _fmt(s.get("mrr")))
+    cols[3].metric(_("Cases"), s.get("cases", len(results)))
+    cols[4].metric(_("Errors"), s.get("errors", 0))
     left, right = st.columns([3, 2])
     with left:
         with st.container(key="eval_confusion"):
-            st.markdown("**Route confusion matrix** (rows: expected, columns: got)")
-            st.table(confusion_frame(results))
-        st.markdown("**Accuracy per route**")
-        st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
+            st.markdown(_("**Route confusion matrix** (rows: expected, columns: got)"))
+            st.table(headed(confusion_frame(results)))
+        st.markdown(_("**Accuracy per route**"))
+        st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
     with right:
         tags = accuracy_frame(accuracy_by_tag(results), "tag")
-        st.markdown("**Accuracy per tag**")
+        st.markdown(_("**Accuracy per tag**"))
         if tags.empty:
-            st.caption("No case carries a tag.")
+            st.caption(_("No case carries a tag."))
         else:
-            st.bar_chart(tags.set_index("tag")["accuracy"], height=220)
-            st.dataframe(_shown(tags), hide_index=True, width="stretch")
-    with st.expander("Latency per node (ms, from the runs' progress steps)", expanded=False):
-        st.dataframe(latency_frame(results), hide_index=True, width="stretch")
+            st.bar_chart(tags.set_index("tag")["accuracy"].rename(_("accuracy")), height=220)
+            st.dataframe(headed(_shown(tags)), hide_index=True, width="stretch")
+    with st.expander(_("Latency per node (ms, from the runs' progress steps)"), expanded=False):
+        st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
     render_cases(results, record.eval_id)
 
 
 def render_cases(results: list[CaseResult], key: str) -> None:
-    st.markdown("**Cases**")
-    failures = st.toggle("Failures only", key=f"eval_failures_{key}",
+    st.markdown(_("**Cases**"))
+    failures = st.toggle(_("Failures only"), key=f"eval_failures_{key}",
                          value=any(r.correct is False or r.error for r in results))
     frame = cases_frame(results, failures_only=failures)
     shown = [r for r in results if r.id in set(frame["id"])] or results
     labels = {r.id: f"{r.id} — {r.question[:80]} ({r.expected_route or '?'} → {r.route or 'error'})" for r in shown}
     if frame.empty:
-        st.success("No failures: every case ended in its expected route.")
+        st.success(_("No failures: every case ended in its expected route."))
     else:
-        event = st.dataframe(frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
+        event = st.dataframe(headed(frame), hide_index=True, width="stretch", key=f"eval_cases_{key}",
                              on_select="rerun", selection_mode="single-row")
         rows = getattr(getattr(event, "selection", None), "rows", None) or []
         if rows and rows[0] < len(frame):  # a clicked row: the picker below follows it
             st.session_state[f"eval_pick_{key}"] = frame["id"].iloc[rows[0]]
     if st.session_state.get(f"eval_pick_{key}") not in labels:
         st.session_state.pop(f"eval_pick_{key}", None)
-    pick = st.selectbox("Open a case in the step debugger (or click its row)", list(labels), format_func=labels.get,
-                        key=f"eval_pick_{key}")
+    pick = st.selectbox(_("Open a case in the step debugger (or click its row)"), list(labels),
+                        format_func=labels.get, key=f"eval_pick_{key}")
     chosen = next(r for r in shown if r.id == pick)
-    st.button("Open in step debugger", key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
+    st.button(_("Open in step debugger"), key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
               args=(chosen.question,))
 
 
@@ -293,62 +333,68 @@ def render_compare(records: list[EvalRecord]) -> None:
     regressed = [c for c in changes if c.status == "regressed"]
     fixed = [c for c in changes if c.status == "fixed"]
     cols = st.columns(4)
-    cols[0].metric(f"Route accuracy {a.label}", _fmt(a.summary.get("route_accuracy")))
+    cols[0].metric(_("Route accuracy {label}").format(label=a.label), _fmt(a.summary.get("route_accuracy")))
     delta = None
     if a.summary.get("route_accuracy") is not None and b.summary.get("route_accuracy") is not None:
         delta = round(b.summary["route_accuracy"] - a.summary["route_accuracy"], 3)
-    cols[1].metric(f"Route accuracy {b.label}", _fmt(b.summary.get("route_accuracy")), delta=delta)
-    cols[2].metric("Regressed", len(regressed))
-    cols[3].metric("Fixed", len(fixed))
+    cols[1].metric(_("Route accuracy {label}").format(label=b.label), _fmt(b.summary.get("route_accuracy")),
+                   delta=delta)
+    cols[2].metric(_("Regressed"), len(regressed))
+    cols[3].metric(_("Fixed"), len(fixed))
     with st.container(key="eval_changes"):
         if regressed:
-            st.error("Regressed (right under A, wrong under B): " + ", ".join(c.id for c in regressed))
+            st.error(_("Regressed (right under A, wrong under B): {cases}").format(
+                cases=", ".join(c.id for c in regressed)))
         if fixed:
-            st.success("Fixed (wrong under A, right under B): " + ", ".join(c.id for c in fixed))
+            st.success(_("Fixed (wrong under A, right under B): {cases}").format(cases=", ".join(c.id for c in fixed)))
         if not regressed and not fixed:
-            st.info("No case changed between the two configurations.")
-    st.markdown("**Cases × configurations** (regressions red, fixes green)")
+            st.info(_("No case changed between the two configurations."))
+    st.markdown(_("**Cases × configurations** (regressions red, fixes green)"))
     matrix = matrix_frame(records)
-    styled = matrix.style.map(lambda v: STATUS_COLORS.get(v, ""), subset=["change"])
+    colors = [STATUS_COLORS.get(v, "") for v in matrix["change"]]
+    shown = headed(matrix)
+    styled = shown.style.apply(lambda _column: colors, subset=[_(HEADINGS["change"])])
     with st.container(key="eval_matrix"):
         st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420))
     left, right = st.columns([2, 3])
     figures = summary_frame(records)
     with left:
-        st.markdown("**Summary figures side by side**")
-        st.table(figures.map(_fmt))
+        st.markdown(_("**Summary figures side by side**"))
+        st.table(headed(figures.map(_fmt)))
     with right:
-        long = figures.reset_index().melt(id_vars="figure", var_name="configuration", value_name="value").fillna(0)
-        st.bar_chart(long, x="figure", y="value", color="configuration", stack=False, horizontal=True, height=220)
+        figure, configuration, value = _("figure"), _("configuration"), _("value")
+        long = figures.reset_index().melt(id_vars="figure", var_name=configuration, value_name=value).fillna(0)
+        long = long.rename(columns={"figure": figure})
+        st.bar_chart(long, x=figure, y=value, color=configuration, stack=False, horizontal=True, height=220)
     with st.container(key="eval_confusion"):
-        st.markdown("**Route confusion matrices**")
+        st.markdown(_("**Route confusion matrices**"))
         cols = st.columns(len(records))
         for col, rec in zip(cols, records, strict=True):
             col.caption(rec.label)
-            col.table(confusion_frame(rec.results()))
-    tabs = st.tabs([f"Details: {rec.label}" for rec in records])
+            col.table(headed(confusion_frame(rec.results())))
+    tabs = st.tabs([_("Details: {label}").format(label=rec.label) for rec in records])
     for tab, rec in zip(tabs, records, strict=True):
         with tab:
             results = rec.results()
-            st.table(_shown(accuracy_frame(accuracy_by_route(results), "route")))
-            st.dataframe(latency_frame(results), hide_index=True, width="stretch")
+            st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
+            st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
             render_cases(results, rec.eval_id)
 
 
 def render_results(records: list[EvalRecord]) -> None:
     first = records[0]
-    st.subheader(f"{first.set_name} on {first.kb} · {first.provider}")
+    st.subheader(_("{set} on {kb} · {provider}").format(set=first.set_name, kb=first.kb, provider=first.provider))
     st.caption(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records)
-               + f" · saved {first.created_at[:19].replace('T', ' ')} UTC")
+               + " · " + _("saved {when} UTC").format(when=first.created_at[:19].replace("T", " ")))
     if len(records) == 1:
         render_one(first)
     else:
         render_compare(records)
     c1, c2 = st.columns(2)
     stem = f"eval-{first.group_id}"
-    c1.download_button("Download results (JSON)", export_json(records), file_name=f"{stem}.json",
+    c1.download_button(_("Download results (JSON)"), export_json(records), file_name=f"{stem}.json",
                        mime="application/json", key="eval_dl_json")
-    c2.download_button("Download cases (CSV)", export_csv(records), file_name=f"{stem}.csv", mime="text/csv",
+    c2.download_button(_("Download cases (CSV)"), export_csv(records), file_name=f"{stem}.csv", mime="text/csv",
                        key="eval_dl_csv")
 
 
@@ -356,10 +402,11 @@ def render_past(store: EvalStore) -> None:
     groups = store.groups()
     if not groups:
         return
-    with st.expander(f"Earlier evaluations ({len(groups)})", expanded=False):
-        labels = {g: f"{c[:19].replace('T', ' ')} · {s} · {' vs '.join(ls)}" for g, c, s, ls in groups}
-        pick = st.selectbox("Evaluation", list(labels), format_func=labels.get, key="eval_past")
-        if st.button("Show", key="eval_show_past"):
+    with st.expander(_("Earlier evaluations ({n})").format(n=len(groups)), expanded=False):
+        versus = " " + _("vs") + " "
+        labels = {g: f"{c[:19].replace('T', ' ')} · {s} · {versus.join(ls)}" for g, c, s, ls in groups}
+        pick = st.selectbox(_("Evaluation"), list(labels), format_func=labels.get, key="eval_past")
+        if st.button(_("Show"), key="eval_show_past"):
             st.session_state[GROUP_KEY] = pick
             st.rerun()
 
@@ -367,36 +414,37 @@ def render_past(store: EvalStore) -> None:
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
-    st.title(f"{MATERIAL['evaluate']} Evaluate")
+    st.title(f"{MATERIAL['evaluate']} {_('Evaluate')}")
     show_flash()
-    st.caption("Run a question set through the workflow and see every route at once; compare two "
-               "configurations to see what a prompt or retrieval change fixed and what it broke.")
+    st.caption(_("Run a question set through the workflow and see every route at once; compare two "
+                 "configurations to see what a prompt or retrieval change fixed and what it broke."))
     settings = current_settings()
     sets = shipped_sets()
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 1, 1])
-        choice = c1.selectbox("Question set", [*sets, UPLOAD_CHOICE], key="eval_set",
-                              index=sets.index("bundled.jsonl") if "bundled.jsonl" in sets else 0)
+        choice = c1.selectbox(_("Question set"), [*sets, UPLOAD_CHOICE], key="eval_set",
+                              index=sets.index("bundled.jsonl") if "bundled.jsonl" in sets else 0,
+                              format_func=lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else name)
         if choice == UPLOAD_CHOICE:
-            c1.file_uploader("JSON Lines or CSV, one case a line", type=["jsonl", "csv", "json"], key="eval_upload")
+            c1.file_uploader(_("JSON Lines or CSV, one case a line"), type=["jsonl", "csv", "json"], key="eval_upload")
         kbs = ["bundled", "pydoc"]
         # keyed by the set, so picking a pydoc set defaults to the pydoc corpus even after a bundled run
-        kb = c2.selectbox("Knowledge base", kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))
-        concurrency = c3.slider("Cases at a time", 1, 4, 2, key="eval_concurrency")
-        st.caption(f"Model: **{settings.provider_label()}** (change it on the Settings page). Model calls are "
-                   "cached on disk, so re-running an unchanged configuration costs no call.")
+        kb = c2.selectbox(_("Knowledge base"), kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))
+        concurrency = c3.slider(_("Cases at a time"), 1, 4, 2, key="eval_concurrency")
+        st.caption(_("Model: **{model}** (change it on the Settings page). Model calls are cached on disk, so "
+                     "re-running an unchanged configuration costs no call.").format(model=settings.provider_label()))
         versions = _prompt_versions()
         configs = [_config_inputs("a", "A", versions, settings)]
         if st.session_state.get("eval_compare"):
             configs.append(_config_inputs("b", "B", versions, settings))
         run_col, compare_col = st.columns([1, 3], vertical_alignment="center")
-        run = run_col.button("Run evaluation", type="primary", key="eval_run", icon=MATERIAL["play"])
-        compare_col.toggle("Compare with a second configuration (B)", key="eval_compare")
+        run = run_col.button(_("Run evaluation"), type="primary", key="eval_run", icon=MATERIAL["play"])
+        compare_col.toggle(_("Compare with a second configuration (B)"), key="eval_compare")
     if run:
         loaded = guarded(_load_set, choice)
         if loaded is None:
             if choice == UPLOAD_CHOICE and st.session_state.get("eval_upload") is None:
-                flash("warning", "Upload a question set first (JSON Lines or CSV).")
+                flash("warning", _("Upload a question set first (JSON Lines or CSV)."))
             show_flash()
         else:
             set_name, cases = loaded
@@ -407,7 +455,8 @@ def render_page() -> None:
     try:
         store = _store()
     except Exception as exc:  # noqa: BLE001 - an unwritable disk: say so, keep the page
-        st.error(f"Evaluation results cannot be kept: {friendly(exc)}. Set RAG_HISTORY_DB to a writable file.")
+        st.error(_("Evaluation results cannot be kept: {reason}. Set RAG_HISTORY_DB to a writable file.").format(
+            reason=friendly(exc)))
         return
     group = st.session_state.get(GROUP_KEY)
     if group:

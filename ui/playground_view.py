@@ -7,6 +7,10 @@ from the prompt, not from retrieval or another model call.
 
 Edits to B are kept per role outside the widget's own state (`pg_bstore_<role>`), because
 Streamlit forgets a widget's value when a rerun does not draw it (switching roles would lose them).
+
+The fourth role, `answerer`, is the answering agent after the graph: its A/B runs the graph once
+and compares the two answers from the same evidence, so its sides show answers, not routes.
+Role, node and field names are data and stay as they are in every language.
 """
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from debugger import diff_table
-from rag.playground import FORK_NODES, ABResult, VariantResult, run_ab
+from rag.i18n import N_, _, ngettext
+from rag.playground import ANSWER_STEP, FORK_NODES, ABResult, VariantResult, run_ab
 from rag.prompts import (
     ALLOWED_VARIABLES,
     REQUIRED_VARIABLES,
@@ -39,12 +44,18 @@ ROLE_DEMOS = {
     "planner": ("complex",),
     "grader": ("answer", "rewrite_then_answer", "clarify", "scope_select"),
     "rewriter": ("rewrite_then_answer",),
+    "answerer": ("answer", "rewrite_then_answer"),
 }
 ROLE_HELP = {
-    "planner": "decides simple vs complex and plans sub-questions (not called on the local fast path)",
-    "grader": "grades the retrieved evidence and proposes a route",
-    "rewriter": "rewrites the question once (step-back or HyDE) when the grade asks for it",
+    "planner": N_("decides simple vs complex and plans sub-questions (not called on the local fast path)"),
+    "grader": N_("grades the retrieved evidence and proposes a route"),
+    "rewriter": N_("rewrites the question once (step-back or HyDE) when the grade asks for it"),
+    "answerer": N_("writes the answer with numbered citations from the evidence of an `answer` route; offline "
+                   "the answer is extractive (quoted from the evidence) and does not read this prompt"),
 }
+#: Display headings of the tables (the frames keep their data keys).
+VERSION_HEADINGS = {"name": N_("name"), "date": N_("date"), "note": N_("note"), "active": N_("active")}
+DIFF_HEADINGS = {"field": N_("field"), "kind": N_("kind")}
 
 
 def widget_key(role: str) -> str:
@@ -79,7 +90,7 @@ def template_b(role: str) -> str:
 
 
 def edited_prompt_set(base: PromptSet) -> PromptSet:
-    """All three roles' B edits (roles never edited keep A's text), named after nothing yet."""
+    """Every role's B edits (roles never edited keep A's text), named after nothing yet."""
     texts = {role: (template_b(role) if store_key(role) in st.session_state or widget_key(role) in st.session_state
                     else base.get(role)) for role in ROLES}
     return PromptSet(**texts, version="playground-B")
@@ -129,7 +140,8 @@ def on_save() -> None:
 
     info = guarded(save)
     if info is not None:
-        flash("success", f"Saved prompt version “{info.name}” in {_versions_dir_note()}.")
+        flash("success", _("Saved prompt version “{name}” in {folder}.").format(name=info.name,
+                                                                                folder=_versions_dir_note()))
 
 
 def on_load() -> None:
@@ -141,7 +153,7 @@ def on_load() -> None:
         for role in ROLES:
             st.session_state[store_key(role)] = prompts.get(role)
             st.session_state.pop(widget_key(role), None)
-        flash("success", f"Loaded version “{name}” into variant B (all three roles).")
+        flash("success", _("Loaded version “{name}” into variant B (every role).").format(name=name))
 
 
 def on_compare() -> None:
@@ -164,46 +176,55 @@ def on_set_active() -> None:
         return True
 
     if guarded(activate):
-        flash("success", f"Active prompt version: “{name}”. New debugger runs and variant A use it; outside the app, "
-                         "RAG_PROMPT_VERSION=active follows it.")
+        flash("success", _("Active prompt version: “{name}”. New debugger runs and variant A use it; outside the "
+                           "app, RAG_PROMPT_VERSION=active follows it.").format(name=name))
 
 
 # ----- rendering ---------------------------------------------------------------------------------
 
+def used_by(role: str) -> str:
+    if FORK_NODES[role] == ANSWER_STEP:
+        return _("used by the answer step after the graph (`{step}`)").format(step=ANSWER_STEP)
+    return _("used by node `{node}`").format(node=FORK_NODES[role])
+
+
 def render_editor(role: str, prompts: PromptSet) -> str:
-    st.markdown(f"**{role}** — {ROLE_HELP[role]}; used by node `{FORK_NODES[role]}`.")
+    st.markdown(_("**{role}** — {what}; {used_by}.").format(role=role, what=_(ROLE_HELP[role]), used_by=used_by(role)))
     required = ", ".join(f"`{{{v}}}`" for v in sorted(REQUIRED_VARIABLES[role]))
-    optional = ", ".join(f"`{{{v}}}`" for v in sorted(ALLOWED_VARIABLES[role] - REQUIRED_VARIABLES[role])) or "none"
-    st.markdown(f"Input variables — required: {required} · optional: {optional}. Literal braces are written `{{{{` `}}}}`.")
+    optional = ", ".join(f"`{{{v}}}`" for v in sorted(ALLOWED_VARIABLES[role] - REQUIRED_VARIABLES[role])) or _("none")
+    st.markdown(_("Input variables — required: {required} · optional: {optional}. Literal braces are written "
+                  "{braces}.").format(required=required, optional=optional, braces="`{{` `}}`"))
     a_text = prompts.get(role)
     if store_key(role) not in st.session_state:
         st.session_state[store_key(role)] = a_text
     st.session_state[widget_key(role)] = st.session_state[store_key(role)]
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**Variant A — current** (version `{prompts.version}`)")
+        st.markdown(_("**Variant A — current** (version `{version}`)").format(version=prompts.version))
         st.code(a_text, language="markdown", wrap_lines=True)
     with right:
-        st.markdown("**Variant B — edit me**")
-        text = st.text_area("Variant B template", key=widget_key(role), height=320, on_change=on_edit, args=(role,),
+        st.markdown(_("**Variant B — edit me**"))
+        text = st.text_area(_("Variant B template"), key=widget_key(role), height=320, on_change=on_edit, args=(role,),
                             label_visibility="collapsed")
         try:
             names = validate_template(role, text)
         except PromptTemplateError as exc:
-            st.error(f"Not runnable: {exc}", icon=MATERIAL["invalid"])
+            st.error(_("Not runnable: {reason}").format(reason=exc), icon=MATERIAL["invalid"])
         else:
-            same = " (identical to A)" if text == a_text else ""
-            st.success(f"Valid template{same} — uses {', '.join('{' + n + '}' for n in sorted(names))}", icon=MATERIAL["valid"])
-        st.button("Reset B to A", key="pg_reset_b", on_click=on_reset_b, args=(role,))
+            uses = ", ".join("{" + n + "}" for n in sorted(names))
+            message = (_("Valid template (identical to A) — uses {variables}") if text == a_text
+                       else _("Valid template — uses {variables}"))
+            st.success(message.format(variables=uses), icon=MATERIAL["valid"])
+        st.button(_("Reset B to A"), key="pg_reset_b", on_click=on_reset_b, args=(role,))
     return text
 
 
 def render_question(role: str) -> None:
-    st.text_input("Question", key=QUESTION_KEY, placeholder="A question whose run reaches the role's node")
+    st.text_input(_("Question"), key=QUESTION_KEY, placeholder=_("A question whose run reaches the role's node"))
     demos = _demos()
     good = [d for d in demos if d.expected_route in ROLE_DEMOS[role]]
     if good:
-        st.caption(f"Demo questions that reach `{FORK_NODES[role]}`:")
+        st.caption(_("Demo questions that reach `{node}`:").format(node=FORK_NODES[role]))
         cols = st.columns(min(len(good), 4))
         for i, demo in enumerate(good):
             cols[i % len(cols)].button(demo.label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
@@ -220,93 +241,143 @@ def _demos() -> list:
 
 
 def render_notes(result: ABResult) -> None:
-    for note in result.notes:
-        if "offline" in note:
-            st.warning(
-                "**The offline rule-based provider ignores prompt text**, so A and B can only differ with a model. "
-                "Connect an OpenAI-compatible endpoint on the **Settings** page (and use “Test connection”) to see "
-                "what your edit changes.", icon=MATERIAL["offline"],
-            )
-        elif "ended in the same state" in note:
+    for hint in result.hints:
+        if hint.kind == "offline":
+            if result.role == "answerer":
+                st.warning(_(
+                    "**Offline, the answer is extractive**: it quotes the evidence and reads no prompt, so A and B "
+                    "give the same answer. Connect an OpenAI-compatible endpoint on the **Settings** page (and use "
+                    "“Test connection”) to compare what two answerer prompts write."), icon=MATERIAL["offline"])
+            else:
+                st.warning(_(
+                    "**The offline rule-based provider ignores prompt text**, so A and B can only differ with a "
+                    "model. Connect an OpenAI-compatible endpoint on the **Settings** page (and use “Test "
+                    "connection”) to see what your edit changes."), icon=MATERIAL["offline"])
+        elif hint.kind == "same":
             continue  # said once, below the two sides
-        elif "failed" in note:
-            st.error(note[:1].upper() + note[1:])
+        elif hint.kind == "failed":
+            st.error(as_text(hint.text[:1].upper() + hint.text[1:]))
+        elif hint.kind == "not_called" and result.role == "answerer" and any(h.kind == "offline" for h in result.hints):
+            continue  # the offline warning above already says it
         else:
-            st.info(note[:1].upper() + note[1:])
+            st.info(as_text(hint.text[:1].upper() + hint.text[1:]))
+
+
+def render_answer(answer: Optional[dict]) -> None:
+    """One side's answer: how it was made, its text with `[n]` citations, and the cited chunks."""
+    if not answer:
+        st.caption(_("No answer."))
+        return
+    if answer.get("mode") == "extractive":
+        st.markdown(_("**Extractive answer** — sentences quoted from the evidence; no model wrote this"))
+    else:
+        st.markdown(_("**Answer** — generated by `{model}` from the evidence").format(model=answer.get("model") or "?"))
+    if answer.get("error"):
+        st.warning(as_text(answer["error"]))
+    if answer.get("text"):
+        st.markdown(as_text(answer["text"]))
+    for cite in answer.get("citations") or []:
+        page = (" · " + _("page {page}").format(page=cite["page_number"])) if cite.get("page_number") is not None else ""
+        st.caption(f"[{cite['n']}] {as_text(cite.get('filename'))}{page}")
 
 
 def render_side(side: VariantResult, title: str, fork_node: str) -> None:
     with st.container(border=True, key=f"pg_side_{side.label.lower()}"):
         st.markdown(f"### {title}")
         if side.error:
-            st.error(f"This variant failed: {as_text(side.error)}")
-        route = side.route or "?"
-        st.markdown(f"`{fork_node}` decided `{side.decided_route or '—'}` → final **`{route}`** / "
-                    f"`{side.retrieval_status}`")
-        st.caption(f"{side.role_calls} call(s) to the role's model after the fork")
-        st.markdown("**Structured output**")
-        st.json(side.role_output or {}, expanded=True)
+            st.error(_("This variant failed: {error}").format(error=as_text(side.error)))
+        if fork_node == ANSWER_STEP:
+            st.caption(ngettext("{n} call to the answering model", "{n} calls to the answering model",
+                                side.role_calls).format(n=side.role_calls))
+            render_answer(side.role_output)
+        else:
+            route = side.route or "?"
+            st.markdown(_("`{node}` decided `{decided}` → final **`{route}`** / `{status}`").format(
+                node=fork_node, decided=side.decided_route or "—", route=route, status=side.retrieval_status))
+            st.caption(ngettext("{n} call to the role's model after the fork",
+                                "{n} calls to the role's model after the fork", side.role_calls).format(n=side.role_calls))
+            st.markdown(_("**Structured output**"))
+            st.json(side.role_output or {}, expanded=True)
         if side.progress:
-            with st.expander(f"Progress after the fork ({len(side.progress)})"):
+            with st.expander(_("Progress after the fork ({n})").format(n=len(side.progress))):
                 st.dataframe(progress_frame([p.model_dump() for p in side.progress]), hide_index=True, width="stretch")
 
 
 def render_result(result: ABResult) -> None:
-    st.markdown("### A/B result")
-    st.caption(f"“{as_text(result.question)}” · role `{result.role}` · both variants started from checkpoint "
-               f"`{result.fork_checkpoint_id}` before `{result.fork_node}` — upstream (retrieval included) ran once "
-               f"({len(result.upstream_progress)} progress steps) and is identical for A and B.")
+    st.markdown(_("### A/B result"))
+    if result.fork_node == ANSWER_STEP:
+        st.caption(_("“{question}” · role `{role}` · the graph ran once to the end (checkpoint `{checkpoint}`, "
+                     "{n} progress steps); A and B answered from the same evidence.").format(
+            question=as_text(result.question), role=result.role, checkpoint=result.fork_checkpoint_id,
+            n=len(result.upstream_progress)))
+    else:
+        st.caption(_("“{question}” · role `{role}` · both variants started from checkpoint `{checkpoint}` before "
+                     "`{node}` — upstream (retrieval included) ran once ({n} progress steps) and is identical for A "
+                     "and B.").format(question=as_text(result.question), role=result.role,
+                                      checkpoint=result.fork_checkpoint_id, node=result.fork_node,
+                                      n=len(result.upstream_progress)))
     render_notes(result)
     left, right = st.columns(2)
     with left:
-        render_side(result.a, "A — current", result.fork_node)
+        render_side(result.a, _("A — current"), result.fork_node)
     with right:
-        render_side(result.b, "B — edited", result.fork_node)
-    st.markdown("#### What differs downstream (A → B)")
+        render_side(result.b, _("B — edited"), result.fork_node)
+    if result.fork_node == ANSWER_STEP:
+        st.markdown(_("#### What differs between the answers (A → B)"))
+    else:
+        st.markdown(_("#### What differs downstream (A → B)"))
     if result.diff:
         frame = diff_table(result.diff, max_chars=300).rename(columns={"before": "A", "after": "B"})
-        st.dataframe(frame, hide_index=True, width="stretch", key="pg_diff")
+        st.dataframe(_headed(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
+    elif result.fork_node == ANSWER_STEP:
+        st.success(_("A and B gave the same answer."))
     else:
-        st.success("A and B ended in the same state.")
+        st.success(_("A and B ended in the same state."))
+
+
+def _headed(frame: pd.DataFrame, headings: dict[str, str]) -> pd.DataFrame:
+    """The frame with its column headings in the user's language (its data keys stay in the code)."""
+    return frame.rename(columns={key: _(text) for key, text in headings.items()})
 
 
 def render_versions(prompts: PromptSet) -> None:
     from rag.prompts.versions import get_active, list_versions
 
     st.divider()
-    st.markdown("## Prompt versions")
-    st.caption(f"Versions are JSON files in `{_versions_dir_note()}` (RAG_PROMPT_DIR), one line of a template per "
-               "line of JSON, so they diff in git.")
+    st.markdown(_("## Prompt versions"))
+    st.caption(_("Versions are JSON files in `{folder}` (RAG_PROMPT_DIR), one line of a template per line of JSON, "
+                 "so they diff in git.").format(folder=_versions_dir_note()))
     versions = list_versions()
     active = get_active() or "default"
     names = ["default"] + [v.name for v in versions]
     with st.container(border=True):
-        st.markdown("**Save variant B** (all three roles' B texts) as a version")
+        st.markdown(_("**Save variant B** (every role's B text) as a version"))
         c1, c2, c3, c4 = st.columns([2, 4, 1, 1])
-        c1.text_input("Name", key="pg_save_name", placeholder="e.g. grader-strict")
-        c2.text_input("Note (one line)", key="pg_save_note", placeholder="what changed and why")
-        c3.checkbox("Overwrite", key="pg_save_overwrite")
-        c4.button("Save", icon=MATERIAL["save"], key="pg_save", on_click=on_save, width="stretch")
+        c1.text_input(_("Name"), key="pg_save_name", placeholder=_("e.g. grader-strict"))
+        c2.text_input(_("Note (one line)"), key="pg_save_note", placeholder=_("what changed and why"))
+        c3.checkbox(_("Overwrite"), key="pg_save_overwrite")
+        c4.button(_("Save"), icon=MATERIAL["save"], key="pg_save", on_click=on_save, width="stretch")
     if versions:
         rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
-                 "active": "active" if v.name == active else ""} for v in versions]
-        st.dataframe(pd.DataFrame(rows, columns=["name", "date", "note", "active"]), hide_index=True,
-                     width="stretch", key="pg_versions")
+                 "active": _("active") if v.name == active else ""} for v in versions]
+        frame = pd.DataFrame(rows, columns=["name", "date", "note", "active"])
+        st.dataframe(_headed(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
     else:
-        st.caption("No saved versions yet.")
-    st.caption(f"Active version: **{active}** (variant A and new debugger runs use it).")
+        st.caption(_("No saved versions yet."))
+    st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=active))
     c1, c2 = st.columns(2)
     with c1:
-        st.selectbox("Version", names, key="pg_load_choice")
+        st.selectbox(_("Version"), names, key="pg_load_choice")
         b1, b2 = st.columns(2)
-        b1.button("Load into B", key="pg_load", on_click=on_load, width="stretch")
-        st.selectbox("Active version", names, key="pg_active_choice", index=names.index(active) if active in names else 0)
-        b2.button("Set active", key="pg_set_active", on_click=on_set_active, width="stretch")
+        b1.button(_("Load into B"), key="pg_load", on_click=on_load, width="stretch")
+        st.selectbox(_("Active version"), names, key="pg_active_choice",
+                     index=names.index(active) if active in names else 0)
+        b2.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch")
     with c2:
         d1, d2 = st.columns(2)
-        d1.selectbox("Compare", names, key="pg_cmp_a")
-        d2.selectbox("with", names, key="pg_cmp_b", index=min(1, len(names) - 1))
-        st.button("Compare", key="pg_compare", on_click=on_compare)
+        d1.selectbox(_("Compare"), names, key="pg_cmp_a")
+        d2.selectbox(_("with"), names, key="pg_cmp_b", index=min(1, len(names) - 1))
+        st.button(_("Compare"), key="pg_compare", on_click=on_compare)
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
         a, b, diffs = compared
@@ -316,31 +387,35 @@ def render_versions(prompts: PromptSet) -> None:
                 st.markdown(f"`{role}`")
                 st.code(diffs[role], language="diff")
             else:
-                st.caption(f"{role}: identical")
+                st.caption(_("{role}: identical").format(role=role))
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['playground']} Prompt playground")
+    st.title(f"{MATERIAL['playground']} {_('Prompt playground')}")
     show_flash()
     try:
         prompts = current_prompts()
     except ValueError as exc:
-        st.error(f"The active prompt version cannot be loaded: {friendly(exc)}. Showing the built-in prompts.")
+        st.error(_("The active prompt version cannot be loaded: {reason}. Showing the built-in prompts.").format(
+            reason=friendly(exc)))
         from rag.prompts import load_default_prompts
 
         prompts = load_default_prompts()
     if not current_settings().models_configured():
-        st.info("Offline mode: the rule-based provider does not read prompts. You can edit, validate, version and "
-                "fork here, but A and B only differ with a model connected (Settings page).", icon=MATERIAL["offline"])
-    role = st.radio("Role", ROLES, key=ROLE_KEY, horizontal=True,
+        st.info(_("Offline mode: the rule-based provider does not read prompts and the answer is extractive. You "
+                  "can edit, validate, version and fork here, but A and B only differ with a model connected "
+                  "(Settings page)."), icon=MATERIAL["offline"])
+    role = st.radio(_("Role"), ROLES, key=ROLE_KEY, horizontal=True,
                     format_func=lambda r: f"{r} ({FORK_NODES[r]})")
     render_editor(role, prompts)
     render_question(role)
-    st.button("Run A/B", icon=MATERIAL["compare"], key="pg_run", on_click=on_run_ab, type="primary",
-              help="Run upstream once, then A and B from the same checkpoint")
+    help_text = (_("Run the question to the end once, then answer with A and with B from the same evidence")
+                 if role == "answerer" else _("Run upstream once, then A and B from the same checkpoint"))
+    st.button(_("Run A/B"), icon=MATERIAL["compare"], key="pg_run", on_click=on_run_ab, type="primary",
+              help=help_text)
     result: Optional[ABResult] = st.session_state.get(RESULT_KEY)
     if result is not None:
         if result.role != role:
-            st.caption(f"Last result is for the {result.role} role.")
+            st.caption(_("Last result is for the {role} role.").format(role=result.role))
         render_result(result)
     render_versions(prompts)

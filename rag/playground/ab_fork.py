@@ -7,12 +7,20 @@ the role's prompt; then both variants continue from that one checkpoint with
 `invoke(None, fork_config, context=...)`, each on its own branch of the thread. Upstream state is
 identical by construction and upstream retrieval runs exactly once. Only the request context
 differs: its roles are built from prompt set A or B (the prompts live in the roles, not the state).
+
+The `answerer` role is the answering agent after the graph (`rag/answering.py`): its "fork point"
+is the finished state of an `answer` route. The graph runs once to the end; A and B then answer
+from that one state's evidence with their two answerer prompts, so only the prompt differs.
+Offline there is no model to read a prompt: both answers are the same extractive one, and a note
+says so.
+
+Notes for the page (`ABResult.hints`) are in the user's language (the page shows them as they are).
 """
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Callable, Literal, Mapping, Optional
 
 from langchain_core.runnables import RunnableLambda
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -30,14 +38,17 @@ from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
 
-Role = Literal["planner", "grader", "rewriter"]
+Role = Literal["planner", "grader", "rewriter", "answerer"]
 RolesFactory = Callable[[PromptSet], ModelRoles]
+#: The answering agent's step: after the graph's end, not a node of the graph.
+ANSWER_STEP = "answer_step"
 
 #: The node that uses each role's prompt (for the grader: its FIRST run).
 FORK_NODES: dict[str, str] = {
     "planner": "classify_complexity",
     "grader": "grade_documents",
     "rewriter": "rewrite_question",
+    "answerer": ANSWER_STEP,
 }
 REWRITE_TRACE_FIELDS = ("rewrite_method", "rewritten_query", "step_back_question", "hyde_document", "rewrite_error")
 
@@ -65,6 +76,13 @@ class VariantResult(BaseModel):
     error: Optional[str] = None
 
 
+class Hint(BaseModel):
+    """A plain-language note for the page; `kind` says how to show it."""
+
+    kind: Literal["offline", "failed", "not_called", "same", "empty", "answer_error"]
+    text: str
+
+
 class ABResult(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -79,8 +97,13 @@ class ABResult(BaseModel):
     a: VariantResult
     b: VariantResult
     diff: list[DiffRow] = Field(default_factory=list)
-    """Changed rows between A's and B's final states (`debugger.diff_table(result.diff)` shows them)."""
-    notes: list[str] = Field(default_factory=list)
+    """Changed rows between A's and B's final states (`debugger.diff_table(result.diff)` shows them);
+    for the answerer, between the two answers."""
+    hints: list[Hint] = Field(default_factory=list)
+
+    @property
+    def notes(self) -> list[str]:
+        return [h.text for h in self.hints]
 
     @property
     def same_outcome(self) -> bool:
@@ -112,6 +135,8 @@ def _role_output(role: str, state: dict) -> Optional[dict]:
         return {k: state.get(k) for k in ("complexity", "complexity_reason", "sub_questions")}
     if role == "grader":
         return dict(state["grade"]) if state.get("grade") else None
+    if role == "answerer":
+        return None
     trace = state.get("rag_trace") or {}
     out = {k: trace[k] for k in REWRITE_TRACE_FIELDS if k in trace}
     out["query"] = state.get("query")
@@ -182,12 +207,16 @@ def run_ab(
     history_or_checkpointer: Any = None,
     roles_factory: Optional[RolesFactory] = None,
     base_prompts: Optional[PromptSet] = None,
+    complete: Optional[Callable[[str], str]] = None,
+    model: Optional[str] = None,
 ) -> ABResult:
     """Run `question` to the node that uses `role`'s prompt, then variants A and B from there.
 
     `roles_factory(prompt_set) -> ModelRoles` builds the roles of each side (default:
     `get_default_roles(settings, prompt_set)`); tests inject scripted roles. `base_prompts`
-    defaults to the prompts of `settings.prompt_version`.
+    defaults to the prompts of `settings.prompt_version`. `complete(prompt) -> text` (and its
+    `model` name) answers for the `answerer` role; default: the connected model when the roles are
+    an OpenAI-compatible provider's, else none (extractive answers).
     Raises PromptTemplateError (bad template), InvalidQuestionError (bad question),
     ForkNotReachedError (the run never gets to the node) — all before any variant runs.
     """
@@ -208,6 +237,9 @@ def run_ab(
     _checkpointer, graph = _resolve_checkpointer(history_or_checkpointer)
     fork_node = FORK_NODES[role]
     thread_cfg = {"configurable": {"thread_id": f"ab-{uuid.uuid4().hex[:16]}"}}
+    if role == "answerer":
+        return _run_answerer_ab(text, graph, thread_cfg, settings, retriever, roles_factory, prompts_a, prompts_b,
+                                complete, model)
 
     # 1. upstream, once, with prompt set A, pausing before the fork node
     upstream_steps: list[ProgressStep] = []
@@ -261,8 +293,67 @@ def run_ab(
     return ABResult(
         question=text, role=role, fork_node=fork_node, thread_id=thread_cfg["configurable"]["thread_id"],
         fork_checkpoint_id=fork_id, upstream_state=upstream_state, upstream_progress=upstream_steps, a=a, b=b,
-        diff=rows, notes=_notes(role, a, b, upstream_state, up_ctx.roles, rows),
+        diff=rows, hints=_notes(role, a, b, upstream_state, up_ctx.roles, rows),
     )
+
+
+def _run_answerer_ab(text: str, graph: Any, thread_cfg: dict, settings: RagSettings, retriever: Retriever,
+                     roles_factory: RolesFactory, prompts_a: PromptSet, prompts_b: PromptSet,
+                     complete: Optional[Callable[[str], str]], model: Optional[str]) -> ABResult:
+    """The graph once to its end, then the answers of A and B from that one finished state."""
+    from rag.answering import answer_for, model_completer
+
+    steps: list[ProgressStep] = []
+    ctx = make_context(settings=settings, retriever=retriever, roles=roles_factory(prompts_a), progress=steps.append)
+    ctx.reset_clock()
+    final = graph.invoke(initial_state(text), thread_cfg, context=ctx)
+    head = graph.get_state(thread_cfg)
+    if final.get("route") != "answer" or not final.get("docs"):
+        raise ForkNotReachedError(
+            _("this question never reaches the answer step, so the answerer prompt is not used: the run ended "
+              "with route {route} ({status}). Pick a question whose run ends in `answer`.").format(
+                route=repr(final.get("route")), status=repr(final.get("retrieval_status")))
+        )
+    if complete is None and str(ctx.roles.provider).startswith("openai"):
+        complete, model = model_completer(settings)  # the model the debugger's answer step uses
+    result = build_result(final, ctx)
+    head_id = _checkpoint_id(head.config)
+
+    def variant(label: Literal["A", "B"], prompts: PromptSet) -> VariantResult:
+        calls: list[str] = []
+
+        def counted(prompt: str) -> str:
+            calls.append(prompt)
+            return complete(prompt)  # type: ignore[misc]
+
+        out = VariantResult(label=label, template=prompts.answerer)
+        try:
+            answer = answer_for(final, counted if complete is not None else None, model, template=prompts.answerer)
+            out = out.model_copy(update=dict(
+                role_output=answer.model_dump(mode="json") if answer is not None else None,
+                decided_route=final.get("route"), route=final.get("route"),
+                retrieval_status=final.get("retrieval_status"), after_fork_checkpoint_id=head_id,
+                final_checkpoint_id=head_id, final_state=dict(final), result=result,
+            ))
+        except Exception as exc:  # noqa: BLE001 - one failing side must still show the other
+            out = out.model_copy(update={"error": f"{type(exc).__name__}: {exc}"[:2000]})
+        return out.model_copy(update={"role_calls": len(calls)})
+
+    a = variant("A", prompts_a)
+    b = variant("B", prompts_b)
+    rows = changed_rows(diff_states(_answer_fields(a.role_output), _answer_fields(b.role_output)))
+    return ABResult(
+        question=text, role="answerer", fork_node=ANSWER_STEP, thread_id=thread_cfg["configurable"]["thread_id"],
+        fork_checkpoint_id=head_id or "", upstream_state=dict(final), upstream_progress=steps, a=a, b=b, diff=rows,
+        hints=_notes("answerer", a, b, dict(final), ctx.roles, rows),
+    )
+
+
+def _answer_fields(answer: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+    """What differs between two answers for a reader: the text, how it was made, what it cites."""
+    answer = answer or {}
+    return {"answer": answer.get("text"), "mode": answer.get("mode"),
+            "citations": [c.get("n") for c in answer.get("citations") or []]}
 
 
 def _not_reached_hint(role: str, values: dict) -> str:
@@ -275,29 +366,37 @@ def _not_reached_hint(role: str, values: dict) -> str:
 
 
 def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles: ModelRoles,
-           rows: list) -> list[str]:
+           rows: list) -> list[Hint]:
     """Plain-language hints for the UI when the comparison cannot show a prompt's effect."""
     notes = []
     if "offline" in (roles.provider or "").lower():
-        notes.append(_("the offline rule-based provider does not read prompts, so A and B can only differ "
-                       "with an OpenAI-compatible model configured"))
+        notes.append(Hint(kind="offline", text=_(
+            "the offline rule-based provider does not read prompts, so A and B can only differ with an "
+            "OpenAI-compatible model configured")))
     for side in (a, b):
         if side.error:
-            notes.append(_("variant {label} failed: {error}").format(label=side.label, error=side.error))
+            notes.append(Hint(kind="failed", text=_("variant {label} failed: {error}").format(
+                label=side.label, error=side.error)))
         elif side.role_calls == 0:
             why = {
-                "planner": _("the question took the local fast path ({reason})").format(
+                "planner": lambda side=side: _("the question took the local fast path ({reason})").format(
                     reason=(side.role_output or {}).get("complexity_reason")),
-                "grader": _("no evidence was retrieved, so the grade is decided without a model"),
-                "rewriter": _("the rewrite budget was already spent"),
-            }[role]
-            notes.append(_("the {role} model was not called in variant {label}: {why}").format(
-                role=role, label=side.label, why=why))
+                "grader": lambda: _("no evidence was retrieved, so the grade is decided without a model"),
+                "rewriter": lambda: _("the rewrite budget was already spent"),
+                "answerer": lambda: _("no model is connected, so the answer is extractive (quoted from the "
+                                      "evidence, no prompt)"),
+            }[role]()
+            notes.append(Hint(kind="not_called", text=_("the {role} model was not called in variant {label}: "
+                                                        "{why}").format(role=role, label=side.label, why=why)))
+        elif role == "answerer" and (side.role_output or {}).get("error"):
+            notes.append(Hint(kind="answer_error", text=_("variant {label}: {error}").format(
+                label=side.label, error=side.role_output["error"])))
     if not rows and not (a.error or b.error):
-        notes.append(_("A and B ended in the same state"))
+        notes.append(Hint(kind="same", text=_("A and B ended in the same state")))
     if not upstream:
-        notes.append(_("the upstream state is empty"))
+        notes.append(Hint(kind="empty", text=_("the upstream state is empty")))
     return notes
 
 
-__all__ = ["FORK_NODES", "ABResult", "VariantResult", "ForkNotReachedError", "run_ab", "prompt_sets_for"]
+__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "Hint", "VariantResult", "ForkNotReachedError", "run_ab",
+           "prompt_sets_for"]

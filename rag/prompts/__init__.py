@@ -3,40 +3,56 @@
 Kept out of the node code so that the playground can edit, validate and version them. A template
 may use only its role's input fields and must use the required ones; `validate_template` says
 which rule a bad template breaks before anything runs.
+
+Three roles are the graph's model calls; the fourth, `answerer`, is the answering agent that runs
+after the graph on the evidence of an `answer` route (`rag/answering.py`). It is versioned with the
+others so a prompt version fixes everything a model is told, and a version saved before it existed
+answers with the built-in answerer prompt.
 """
 from __future__ import annotations
 
 import string
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Optional
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rag.errors import PromptTemplateError  # noqa: F401 - re-exported from its old home
 from rag.i18n import _
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
-ROLES = ("planner", "grader", "rewriter")
+ROLES = ("planner", "grader", "rewriter", "answerer")
+#: The roles the graph's nodes call; `answerer` runs after the graph.
+GRAPH_ROLES = ("planner", "grader", "rewriter")
 
 #: Variables a role's template must reference, and those it may reference.
 REQUIRED_VARIABLES: dict[str, frozenset[str]] = {
     "planner": frozenset({"question"}),
     "grader": frozenset({"question", "context"}),
     "rewriter": frozenset({"question"}),
+    "answerer": frozenset({"question", "context"}),
 }
 ALLOWED_VARIABLES: dict[str, frozenset[str]] = {
     "planner": frozenset({"question"}),
     "grader": frozenset({"question", "context", "is_sub_agent", "rewrite_count"}),
     "rewriter": frozenset({"question", "context", "grade_reason"}),
+    "answerer": frozenset({"question", "context"}),
 }
 
 
+@lru_cache(maxsize=1)
+def _builtin_answerer() -> str:
+    return (DEFAULT_DIR / "answerer.md").read_text(encoding="utf-8")
+
+
 class PromptSet(BaseModel):
-    """The three prompts of one version."""
+    """The four prompts of one version (a set made without an answerer gets the built-in one)."""
 
     planner: str
     grader: str
     rewriter: str
+    answerer: str = Field(default_factory=_builtin_answerer)
     version: str = "default"
 
     def get(self, role: str) -> str:

@@ -42,6 +42,8 @@ FORMAT = "rag-prompt-version"
 FORMAT_VERSION = 1
 RESERVED_NAMES = frozenset({"default", "active"})
 MAX_NOTE_CHARS = 200
+#: Roles added after format v1 was written: a file without one takes the built-in prompt.
+LATER_ROLES = frozenset({"answerer"})
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -169,7 +171,7 @@ def _read(path: Path) -> _VersionFile:
             .format(file=path.name, found=repr(doc.format), found_version=doc.format_version, expected=repr(FORMAT),
                     expected_version=FORMAT_VERSION)
         )
-    missing = [r for r in ROLES if r not in doc.templates]
+    missing = [r for r in ROLES if r not in doc.templates and r not in LATER_ROLES]
     if missing:
         raise PromptVersionError(_("prompt version file {file} lacks the {roles} template(s)").format(
             file=path.name, roles=", ".join(missing)))
@@ -219,7 +221,8 @@ def load_version(name: str, *, directory: Optional[Path | str] = None) -> Prompt
               "RAG_PROMPT_DIR)").format(name=repr(name), folder=versions_dir(directory), available=_available(directory))
         )
     doc = _read(path)
-    prompts = PromptSet(**{role: "\n".join(doc.templates[role]) for role in ROLES}, version=doc.name)
+    prompts = PromptSet(**{role: "\n".join(doc.templates[role]) for role in ROLES if role in doc.templates},
+                        version=doc.name)
     try:
         validate_prompt_set(prompts)
     except PromptTemplateError as exc:

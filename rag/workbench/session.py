@@ -105,6 +105,8 @@ class Segment:
     run_id: Optional[str] = None
     """This segment's run in the history (None when not recorded)."""
     prompt_version: Optional[str] = None
+    answerer_prompt: Optional[str] = None
+    """The answerer template of the run's prompt version (None: the built-in one)."""
     replay: bool = False
     info: Any = None
     """The history's RunInfo of a replayed run."""
@@ -198,16 +200,22 @@ class DebugSession:
                 name=repr(name), error=exc)) from None
 
     def _context(self) -> tuple[RagContext, Optional[str]]:
-        roles, version = self.roles, None
+        ctx, version, _ = self._context_and_answerer()
+        return ctx, version
+
+    def _context_and_answerer(self) -> tuple[RagContext, Optional[str], Optional[str]]:
+        """The run's context, its prompt version, and that version's answerer prompt (the answer
+        step after the graph uses the same version as the graph's roles)."""
+        roles, version, answerer = self.roles, None, None
         if roles is None:
             from rag.models.factory import get_default_roles
 
             prompts = self._prompts()
-            roles, version = get_default_roles(self.settings, prompts), prompts.version
+            roles, version, answerer = get_default_roles(self.settings, prompts), prompts.version, prompts.answerer
         ctx = make_context(settings=self.settings, retriever=self.retriever, roles=roles, progress=self._sink)
         ctx.reset_clock()
         version = getattr(roles, "prompt_version", None) or version or self.settings.prompt_version or "default"
-        return ctx, version
+        return ctx, version, answerer
 
     def _drop_damaged_history(self) -> bool:
         """Stop recording into a history whose file turned out damaged: later runs use memory, so
@@ -222,7 +230,7 @@ class DebugSession:
 
     def _new_segment(self, kind: str, inp: dict, label: str, answer: Optional[str] = None) -> Segment:
         self._drop_damaged_history()
-        ctx, version = self._context()
+        ctx, version, answerer = self._context_and_answerer()
         # One thread per run, never reused: a restart on the old thread would carry the previous
         # run's state in (reducer fields like `sub_results` grow), and its checkpoints would show
         # up in this run's time travel, export and replay.
@@ -238,7 +246,8 @@ class DebugSession:
             return self._new_segment(kind, inp, label, answer)
         if stepper.error:
             raise UserInputError(_("the run could not start: {error}").format(error=stepper.error))
-        segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version)
+        segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version,
+                          answerer_prompt=answerer)
         parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
         self._record_start(segment, inp.get("question") or self.question, parent)
@@ -399,7 +408,7 @@ class DebugSession:
         else:
             live_model = seg.ctx is not None and str(seg.ctx.roles.provider).startswith("openai")
             complete, model = model_completer(self.settings) if live_model else (None, None)
-            answer = answer_for(seg.stepper.current_values(), complete, model)
+            answer = answer_for(seg.stepper.current_values(), complete, model, template=seg.answerer_prompt)
         self._answer_cache = (key, answer)
         return answer
 
@@ -464,7 +473,7 @@ class DebugSession:
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
         index = seg.stepper.steps.index(record)
         fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=_("what-if #{n}").format(n=n), fork_of=(
-            seg, index, field, value), prompt_version=seg.prompt_version)
+            seg, index, field, value), prompt_version=seg.prompt_version, answerer_prompt=seg.answerer_prompt)
         self.segments.append(fork)
         self._record_fork_start(seg, fork, index, field, record.values_after.get(field), value)
         with self._pending_lock:

@@ -69,25 +69,28 @@ def test_counted_messages_fall_back_to_english_plural_rules():
 
 
 def test_the_language_source_is_asked_when_no_block_sets_one():
+    before = i18n._source  # the app's source (ui/language.py installs it once, on import): put it back
     i18n.set_language_source(lambda: "zh-CN")
     try:
         assert i18n.current_language() == "zh"
         with use_language("en"):
             assert i18n.current_language() == "en"
-    finally:
         i18n.set_language_source(None)
-    assert i18n.current_language() == "en"
+        assert i18n.current_language() == "en"
+    finally:
+        i18n.set_language_source(before)
 
 
 def test_a_failing_language_source_means_english():
     def broken():
         raise RuntimeError("no session")
 
+    before = i18n._source
     i18n.set_language_source(broken)
     try:
         assert i18n._("Run history") == "Run history"
     finally:
-        i18n.set_language_source(None)
+        i18n.set_language_source(before)
 
 
 @pytest.mark.parametrize("lang, ms, expected", [

@@ -145,7 +145,7 @@ def test_bad_template_a_unknown_role_and_bad_question(settings, retriever):
         run_ab(QUESTION, "grader", STRICT_GRADER, template_a="{question}{context}{x}", settings=settings,
                retriever=retriever, roles_factory=by_prompt([]))
     with pytest.raises(PromptTemplateError, match="unknown role"):
-        run_ab(QUESTION, "answerer", "{question}", settings=settings, retriever=retriever,
+        run_ab(QUESTION, "summarizer", "{question}", settings=settings, retriever=retriever,
                roles_factory=by_prompt([]))
     with pytest.raises(InvalidQuestionError):
         run_ab("  ", "grader", STRICT_GRADER, settings=settings, retriever=retriever, roles_factory=by_prompt([]))

@@ -52,7 +52,7 @@ def test_export_holds_the_whole_run(history, recorded):
     assert grade_step["metadata"]["source"] == "loop"
     assert [p["node"] for p in doc["progress"]] == [p.node for p in recorded.progress]
     assert doc["trace"]["route"] == "answer" and doc["trace"]["rewrite_method"] == "step_back"
-    assert doc["prompt_version"] == "default" and set(doc["prompts"]) == {"planner", "grader", "rewriter"}
+    assert doc["prompt_version"] == "default" and set(doc["prompts"]) == {"planner", "grader", "rewriter", "answerer"}
     assert doc["settings"]["model_provider"] == "offline"
 
 

@@ -123,8 +123,8 @@ def test_compare_gives_a_unified_diff_per_role(tmp_path):
     base = load_default_prompts()
     save_version("b", edited(grader=base.grader.replace("Judge ONLY", "Judge strictly")), "", directory=tmp_path)
     diffs = compare_versions("a", "b", directory=tmp_path)
-    assert set(diffs) == {"planner", "grader", "rewriter"}
-    assert diffs["planner"] == "" and diffs["rewriter"] == ""
+    assert set(diffs) == {"planner", "grader", "rewriter", "answerer"}
+    assert diffs["planner"] == "" and diffs["rewriter"] == "" and diffs["answerer"] == ""
     assert "--- a/grader" in diffs["grader"] and "+++ b/grader" in diffs["grader"]
     assert any(line.startswith("-") and "Judge ONLY" in line for line in diffs["grader"].splitlines())
     assert any(line.startswith("+") and "Judge strictly" in line for line in diffs["grader"].splitlines())
@@ -182,3 +182,37 @@ def test_shipped_baseline_equals_the_builtin_prompts(monkeypatch):
     baseline = load_version("baseline")
     default = load_default_prompts()
     assert (baseline.planner, baseline.grader, baseline.rewriter) == (default.planner, default.grader, default.rewriter)
+    assert baseline.answerer == default.answerer
+
+
+# ----- the answerer: the fourth role (the answering agent after the graph) ------------------------
+
+BRIEF = "Answer in one sentence from the evidence, citing [n].\nQ: {question}\nEvidence:\n{context}\n"
+
+
+def test_answerer_prompt_versions_round_trip(tmp_path):
+    save_version("brief", edited(answerer=BRIEF), "one-sentence answers", directory=tmp_path)
+    doc = json.loads((tmp_path / "brief.json").read_text(encoding="utf-8"))
+    assert doc["templates"]["answerer"] == BRIEF.split("\n")  # line per line, like the other roles
+    loaded = load_version("brief", directory=tmp_path)
+    assert loaded.answerer == BRIEF and loaded.grader == load_default_prompts().grader
+    diffs = compare_versions("default", "brief", directory=tmp_path)
+    assert diffs["answerer"] and not diffs["grader"]
+    assert any(line.startswith("+") and "one sentence" in line for line in diffs["answerer"].splitlines())
+
+
+def test_answerer_template_is_validated_like_the_others(tmp_path):
+    with pytest.raises(PromptTemplateError, match="answerer prompt must use {context}"):
+        save_version("bad", edited(answerer="Answer {question}."), directory=tmp_path)
+    with pytest.raises(PromptTemplateError, match="unknown variable"):
+        save_version("bad", edited(answerer="{question} {context} {grade_reason}"), directory=tmp_path)
+    assert not (tmp_path / "bad.json").exists()
+
+
+def test_a_version_saved_before_the_answerer_role_answers_with_the_builtin_prompt(tmp_path):
+    save_version("old", load_default_prompts(), directory=tmp_path)
+    path = tmp_path / "old.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    del doc["templates"]["answerer"]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert load_version("old", directory=tmp_path).answerer == load_default_prompts().answerer
