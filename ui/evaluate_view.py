@@ -414,7 +414,7 @@ def render_past(store: EvalStore) -> None:
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
-    st.title(f"{MATERIAL['evaluate']} {_('Evaluate')}")
+    st.title(MATERIAL["evaluate"] + " " + _("Evaluate"))
     show_flash()
     st.caption(_("Run a question set through the workflow and see every route at once; compare two "
                  "configurations to see what a prompt or retrieval change fixed and what it broke."))

@@ -227,7 +227,7 @@ def render_question(role: str) -> None:
         st.caption(_("Demo questions that reach `{node}`:").format(node=FORK_NODES[role]))
         cols = st.columns(min(len(good), 4))
         for i, demo in enumerate(good):
-            cols[i % len(cols)].button(demo.label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+            cols[i % len(cols)].button(demo.display_label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
                                        help=demo.question, width="stretch")
 
 
@@ -391,7 +391,7 @@ def render_versions(prompts: PromptSet) -> None:
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['playground']} {_('Prompt playground')}")
+    st.title(MATERIAL["playground"] + " " + _("Prompt playground"))
     show_flash()
     try:
         prompts = current_prompts()

@@ -39,7 +39,7 @@ def _messages() -> dict[str, str]:
 def _phrases() -> tuple[str, ...]:
     found = set()
     for english in _messages():
-        for part in _PLACEHOLDER.split(english):
+        for part in _PLACEHOLDER.split(re.sub(r"`[^`]*`", " ", english)):  # code stays code in every language
             for chunk in re.split(r"[\n.:;!?,()\[\]·—–/]+", _MARKUP.sub(" ", part)):
                 chunk = " ".join(chunk.split())
                 if len(_WORDS.findall(chunk)) >= 2 and len(chunk) >= 8:
