@@ -247,5 +247,5 @@ def fill(sources: list[Path], lang: str = "zh", *, overwrite: bool = False) -> i
         filled += 1
     with po_path(lang).open("wb") as handle:
         write_po(handle, catalog, width=0, sort_output=True, include_lineno=False)
-    reload()
+    update()  # the same canonical layout as `update` writes (reading and writing adds format flags)
     return filled
