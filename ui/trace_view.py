@@ -12,7 +12,7 @@ from ui.text import as_text
 
 
 def render_page() -> None:
-    st.title(f"{MATERIAL['trace']} {_('Trace explorer')}")
+    st.title(MATERIAL["trace"] + " " + _("Trace explorer"))
     session = get_session()
     seg = session.current
     if seg is None:

@@ -49,7 +49,7 @@ def trace_frame(raw: Optional[dict], normalized: Optional[dict], group: tuple[st
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` as shown: values escaped for markdown, states and column headings in the reader's language."""
     shown = frame.reset_index(drop=True)  # a filtered frame's index would show as a column of its own
-    absent = f"‹{_('absent')}›"
+    absent = "‹" + _("absent") + "›"
     shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
                          state=shown["state"].map(lambda s: _(STATES.get(s, s))))
     return shown.rename(columns={key: _(title) for key, title in COLUMNS.items()})
