@@ -210,7 +210,7 @@ def render_question(session: DebugSession) -> None:
 def render_demo_buttons(demos: list) -> None:
     cols = st.columns(3)
     for i, demo in enumerate(demos):
-        cols[i % 3].button(demo.label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+        cols[i % 3].button(demo.display_label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
                            help=demo.question, width="stretch")
 
 

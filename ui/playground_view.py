@@ -206,7 +206,7 @@ def render_question(role: str) -> None:
         st.caption(f"Demo questions that reach `{FORK_NODES[role]}`:")
         cols = st.columns(min(len(good), 4))
         for i, demo in enumerate(good):
-            cols[i % len(cols)].button(demo.label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+            cols[i % len(cols)].button(demo.display_label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
                                        help=demo.question, width="stretch")
 
 
