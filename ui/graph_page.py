@@ -57,7 +57,7 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
         return details(_("What does each node do? (docstrings)"), f"<ul>{items}</ul>", ident="node_docs")
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
-                          idle_hint=_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
+                          idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
                           timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
 
 
