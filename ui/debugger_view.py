@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.breakpoints import breakpoint_hit
+from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.session import REPLAY_BANNER, DebugSession
@@ -116,8 +117,8 @@ def run_pending(session: DebugSession) -> None:
             hit = None if seg.stepper.done else breakpoint_hit(seg.stepper.next_nodes, stops)
             for p in record.annotations.get("progress") or []:
                 group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
-                st.write(f"**{as_text(p.get('label', ''))}**{group} — "
-                         f"{as_text(p.get('detail', ''))} · {duration_ms(p.get('elapsed_ms', 0))}")
+                st.write(f"**{as_text(translate_progress(p.get('label', '')))}**{group} — "
+                         f"{as_text(translate_progress(p.get('detail', '')))} · {duration_ms(p.get('elapsed_ms', 0))}")
             if not record.annotations.get("progress"):
                 st.write(f"`{', '.join(record.nodes)}` · {duration_ms(record.duration_ms)}")
             if hit:

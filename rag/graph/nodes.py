@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from rag.context import RagContext
+from rag.graph import progress_labels as P
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.retrieval.base import corpus_stats_of
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
@@ -54,7 +55,7 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     question = state["question"]
     reason = fast_path_reason(question, fast_path_config(ctx.settings.fast_path_extra))
     if reason:
-        ctx.emit("🧭", "Complexity: simple (fast path)", reason, node="classify_complexity")
+        ctx.emit("🧭", P.COMPLEXITY_FAST_PATH, reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}
     try:
         raw = ctx.roles.planner.invoke(PlannerInput(question=question))
@@ -65,14 +66,15 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     except Exception as exc:  # noqa: BLE001 - any planner failure degrades to simple
         log.warning("planner failed: %s", _error_kind(exc))
         reason = f"planner_unavailable:{_error_text(exc)}"
-        ctx.emit("⚠️", "Planner unavailable: simple chain", reason, node="classify_complexity")
+        ctx.emit("⚠️", P.PLANNER_UNAVAILABLE, reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}
     subs = unique_texts(plan.sub_questions)[:MAX_SUB_QUESTIONS] if plan.complexity == "complex" else []
     if plan.complexity == "complex" and not subs:
         reason = f"{plan.complexity_reason} (complex_without_sub_questions: simple chain)".strip()
-        ctx.emit("🧭", "Complexity: simple", reason, node="classify_complexity")
+        ctx.emit("🧭", P.COMPLEXITY.format(complexity="simple"), reason, node="classify_complexity")
         return {"complexity": "simple", "complexity_reason": reason, "sub_questions": []}
-    label = f"Complexity: {plan.complexity}" + (f" ({len(subs)} sub-questions)" if subs else "")
+    label = (P.COMPLEXITY_SPLIT.format(complexity=plan.complexity, n=len(subs)) if subs
+             else P.COMPLEXITY.format(complexity=plan.complexity))
     ctx.emit("🧭", label, plan.complexity_reason, node="classify_complexity")
     return {"complexity": plan.complexity, "complexity_reason": plan.complexity_reason, "sub_questions": subs}
 
@@ -114,8 +116,10 @@ def _retrieval_update(
         trace["retrieval_error"] = error
     elif not fields.get("retrieval_error"):
         trace.pop("retrieval_error", None)  # a stale error of an earlier retrieval
-    detail = f"{len(docs)} chunks, mode {fields.get('retrieval_mode', '?')}" + (f" — {error}" if error else "")
-    ctx.emit("🔎", f"Retrieval ({stage})", detail, node=node, **_group(state))
+    mode = fields.get("retrieval_mode", "?")
+    detail = (P.RETRIEVAL_DETAIL_ERROR.format(n=len(docs), mode=mode, error=error) if error
+              else P.RETRIEVAL_DETAIL.format(n=len(docs), mode=mode))
+    ctx.emit("🔎", P.RETRIEVAL.format(stage=stage), detail, node=node, **_group(state))
     return {"docs": docs, "context": format_docs(docs), "rag_trace": trace}
 
 
@@ -209,7 +213,7 @@ def grade_update(state: RAGState, ctx: RagContext, *, node: str = "grade_documen
     detail = f"{grade.relevance}/{grade.answerability}/{grade.ambiguity} — {grade.reason}"
     if error:
         detail += f" ({error})"
-    ctx.emit(icon, f"Grade → {route}", detail, node=node, **_group(state))
+    ctx.emit(icon, P.GRADE.format(route=route), detail, node=node, **_group(state))
     update: dict[str, Any] = {
         "grade": grade.model_dump(),
         "route": route,
@@ -260,7 +264,7 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     count = int(state.get("rewrite_count") or 0)
     trace = dict(state.get("rag_trace") or {})
     if count >= 1:
-        ctx.emit("🚫", "Rewrite budget spent", "no second rewrite", node="rewrite_question")
+        ctx.emit("🚫", P.REWRITE_BUDGET_SPENT, P.NO_SECOND_REWRITE, node="rewrite_question")
         return _no_knowledge_update(state, trace, {})
     count += 1
     grade = state.get("grade") or {}
@@ -275,7 +279,7 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     except Exception as exc:  # noqa: BLE001 - rewriter failure ends the rewrite
         log.warning("rewriter failed: %s", _error_kind(exc))
         error = _error_text(exc)
-        ctx.emit("⚠️", "Rewriter unavailable → no_knowledge", error, node="rewrite_question")
+        ctx.emit("⚠️", P.REWRITER_UNAVAILABLE.format(route="no_knowledge"), error, node="rewrite_question")
         # The reason goes to `evidence_reason` too: a client that sees only the 59 protocol fields must
         # tell "the rewriter failed" from "the evidence was graded no_knowledge".
         update = _no_knowledge_update(state, trace, {
@@ -289,7 +293,7 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         trace["step_back_question"] = plan.step_back_question
     else:
         trace["hyde_document"] = plan.hyde_document
-    ctx.emit("✏️", f"Rewrite ({plan.method})", plan.step_back_question or (plan.hyde_document or "")[:160],
+    ctx.emit("✏️", P.REWRITE.format(method=plan.method), plan.step_back_question or (plan.hyde_document or "")[:160],
              node="rewrite_question")
     return {"rewrite_count": count, "query": query, "rag_trace": trace}
 
@@ -307,7 +311,7 @@ def prepare_sub_questions(state: RAGState, runtime: Runtime[RagContext]) -> dict
     ctx = runtime.context
     subs = state.get("sub_questions") or []
     for i, sub in enumerate(subs, start=1):
-        ctx.emit("🧩", f"Sub-question {i}/{len(subs)}", sub, group=f"sub-{i}", group_label=sub,
+        ctx.emit("🧩", P.SUB_QUESTION.format(i=i, n=len(subs)), sub, group=f"sub-{i}", group_label=sub,
                  node="prepare_sub_questions")
     return {}
 
@@ -387,8 +391,8 @@ def synthesis(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         "hitl_prompt": outcome["hitl_prompt"],
         "hitl_options": outcome["hitl_options"],
     }
-    ctx.emit("🔀", f"Synthesis → {outcome['route']}",
-             f"{len(docs)} chunks from {len(results)} sub-results ({outcome['merged_count']} before de-duplication)",
+    ctx.emit("🔀", P.SYNTHESIS.format(route=outcome["route"]),
+             P.SYNTHESIS_DETAIL.format(docs=len(docs), results=len(results), merged=outcome["merged_count"]),
              node="synthesis")
     return {
         "docs": docs,
@@ -421,7 +425,7 @@ def restore_from_snapshot(state: RAGState, runtime: Runtime[RagContext]) -> dict
     for key in ("complexity", "complexity_reason", "sub_questions"):
         if snap.get(key):
             trace[key] = snap[key]
-    ctx.emit("🙋", "Resume from HITL", f"{snap['route']} answered: {answer}", node="restore_from_snapshot")
+    ctx.emit("🙋", P.RESUME, P.RESUME_DETAIL.format(route=snap["route"], answer=answer), node="restore_from_snapshot")
     return {
         "question": question,
         "query": question,

@@ -22,7 +22,9 @@ question, the evidence and the knowledge base's own statistics, never from knowi
 The rules are measured on a corpus they were not written for: `python -m rag.eval
 rag/data/eval/pydoc.jsonl --kb pydoc` (README, "How good is the offline judge?").
 
-Every reason starts with "[offline rules]" so a user never mistakes it for a model's judgement.
+Every reason starts with "[offline rules]" ("[离线规则]" for a Chinese question) so a user never
+mistakes it for a model's judgement. Reasons follow the question's language, as the HITL prompts the
+grader writes do (the same `is_chinese` test decides both); their words are data in the rules file.
 """
 from __future__ import annotations
 
@@ -233,20 +235,16 @@ def plan_question(question: str, rules: Optional[OfflineRules] = None) -> Comple
     zh = is_chinese(q)
     parts = [s for s in (_clean(x) for x in _Q_SPLIT.split(q)) if s]
     if len(parts) >= 2:
-        subs, why = [_as_question(s, zh) for s in parts], "several questions in one message"
+        subs, why = [_as_question(s, zh) for s in parts], "several_questions"
     else:
         subs = _zh_sub_questions(q, r) if zh else _en_sub_questions(q, r)
-        why = "conjunction or comparison of several items"
+        why = "several_items"
     subs = list(dict.fromkeys(s for s in subs if _clean(s)))[: r.planner.max_sub_questions]
     if len(subs) >= 2:
         return ComplexityResult(
-            complexity="complex", complexity_reason=r.tag(f"{why}: split into {len(subs)} sub-questions"),
-            sub_questions=subs,
+            complexity="complex", complexity_reason=r.tag(r.say(why, zh, n=len(subs)), zh), sub_questions=subs,
         )
-    return ComplexityResult(
-        complexity="simple", complexity_reason=r.tag("one intent: no conjunction or comparison to split"),
-        sub_questions=[],
-    )
+    return ComplexityResult(complexity="simple", complexity_reason=r.tag(r.say("one_intent", zh), zh), sub_questions=[])
 
 
 # =============================================================================================
@@ -386,23 +384,23 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
     terms = content_terms(question, r)
     key_terms = [t for t in terms if not is_numeric(t)] or terms
     if not evs or not key_terms:
-        why = "no evidence" if not evs else "the question has no content words to look for"
+        why = "no_evidence" if not evs else "no_content_words"
         return EvidenceGrade(relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
-                             reason=r.tag(why))
+                             reason=r.tag(r.say(why, zh), zh))
     weights, absent = _term_weights(key_terms, inp.corpus, r)
     if absent and len(absent) / len(key_terms) >= g.max_absent_share:
         return EvidenceGrade(
             relevance="none", answerability="none", confidence=0.9, route="no_knowledge",
-            reason=r.tag(f"{len(absent)} of the question's {len(key_terms)} words never occur in the knowledge "
-                         f"base ({', '.join(absent)}): it is about something else"),
+            reason=r.tag(r.say("off_topic", zh, absent=len(absent), total=len(key_terms), words=r.join(absent, zh)),
+                         zh),
         )
     rel_cov = _weighted(weights, evs, r)
     if rel_cov < g.min_relevant_coverage:
         found = [t for t in weights if term_covered(t, evs, r)]
         return EvidenceGrade(
             relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
-            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight"
-                         + (f" (only {', '.join(found)})" if found else "") + ": not about the question"),
+            reason=r.tag(r.say("low_coverage", zh, coverage=f"{rel_cov:.0%}",
+                               found=r.say("only_found", zh, words=r.join(found, zh)) if found else ""), zh),
         )
     relevance = "strong" if rel_cov >= g.strong_relevance else "weak"
     # with a dense leg: did the two independent recall legs (words, meaning) find the same chunks?
@@ -411,8 +409,7 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
     if agree and not any(agree) and relevance != "strong":
         return EvidenceGrade(
             relevance="none", answerability="none", confidence=0.8, route="no_knowledge",
-            reason=r.tag(f"the evidence covers {rel_cov:.0%} of the question's weight and no chunk is found by "
-                         "both the word and the meaning search: not about the question"),
+            reason=r.tag(r.say("legs_disagree", zh, coverage=f"{rel_cov:.0%}"), zh),
         )
     key_terms = [t for t in key_terms if t in weights]  # question order: the first key term names the topic
 
@@ -422,7 +419,7 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         return EvidenceGrade(
             relevance=relevance, answerability="partial", ambiguity="missing_slot", confidence=0.7,
             route="clarify", missing_slots=[referent], hitl_prompt=prompt,
-            reason=r.tag(f"the question points at “{referent}” without naming it"),
+            reason=r.tag(r.say("unnamed_referent", zh, referent=referent), zh),
         )
     term, options = _scope_candidates(question, key_terms, docs, evs, r)
     if term:
@@ -430,7 +427,7 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         return EvidenceGrade(
             relevance=relevance, answerability="partial", ambiguity="multiple_candidates", confidence=0.8,
             route="scope_select", hitl_options=options, hitl_prompt=prompt,
-            reason=r.tag(f"“{term}” names {len(options)} different things in the evidence: {', '.join(options)}"),
+            reason=r.tag(r.say("several_candidates", zh, term=term, n=len(options), options=r.join(options, zh)), zh),
         )
     slot, values = _missing_slot(question, key_terms, evs, r)
     if slot:
@@ -439,7 +436,7 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
         return EvidenceGrade(
             relevance=relevance, answerability="partial", ambiguity="missing_slot", confidence=0.8,
             route="clarify", missing_slots=[slot], hitl_options=values, hitl_prompt=prompt,
-            reason=r.tag(f"the evidence differs by {slot} ({', '.join(values)}) and the question names none"),
+            reason=r.tag(r.say("missing_slot", zh, slot=slot, values=r.join(values, zh)), zh),
         )
 
     top = evs[: g.answer_top_n]
@@ -457,14 +454,14 @@ def grade_evidence(inp: GraderInput, rules: Optional[OfflineRules] = None) -> Ev
     else:
         answerability, route = ("partial" if ans_cov > 0 else "none"), "rewrite"
     detail = (
-        f"top {len(top)} chunk(s) cover {ans_cov:.0%} of the question's weight, all chunks {rel_cov:.0%}"
-        + (f"; not found near the top: {', '.join(missing)}" if missing else "")
-        + (f"; never in the knowledge base: {', '.join(absent)}" if absent else "")
-        + (" (after a rewrite)" if settled else "")
+        r.say("coverage", zh, n=len(top), top=f"{ans_cov:.0%}", whole=f"{rel_cov:.0%}")
+        + (r.say("not_near_top", zh, terms=r.join(missing, zh)) if missing else "")
+        + (r.say("never_in_kb", zh, terms=r.join(absent, zh)) if absent else "")
+        + (r.say("after_rewrite", zh) if settled else "")
     )
     confidence = round(0.4 + 0.5 * ans_cov, 2)
     return EvidenceGrade(relevance=relevance, answerability=answerability, confidence=confidence, route=route,
-                         reason=r.tag(detail))
+                         reason=r.tag(detail, zh))
 
 
 # =============================================================================================

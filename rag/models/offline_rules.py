@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 RULES_PATH = Path(__file__).resolve().parent / "offline_rules.json"
 
@@ -96,18 +96,70 @@ class RewriterRules(_Frozen):
     en_hyde_fallback: str
 
 
+_FIELD = re.compile(r"\{(\w*)[^{}]*\}")
+
+
+class Bilingual(_Frozen):
+    """One reason in English and Chinese, with the same `{placeholders}` in both."""
+
+    en: str
+    zh: str
+
+    @model_validator(mode="after")
+    def _same_placeholders(self) -> "Bilingual":
+        if set(_FIELD.findall(self.en)) != set(_FIELD.findall(self.zh)):
+            raise ValueError(f"en and zh must have the same placeholders: {self.en!r} / {self.zh!r}")
+        return self
+
+    def say(self, zh: bool, **params: object) -> str:
+        return (self.zh if zh else self.en).format(**params)
+
+
+class ReasonTexts(_Frozen):
+    """The words of every reason the offline provider gives. Like its HITL prompts, a reason follows
+    the QUESTION's language (not the reader's): it is the provider's output, recorded with the run."""
+
+    several_questions: Bilingual
+    several_items: Bilingual
+    one_intent: Bilingual
+    no_evidence: Bilingual
+    no_content_words: Bilingual
+    off_topic: Bilingual
+    low_coverage: Bilingual
+    only_found: Bilingual
+    legs_disagree: Bilingual
+    unnamed_referent: Bilingual
+    several_candidates: Bilingual
+    missing_slot: Bilingual
+    coverage: Bilingual
+    not_near_top: Bilingual
+    never_in_kb: Bilingual
+    after_rewrite: Bilingual
+
+
 class OfflineRules(_Frozen):
     provider: str = "offline-rules"
     reason_prefix: str = "[offline rules]"
+    zh_reason_prefix: str = "[离线规则]"
     planner: PlannerRules
     terms: TermRules
     synonyms: dict[str, tuple[str, ...]]
     grader: GraderRules
     rewriter: RewriterRules
+    reasons: ReasonTexts
 
-    def tag(self, text: str) -> str:
-        """Every reason says plainly that rules, not a model, produced it."""
-        return f"{self.reason_prefix} {text}"
+    def tag(self, text: str, zh: bool = False) -> str:
+        """Every reason says plainly that rules, not a model, produced it (in the question's language)."""
+        return f"{self.zh_reason_prefix if zh else self.reason_prefix} {text}"
+
+    def say(self, reason: str, zh: bool, **params: object) -> str:
+        """The words of `reason` (a field of `ReasonTexts`) in the question's language, untagged."""
+        return getattr(self.reasons, reason).say(zh, **params)
+
+    @staticmethod
+    def join(items: Iterable[str], zh: bool) -> str:
+        """A list inside a reason: 、 between Chinese items, a comma between English ones."""
+        return ("、" if zh else ", ").join(items)
 
 
 def load_offline_rules(path: Optional[Path] = None) -> OfflineRules:

@@ -132,6 +132,7 @@ def test_offline_hitl_prompts_follow_the_question_not_the_reader(route, question
     assert traces["en"]["hitl_prompt"] == traces["zh"]["hitl_prompt"]
     assert traces["en"]["evidence_reason"] == traces["zh"]["evidence_reason"]
     assert bool(CJK.search(traces["en"]["hitl_prompt"])) == (question_lang == "zh")
+    assert traces["en"]["evidence_reason"].startswith("[离线规则]" if question_lang == "zh" else "[offline rules]")
 
 
 @pytest.mark.parametrize("reader", ["en", "zh"])

@@ -2,6 +2,8 @@
 retrieval scores; only the order of the evidence."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag.models.offline import grade_evidence
@@ -196,7 +198,8 @@ def test_absolute_scores_do_not_change_the_grade(scale):
 )
 def test_every_reason_says_it_comes_from_rules(question, docs):
     g = grade_evidence(grader_input(question, *docs))
-    assert g.reason.startswith("[offline rules]")
+    chinese = bool(re.search(r"[\u3400-\u9fff]", question))
+    assert g.reason.startswith("[离线规则]" if chinese else "[offline rules]")  # in the question's language
     assert 0.0 <= g.confidence <= 1.0
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from rag.models.offline import plan_question
 
-PREFIX = "[offline rules]"
+PREFIX = ("[offline rules]", "[离线规则]")  # in the question's language (tests/offline/test_reasons.py)
 
 
 @pytest.mark.parametrize(

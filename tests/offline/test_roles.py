@@ -39,7 +39,7 @@ def test_invalid_input_raises_a_validation_error_not_a_wrong_answer():
 
 def test_bundled_rules_file_loads_and_is_frozen():
     rules = load_offline_rules()
-    assert rules.reason_prefix == "[offline rules]"
+    assert rules.reason_prefix == "[offline rules]" and rules.zh_reason_prefix == "[离线规则]"
     assert "大招" in rules.synonyms and not any(k.startswith("_") for k in rules.synonyms)
     with pytest.raises(ValidationError):
         rules.grader.answer_top_n = 5  # type: ignore[misc]
@@ -57,8 +57,11 @@ def test_a_broken_rules_file_fails_at_load_naming_the_field(tmp_path):
 def test_custom_rules_change_behaviour(tmp_path):
     data = json.loads(RULES_PATH.read_text(encoding="utf-8"))
     data["reason_prefix"] = "[house rules]"
+    data["zh_reason_prefix"] = "[内部规则]"
     path = tmp_path / "rules.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     roles = build_offline_roles(load_offline_rules(path))
     grade = roles.grader.invoke(GraderInput(question="丹瑾是什么属性？", context="", docs=[]))
+    assert grade.reason.startswith("[内部规则]")
+    grade = roles.grader.invoke(GraderInput(question="What is the warranty?", context="", docs=[]))
     assert grade.reason.startswith("[house rules]")

@@ -14,22 +14,14 @@ from rag.demo import load_demo_questions
 from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
 from tests.support.i18n import english_on_page
 
+CJK = re.compile(r"[\u3400-\u9fff]")
+
 SHOTS = Path(os.environ.get("RAG_TEST_SHOTS", "")) if os.environ.get("RAG_TEST_SHOTS") else None
 """Set RAG_TEST_SHOTS to a folder to keep the Chinese screenshots (1280x720 and 1024x768) to look at."""
 
-PENDING_OTHER_HELPERS: tuple[str, ...] = (
-    # Shown on the debugger page but written in files other branches translate (issue 16): the
-    # engine's progress labels (rag/graph/nodes.py), the node descriptions (rag/graph/build.py), the
-    # demo labels (rag/data/demo_questions.json), the timeline's decision text (rag/workbench/session.py).
-    # They are not in this branch's catalogue, so `english_on_page` cannot flag them here; listed so
-    # the merged catalogue does not fail this walk on strings recorded in English before a switch.
-    "Complexity: simple (fast path)", "Complexity: simple", "Retrieval (initial)", "Retrieval (rewritten)",
-    "Grade → answer", "Grade → rewrite", "Grade → clarify", "Rewrite (hyde)", "Resume from HITL",
-)
-
 
 def _allowed(*data: str) -> tuple[str, ...]:
-    return PENDING_OTHER_HELPERS + tuple(data)
+    return tuple(data)
 
 
 def _demo(demo_id: str):
@@ -59,6 +51,11 @@ def _no_english(page, *data: str) -> None:
     dot = page.locator("pre.rdi-dot")  # the graph's DOT source is code: data, like the node names in it
     source = (dot.first.inner_text(),) if dot.count() else ()
     assert english_on_page(page, allowed=_allowed(*data, *source)) == []
+
+
+def _progress_labels(page) -> list[str]:
+    """The step column of the session's progress table (folded sections opened by `_no_english`)."""
+    return [(t or "").strip() for t in page.locator("#all_progress tbody tr td:first-child").all_text_contents()]
 
 
 def _shot(page, name: str, focus: str = ".rdi-controls") -> None:
@@ -113,6 +110,9 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         headings = [t.strip() for t in page.locator("#timeline thead th").all_inner_texts()]
         assert headings[:3] == ["步", "运行", "节点"], headings
         _no_english(page, demo.question)
+        steps = _progress_labels(page)  # the engine emits English; the page shows it in Chinese
+        assert "检索（initial）" in steps and "改写（hyde）" in steps and "检索（rewritten）" in steps, steps
+        assert all(CJK.search(s) for s in steps), steps
         _shot(page, "finished")
         _shot(page, "timeline", "#timeline")
 
@@ -176,6 +176,7 @@ def test_a_clarify_question_answered_with_an_option_in_chinese():
         page.locator(".rdi-result", has_text="结果：").first.wait_for(timeout=60_000)
         wait_idle(page)
         _no_english(page, demo.question, prompt, demo.hitl_answer)
+        assert "HITL 恢复" in _progress_labels(page), _progress_labels(page)
         _shot(page, "resumed")
 
 

@@ -14,24 +14,9 @@ SHOTS = Path(__file__).resolve().parent / "screenshots"
 #: Data the page shows as it is: the graph's spec, node and field names, the interrupt's own questions.
 DATA = ("examples.approval:graph", "Send this reply?", "Can I get a refund for order 42?", "How urgent is it?")
 
-#: English this page still shows that comes from files another helper translates on its branch (the shared
-#: inspector: ui/panels/*, debugger/html_view.py, graph_view.py, value_view.py, timeline.py). Not in the
-#: catalogue on this branch, so `english_on_page` cannot see them yet; listed so the merge knows what to
-#: check, and to be removed once that branch is in (the test then proves those parts are Chinese here too).
-#: The segment label "run" is this page's (marked `N_` in ui/any_graph_session.py): the inspector's
-#: position line has to show it through `_()`.
-PENDING_OTHER_HELPERS: tuple[str, ...] = (
-    "Continue to end", "No run yet", "about to run", "already run", "not run", "Send fan-out", "DOT source",
-    "Nothing has run yet. Press Step to run the first node, or Run to run to the end.",
-    "Keys: s Step · c Continue · ← → back / forward through the timeline",
-    "steps · paused before", "steps · finished", "Show the full state below", "Show unchanged fields",
-    "key not in the state", "three different things", "paused in interrupt() and waits for an answer",
-    "This step changed no state field.", "Full state",
-)
-
 
 def english(page) -> list[str]:
-    return english_on_page(page, allowed=DATA + PENDING_OTHER_HELPERS)
+    return english_on_page(page, allowed=DATA)
 
 
 def act(page, action: str) -> None:

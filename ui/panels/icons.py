@@ -10,7 +10,11 @@ by their label instead of their icon.
 from __future__ import annotations
 
 import html
+import re
 from typing import Mapping
+
+from rag.graph.progress_labels import translate_progress
+from rag.i18n import _
 
 
 def esc(value: object) -> str:
@@ -73,8 +77,11 @@ MATERIAL: Mapping[str, str] = {
 """Streamlit's own elements: `:material/<name>:` icons, drawn from the font Streamlit ships."""
 
 
+_MARK_END = re.compile(r"[\s(（:：→]")
+
+
 def progress_mark(step: Mapping) -> str:
     """A progress event as plain text for a table cell: its label's first word ("Retrieval",
-    "Grade", "Sub-question") instead of its emoji icon."""
-    label = str(step.get("label") or "").strip()
-    return label.split(" ", 1)[0].rstrip(":") if label else "step"
+    "Grade", "Sub-question"; "检索", "评分" in Chinese) instead of its emoji icon."""
+    label = translate_progress(step.get("label") or "").strip()
+    return _MARK_END.split(label, 1)[0] or label if label else _("step")

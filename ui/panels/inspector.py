@@ -25,6 +25,7 @@ from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
+from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language
 from rag.workbench.session import DebugSession, route_decision
 from ui.panels.answer import answer_html
@@ -326,7 +327,7 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
 
 
 def _notes(annotations: dict) -> str:
-    return " · ".join(_("{label} ({ms} ms)").format(label=p.get("label", ""), ms=p.get("elapsed_ms", 0))
+    return " · ".join(_("{label} ({ms} ms)").format(label=translate_progress(p.get("label", "")), ms=p.get("elapsed_ms", 0))
                     for p in annotations.get("progress") or [])
 
 

@@ -1,10 +1,12 @@
 """Progress steps (the `ProgressStep` events a run emits) as a table: a DataFrame for Streamlit
-pages, HTML for the inspector."""
+pages, HTML for the inspector. The engine's English labels are shown in the page's language
+(`rag.graph.progress_labels`), recorded runs' too."""
 from __future__ import annotations
 
 import pandas as pd
 
 from debugger.html_view import table
+from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_
 
 PROGRESS_COLUMNS = (N_("step"), N_("detail"), N_("group"), N_("elapsed_ms"), N_("stage_ms"))
@@ -13,7 +15,7 @@ PROGRESS_COLUMNS = (N_("step"), N_("detail"), N_("group"), N_("elapsed_ms"), N_(
 
 def _progress_rows(progress: list[dict]) -> list[tuple]:
     return [
-        (p.get("label", ""), p.get("detail", ""), p.get("group_label") or "",
+        (translate_progress(p.get("label", "")), translate_progress(p.get("detail", "")), p.get("group_label") or "",
          p.get("elapsed_ms", 0), p.get("stage_elapsed_ms", 0))
         for p in progress
     ]
