@@ -17,7 +17,7 @@ from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from debugger.i18n import N_, _
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
-from debugger.value_view import TypedValues
+from debugger.value_view import TypedValues, container_html
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
@@ -65,9 +65,13 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
         cells = [_shown_kind(diff_cells(r, max_chars=max_chars)) for r in rows]
         return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff", translate=True)
     body = []
+    containers = _container_paths(rows)
     for r, a in zip(rows, attrs, strict=False):
         if r.kind == "unchanged":
             tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
+        elif r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
+            tds = (f"<td>{esc(r.path)}</td><td>{container_html(r.before)}</td><td>{container_html(r.after)}</td>"
+                   f"<td>{esc(kind_label(r.kind))}</td>")
         else:
             field, before, after, kind = view.cells(r)
             tds = f"<td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td>"
@@ -80,6 +84,12 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
 def _shown_kind(cells: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
     """The kind cell in the page's language (the row's class keeps the kind itself)."""
     return (*cells[:3], kind_label(cells[3]))
+
+
+def _container_paths(rows: Sequence[DiffRow]) -> set[str]:
+    """Rows of a dict diffed key by key (`rag_trace` null -> dict, then `rag_trace.route` ...)."""
+    paths = {r.path for r in rows}
+    return {p.split(".", 1)[0] for p in paths if "." in p and p.split(".", 1)[0] in paths}
 
 
 def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:

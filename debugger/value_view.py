@@ -60,6 +60,14 @@ def _summary(value: Any) -> str:
     return "[" + _("{n} items").format(n=len(value)) + "]"
 
 
+def container_html(value: Any) -> str:
+    """A dict whose keys the diff lists row by row: one line (its size and first keys), not the
+    whole tree a second time (a finished run's trace is ~40 KB of HTML)."""
+    if isinstance(value, Mapping) and value:
+        return f"<code>{_esc(_summary(value))}</code>"
+    return leaf_html(value)
+
+
 def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str = "", depth: int = 0,
               open_depth: int = TREE_OPEN_DEPTH, max_items: int = TREE_MAX_ITEMS) -> str:
     """A dict or list as nested <details> (open to `open_depth`), a scalar as `leaf_html`. `render`
