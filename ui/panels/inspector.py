@@ -116,14 +116,15 @@ SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evi
 graph changes, the evidence only when retrieval ran), so a Step re-lays out less and a focused
 button stays focused."""
 TEMPLATE = (
-    '<div class="rdi-root"><div data-sec="controls"></div><div data-sec="head"></div>'
+    '<div class="rdi-root"><div data-sec="controls"></div>'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="dot"></div>'
     '<div data-sec="docs"></div></div>'
-    '<div class="rdi-right"><div data-sec="step"></div></div></div>'
+    '<div class="rdi-right"><div data-sec="head"></div><div data-sec="step"></div></div></div>'
     '<div data-sec="timeline"></div><div data-sec="evidence"></div><div data-sec="progress"></div></div>'
 )
-"""Graph and the step's diff side by side under the controls, so a Step's effect is on one screen
-at projector sizes (1280x720, 1024x768); the timeline spans the width below them, so none of its
+"""Graph and the step's diff side by side right under the controls (the position line, the result
+and the answer head the diff's column), so a Step's effect is on one screen at projector sizes
+(1280x720, 1024x768) without scrolling; the timeline spans the width below them, so none of its
 columns is cut."""
 
 
