@@ -1,7 +1,8 @@
 """The debugger at projector sizes, in a real browser, from a plain `pip install -r requirements.txt`:
 as the page opens, unscrolled, the controls, the whole graph and the current step's diff are on the
-first screen (the demos and breakpoints sit beside the question box); the graph's text is big enough to read; the timeline's columns are all
-there. Screenshots of each size are written to tests/ui/screenshots/ to be looked at."""
+first screen (the demos and breakpoints sit beside the question box); the graph's text is big enough
+to read; the timeline's columns are all there. Screenshots of each size are written to
+tests/ui/screenshots/ to be looked at."""
 from __future__ import annotations
 
 from pathlib import Path

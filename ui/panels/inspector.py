@@ -88,14 +88,19 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
+OPENED_KEY = "_inspector_opened"
+"""The folded parts the browser has open, under a plain session key (AppTest sets it to open one)."""
+
+
 def _on_opened() -> None:
-    """A folded part built only while open (`lazy_details`) was opened or closed; read back below."""
+    """A folded part built only while open (`lazy_details`) was opened or closed."""
+    value = _value("opened")
+    st.session_state[OPENED_KEY] = [str(v) for v in value] if isinstance(value, list) else []
 
 
 def opened_parts() -> frozenset[str]:
     """The ids of the folded parts the browser has open (inspector.js reports them)."""
-    value = _value("opened")
-    return frozenset(str(v) for v in value) if isinstance(value, list) else frozenset()
+    return frozenset(st.session_state.get(OPENED_KEY) or ())
 
 
 def lazy_details(summary: str, build: Callable[[], str], *, ident: str, opened: frozenset[str]) -> str:
