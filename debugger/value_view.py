@@ -61,9 +61,9 @@ def _summary(value: Any) -> str:
 
 
 def container_html(value: Any) -> str:
-    """A dict whose keys the diff lists row by row: one line (its size and first keys), not the
-    whole tree a second time (a finished run's trace is ~40 KB of HTML)."""
-    if isinstance(value, Mapping) and value:
+    """A dict or list in one line (its size, a dict's first keys): a dict whose keys the diff lists
+    row by row, or a value too long to draw on every Step (a finished run's trace is ~40 KB)."""
+    if isinstance(value, (Mapping, list, tuple)) and value:
         return f"<code>{_esc(_summary(value))}</code>"
     return leaf_html(value)
 

@@ -216,7 +216,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values) + _(KEYS_HINT),
+        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened) + _(KEYS_HINT),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
