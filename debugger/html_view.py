@@ -17,7 +17,7 @@ from debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from debugger.i18n import N_, _
 from debugger.records import StepRecord
 from debugger.timeline import TIMELINE_COLUMNS
-from debugger.value_view import TypedValues
+from debugger.value_view import TypedValues, container_html
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
@@ -47,14 +47,23 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *, table_id: st
             f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
+FOLD_OVER_CHARS = 16_000
+"""A changed value whose typed HTML is longer than this is folded to one line and drawn only while
+opened (a finished run's `rag_trace.sub_traces` is ~34 KB: every chunk of every lane again)."""
+
+
 def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
-              view: Optional[TypedValues] = None) -> str:
+              view: Optional[TypedValues] = None, opened: Optional[frozenset] = None,
+              fold_over: int = FOLD_OVER_CHARS) -> str:
     """Every diff row; unchanged rows carry a class the page hides until "show unchanged" is on.
     The kind is also a row class, so appended / added / removed rows are coloured apart.
 
     With `view`, the rows that changed draw their values typed (cards, trees, a list diff: see
     `debugger.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
-    must not pay for drawing them."""
+    must not pay for drawing them.
+
+    `opened`: given, a value longer than `fold_over` is folded (a `data-lazy` details whose id is
+    `<table_id>:<field>`) and drawn only when its id is in `opened` (the page reports the open ones)."""
     rows = list(rows)
     if not any(r.kind != "unchanged" for r in rows):
         note = '<p class="rdi-caption">' + esc(_("This step changed no state field.")) + "</p>"
@@ -65,11 +74,17 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
         cells = [_shown_kind(diff_cells(r, max_chars=max_chars)) for r in rows]
         return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff", translate=True)
     body = []
+    containers = _container_paths(rows)
     for r, a in zip(rows, attrs, strict=False):
         if r.kind == "unchanged":
             tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
+        elif r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
+            tds = (f"<td>{esc(r.path)}</td><td>{container_html(r.before)}</td><td>{container_html(r.after)}</td>"
+                   f"<td>{esc(kind_label(r.kind))}</td>")
         else:
             field, before, after, kind = view.cells(r)
+            if opened is not None and len(before) + len(after) > fold_over:
+                before, after = _folded_cells(f"{table_id}:{r.path}", r, before, after, opened)
             tds = f"<td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td>"
         body.append(f"<tr {a}>{tds}</tr>")
     head = "".join(f"<th>{esc(_(c))}</th>" for c in TABLE_COLUMNS)
@@ -80,6 +95,20 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
 def _shown_kind(cells: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
     """The kind cell in the page's language (the row's class keeps the kind itself)."""
     return (*cells[:3], kind_label(cells[3]))
+
+
+def _folded_cells(ident: str, row: DiffRow, before: str, after: str, opened: frozenset) -> tuple[str, str]:
+    """A long value's cells: one summary line each; the after cell opens on the whole value."""
+    is_open = ident in opened
+    return ((before if is_open else container_html(row.before)),
+            f'<details data-lazy data-id="{esc(ident)}"{" open" if is_open else ""}>'
+            f'<summary>{container_html(row.after)}</summary>{after if is_open else ""}</details>')
+
+
+def _container_paths(rows: Sequence[DiffRow]) -> set[str]:
+    """Rows of a dict diffed key by key (`rag_trace` null -> dict, then `rag_trace.route` ...)."""
+    paths = {r.path for r in rows}
+    return {p.split(".", 1)[0] for p in paths if "." in p and p.split(".", 1)[0] in paths}
 
 
 def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
@@ -109,8 +138,10 @@ def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str
     return "".join(parts)
 
 
-def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None) -> str:
-    """The current step: its title, error, lanes and diff (with the show-unchanged switch)."""
+def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None,
+              opened: Optional[frozenset] = None) -> str:
+    """The current step: its title, error, lanes and diff (with the show-unchanged switch); `opened`:
+    see `diff_html`."""
     if record is None:
         return ('<div class="rdi-note">'
                 + _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to the end.")
@@ -128,7 +159,7 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: O
     out.append(lanes_html(record, view=view))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
                + esc(_("Show unchanged fields")) + '</label>')
-    out.append(diff_html(record.diff, view=view))
+    out.append(diff_html(record.diff, view=view, opened=opened))
     out.append('<p class="rdi-caption">' + esc(_(
         "‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")) + '</p>')
     out.append(progress_table)

@@ -60,6 +60,14 @@ def _summary(value: Any) -> str:
     return "[" + _("{n} items").format(n=len(value)) + "]"
 
 
+def container_html(value: Any) -> str:
+    """A dict or list in one line (its size, a dict's first keys): a dict whose keys the diff lists
+    row by row, or a value too long to draw on every Step (a finished run's trace is ~40 KB)."""
+    if isinstance(value, (Mapping, list, tuple)) and value:
+        return f"<code>{_esc(_summary(value))}</code>"
+    return leaf_html(value)
+
+
 def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str = "", depth: int = 0,
               open_depth: int = TREE_OPEN_DEPTH, max_items: int = TREE_MAX_ITEMS) -> str:
     """A dict or list as nested <details> (open to `open_depth`), a scalar as `leaf_html`. `render`

@@ -19,7 +19,7 @@ from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
-from ui.panels.lazy import lazy_expander
+from ui.panels.lazy import lazy_popover
 from ui.panels.run_labels import run_label
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
@@ -182,36 +182,40 @@ def render_replay_banner(session: DebugSession) -> None:
                   help=_("Back to live debugging; the recorded run stays in the history"))
 
 
-def render_question(session: DebugSession) -> None:
+def render_question(session: DebugSession, nodes: list[str]) -> None:
+    """One row: the question box, and beside it the demos and the breakpoints as two buttons that
+    open a panel. Lines of their own pushed the graph below the fold at 1024x768."""
     replay = session.replay_mode
     if replay:
         render_replay_banner(session)
         st.session_state[QUESTION_KEY] = session.question  # the box shows the recorded question
     elif QUESTION_KEY not in st.session_state:  # back from another page
         st.session_state[QUESTION_KEY] = st.session_state.get(KEPT_QUESTION_KEY, session.question)
-    st.text_area(_("Question"), key=QUESTION_KEY, height=80, disabled=replay,
-                 placeholder=_("Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below"))
+    box, side = st.columns([5, 2], vertical_alignment="bottom")
+    with box:
+        st.text_area(_("Question"), key=QUESTION_KEY, height=80, disabled=replay,
+                     placeholder=_("Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below"))
     st.session_state[KEPT_QUESTION_KEY] = st.session_state.get(QUESTION_KEY, "")
     demos = _demo_questions()
-    if not demos:
-        return
-    if not session.segments:  # nothing loaded yet: the demos are the way in, one click each
+    with side, st.container(gap="xsmall"):
+        if demos and session.segments:
+            # Once a run is loaded the list folds away and is built only when opened: 14 buttons on
+            # the page made every Step about 10 ms slower in the browser, even folded.
+            with lazy_popover(_("Demo questions — one per route"), key="demos_folded") as is_open:
+                if is_open:
+                    render_demo_buttons(demos, columns=2)
+        render_breakpoints(nodes)
+    if demos and not session.segments:  # nothing loaded yet: the demos are the way in, one click each
         with st.container(border=True, key="demos"):
             st.caption(_("Demo questions — one per route"))
             render_demo_buttons(demos)
-        return
-    # Once a run is loaded the list folds away and is built only when opened: 14 buttons on the
-    # page made every Step about 10 ms slower in the browser, even folded.
-    with lazy_expander(_("Demo questions — one per route"), key="demos_folded") as is_open:
-        if is_open:
-            render_demo_buttons(demos)
 
 
-def render_demo_buttons(demos: list) -> None:
-    cols = st.columns(3)
+def render_demo_buttons(demos: list, columns: int = 3) -> None:
+    cols = st.columns(columns)
     for i, demo in enumerate(demos):
-        cols[i % 3].button(demo.display_label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
-                           help=demo.question, width="stretch")
+        cols[i % columns].button(demo.display_label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
+                                 help=demo.question, width="stretch")
 
 
 def render_question_to_user(session: DebugSession) -> None:
@@ -261,8 +265,7 @@ def render_page() -> None:
     if followed is not session:  # a reload took its run over: the box shows that run's question
         session = followed
         st.session_state[QUESTION_KEY] = session.question
-    render_question(session)
-    render_breakpoints(graph_nodes())
+    render_question(session, graph_nodes())
     workbench()
 
 

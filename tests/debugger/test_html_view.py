@@ -89,3 +89,29 @@ def test_without_a_layout_program_the_graph_is_a_list_that_takes_the_marks():
     assert 'class="rdi-cond" data-edge="classify->positive"' in html  # a conditional edge, dashed
     assert "START" in "".join(read_html(html).text)
 
+
+
+def test_a_dict_diffed_key_by_key_is_not_drawn_whole_again():
+    from debugger.value_view import TypedValues
+
+    rows = diff_states({"trace": None}, {"trace": {"route": "answer", "chunks": ["a long chunk text"] * 3}},
+                       nested_fields={"trace"})
+    html = diff_html(rows, view=TypedValues())
+    row = re.search(r'<tr [^>]*data-field="trace">(.*?)</tr>', html, re.S).group(1)
+    assert "{2 keys: route, chunks}" in row and "a long chunk text" not in row  # one line: its keys follow
+    assert html.count("a long chunk text") == 3  # once, in the trace.chunks row
+
+
+def test_a_long_value_is_folded_and_drawn_only_once_opened():
+    from debugger.value_view import TypedValues
+
+    rows = diff_states({"docs": []}, {"docs": [{"text": f"chunk {i} " + "x" * 400} for i in range(50)]})
+    whole = diff_html(rows, view=TypedValues())
+    assert "chunk 49" in whole  # without `opened`, drawn in full as before
+    folded = diff_html(rows, view=TypedValues(), opened=frozenset())
+    assert "chunk 1 " not in folded and 'data-lazy data-id="diff:docs"' in folded and "[50 items]" in folded
+    assert len(folded) < len(whole) / 20
+    opened = diff_html(rows, view=TypedValues(), opened=frozenset({"diff:docs"}))
+    assert "chunk 49" in opened and 'data-id="diff:docs" open' in opened
+    short = diff_states({"a": 1}, {"a": 2})
+    assert "data-lazy" not in diff_html(short, view=TypedValues(), opened=frozenset())  # short values stay as they are

@@ -14,7 +14,7 @@ import pandas as pd
 
 from tests.support.html_reader import read_html
 from ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
-from ui.panels.inspector import COMPONENT_NAME, SECTIONS, join_sections
+from ui.panels.inspector import COMPONENT_NAME, OPENED_KEY, SECTIONS, join_sections
 from ui.panels.time_travel import TRAVEL_KEY
 
 
@@ -105,6 +105,13 @@ def control_enabled(at, action: str) -> bool:
     if action not in shown:
         raise AssertionError(f"the inspector shows no {action!r} button")
     return shown[action]
+
+
+def open_folded(at, *idents: str):
+    """Open the inspector's folded parts `idents` (the waterfall...): the browser reports the open
+    ones and the page builds only those (ui/panels/inspector.py `lazy_details`)."""
+    at.session_state[OPENED_KEY] = list(idents)
+    return at.run()
 
 
 def press(at, action: str):

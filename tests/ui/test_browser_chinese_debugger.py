@@ -133,9 +133,11 @@ def test_the_debugger_walked_in_chinese_shows_no_english():
         _no_english(page, demo.question)
 
         # the folded panels: breakpoints and what-if
-        page.locator('[data-testid="stExpander"] summary', has_text="断点").first.click()
+        page.locator(".st-key-breakpoints_folded button", has_text="断点").first.click()  # a popover beside the box
         page.get_by_text("在这些节点前暂停").first.wait_for(timeout=15_000)
         wait_idle(page)
+        _no_english(page, demo.question)
+        page.keyboard.press("Escape")
         page.locator('[data-testid="stExpander"] summary', has_text="假设分支").first.click()
         page.get_by_text("新值（JSON 或纯文本）").first.wait_for(timeout=15_000)
         wait_idle(page)

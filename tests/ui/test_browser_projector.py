@@ -1,7 +1,8 @@
 """The debugger at projector sizes, in a real browser, from a plain `pip install -r requirements.txt`:
-with the controls at the top of the screen, the controls, the whole graph and the current step's
-diff are on one screen; the graph's text is big enough to read; the timeline's columns are all
-there. Screenshots of each size are written to tests/ui/screenshots/ to be looked at."""
+as the page opens, unscrolled, the controls, the whole graph and the current step's diff are on the
+first screen (the demos and breakpoints sit beside the question box); the graph's text is big enough
+to read; the timeline's columns are all there. Screenshots of each size are written to
+tests/ui/screenshots/ to be looked at."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,6 +15,11 @@ from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_serv
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 MIN_GRAPH_TEXT_PX = 12.0
 """Node names at 11 units in the SVG must be drawn at least this big (CSS px) after scaling."""
+
+
+SCROLLED = """() => [window.scrollY, ...[...document.querySelectorAll('[data-testid="stMain"], '
+               + '[data-testid="stAppViewContainer"], [data-testid="stMainBlockContainer"]')].map(e => e.scrollTop)]"""
+"""How far the window and Streamlit's scrolling containers are scrolled (all 0: the first screen)."""
 
 
 def box(page, selector: str) -> dict:
@@ -41,13 +47,16 @@ def test_controls_graph_and_diff_fit_one_screen(width, height):
         load_demo(page, demo.id)
         for n in (1, 2, 3):  # classify, plan, the parallel lanes: the tallest step of the demo
             step_until(page, n)
-        page.locator(".rdi-controls").first.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.mouse.move(1, 1)
         page.screenshot(path=str(SHOTS / f"projector_{width}x{height}.png"))
+        assert not any(page.evaluate(SCROLLED)), "the page was scrolled: the test is about the first screen"
 
         controls, graph = box(page, ".rdi-controls"), box(page, ".rdi-graph img")
         step_title, diff_head = box(page, ".rdi-step-title"), box(page, ".rdi-right table thead")
         assert controls["y"] >= 0 and controls["x"] + controls["width"] <= width
+        for folded in (".st-key-demos_folded", ".st-key-breakpoints_folded"):  # beside the box, not below it
+            assert box(page, folded)["y"] + box(page, folded)["height"] <= controls["y"]
+            assert box(page, folded)["x"] > box(page, ".st-key-question textarea")["x"]
         assert graph["y"] >= 0 and graph["y"] + graph["height"] <= height, "the whole graph is on the screen"
         assert graph["x"] + graph["width"] <= step_title["x"], "the graph is beside the step, not above it"
         assert step_title["y"] + step_title["height"] <= height

@@ -99,5 +99,7 @@ def test_the_full_state_switch_adds_the_typed_state_and_a_finished_run_has_its_w
     on, _ = inspector.inspector_sections(session, None, full_state=True)
     assert 'data-id="typed_state"' not in off["step"] and 'data-id="typed_state"' in on["step"]
     assert 'data-field="grade"' in on["step"] and 'data-badge="route"' in on["step"]  # typed, not JSON text
-    assert 'id="waterfall"' in on["progress"] and on["progress"].count('data-kind="step"') == 3
+    assert 'data-id="waterfall"' in on["progress"] and 'data-kind="step"' not in on["progress"]  # folded: not built
+    opened, _ = inspector.inspector_sections(session, None, opened=frozenset({"waterfall"}))
+    assert 'id="waterfall"' in opened["progress"] and opened["progress"].count('data-kind="step"') == 3
     assert 'data-mode="extractive"' in on["head"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.support.apptest import inspector_html, press
+from tests.support.apptest import inspector_html, open_folded, press
 from tests.ui.test_settings_trace_apptest import GRADE, configure, fake  # noqa: F401 - `fake` is a fixture
 
 SPAN = re.compile(r'data-kind="span" title="([^"]*)"')
@@ -26,6 +26,7 @@ def test_a_replayed_run_shows_the_model_calls_of_the_live_run(app_test, fake):  
     at.text_area(key="question").set_value("丹瑾是什么属性？").run()
     press(at, "run")
     assert not at.exception
+    open_folded(at, "waterfall")  # built once opened; it stays open for the replay below
     live = waterfall_calls(at)
     assert live and all(t.startswith("grader · grade-model · ") for t in live)
     assert f"{len(live)} model call" in inspector_html(at)

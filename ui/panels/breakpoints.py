@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.i18n import _
-from ui.panels.lazy import lazy_expander
+from ui.panels.lazy import lazy_popover
 
 BREAKPOINTS_KEY = "_breakpoints"
 PICKER_KEY = "breakpoint_pick"
@@ -28,8 +28,11 @@ def breakpoints_label(chosen: set[str]) -> str:
 
 
 def render_breakpoints(nodes: list[str]) -> None:
+    """A popover beside the question box: on a projector, a line of its own pushed the graph below
+    the fold."""
     chosen = breakpoints()
-    with lazy_expander(breakpoints_label(chosen), key="breakpoints_folded") as is_open:
+    label = breakpoints_label(chosen)
+    with lazy_popover(label, key="breakpoints_folded", help=label) as is_open:
         if is_open:
             st.multiselect(_("Pause before these nodes"), nodes, default=[n for n in nodes if n in chosen],
                            key=PICKER_KEY, on_change=_save,

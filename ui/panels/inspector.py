@@ -88,6 +88,29 @@ def full_state_wanted() -> bool:
     return bool(_value("full_state"))
 
 
+OPENED_KEY = "_inspector_opened"
+"""The folded parts the browser has open, under a plain session key (AppTest sets it to open one)."""
+
+
+def _on_opened() -> None:
+    """A folded part built only while open (`lazy_details`) was opened or closed."""
+    value = _value("opened")
+    st.session_state[OPENED_KEY] = [str(v) for v in value] if isinstance(value, list) else []
+
+
+def opened_parts() -> frozenset[str]:
+    """The ids of the folded parts the browser has open (inspector.js reports them)."""
+    return frozenset(st.session_state.get(OPENED_KEY) or ())
+
+
+def lazy_details(summary: str, build: Callable[[], str], *, ident: str, opened: frozenset[str]) -> str:
+    """A folded part whose body is built and sent only while the browser has it open: a Step does
+    not pay for what nobody looks at (the waterfall, every progress step). Opening it reruns the
+    page once (inspector.js reports the open ids), and the body comes with that update."""
+    body = build() if ident in opened else ""
+    return details(summary, body, ident=ident, open_=ident in opened).replace("<details ", "<details data-lazy ", 1)
+
+
 KEYS_HINT = N_('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>c</kbd> Continue · '
                '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
 """Handled by inspector.js (not while typing in a field)."""
@@ -98,14 +121,15 @@ SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evi
 graph changes, the evidence only when retrieval ran), so a Step re-lays out less and a focused
 button stays focused."""
 TEMPLATE = (
-    '<div class="rdi-root"><div data-sec="controls"></div><div data-sec="head"></div>'
+    '<div class="rdi-root"><div data-sec="controls"></div>'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="dot"></div>'
     '<div data-sec="docs"></div></div>'
-    '<div class="rdi-right"><div data-sec="step"></div></div></div>'
+    '<div class="rdi-right"><div data-sec="head"></div><div data-sec="step"></div></div></div>'
     '<div data-sec="timeline"></div><div data-sec="evidence"></div><div data-sec="progress"></div></div>'
 )
-"""Graph and the step's diff side by side under the controls, so a Step's effect is on one screen
-at projector sizes (1280x720, 1024x768); the timeline spans the width below them, so none of its
+"""Graph and the step's diff side by side right under the controls (the position line, the result
+and the answer head the diff's column), so a Step's effect is on one screen at projector sizes
+(1280x720, 1024x768) without scrolling; the timeline spans the width below them, so none of its
 columns is cut."""
 
 
@@ -137,10 +161,11 @@ def render_inspector(session: DebugSession, travel: Optional[int], *, box: str =
     """Mount the inspector for the session's current position (or past step `travel`); `box` is
     what the question box shows (the controls act on it). Returns the state values shown, for the
     panels that stay outside (full state)."""
-    sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts)
-    _component()(data=sections, key=KEY, default={"full_state": False},
+    sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts,
+                                          opened=opened_parts())
+    _component()(data=sections, key=KEY, default={"full_state": False, "opened": []},
                  on_travel_change=_on_travel, on_action_change=_on_action, on_full_state_change=_on_full_state,
-                 width="stretch")
+                 on_opened_change=_on_opened, width="stretch")
     return values
 
 
@@ -149,8 +174,10 @@ def join_sections(sections: dict[str, str]) -> str:
 
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
-                       box: str = "", parts: InspectorParts = RAG_PARTS) -> tuple[dict[str, str], dict]:
-    """(HTML per section, state values shown)."""
+                       box: str = "", parts: InspectorParts = RAG_PARTS,
+                       opened: frozenset[str] = frozenset()) -> tuple[dict[str, str], dict]:
+    """(HTML per section, state values shown). `opened`: the folded parts the browser has open
+    (`lazy_details`); the others are sent without their body."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -189,7 +216,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "docs": (parts.node_docs or _node_docs_html)(),
         "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values) + _(KEYS_HINT),
+        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened) + _(KEYS_HINT),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
         "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
@@ -200,13 +227,15 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
                                     open_=True)
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
-        note = waterfall_note(records)  # how many model calls, or why none are shown (ui/waterfall_note.py)
-        sections["progress"] += details(_("Where the time went (waterfall)"), waterfall_html(records, note=note),
-                                        ident="waterfall")
+        sections["progress"] += lazy_details(_("Where the time went (waterfall)"),
+                                             # how many model calls, or why none are shown (ui/waterfall_note.py)
+                                             lambda: waterfall_html(records, note=waterfall_note(records)),
+                                             ident="waterfall", opened=opened)
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
     if all_progress:
-        sections["progress"] += details(_("All progress steps of this session ({n})").format(n=len(all_progress)),
-                                       progress_html(all_progress, table_id="all_progress"), ident="all_progress")
+        sections["progress"] += lazy_details(_("All progress steps of this session ({n})").format(n=len(all_progress)),
+                                             lambda: progress_html(all_progress, table_id="all_progress"),
+                                             ident="all_progress", opened=opened)
     return sections, values
 
 

@@ -15,7 +15,8 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     if (root.__html[name] === html) continue;
     const open = new Map();
     for (const d of section.querySelectorAll("details[data-id]")) open.set(d.dataset.id, d.open);
-    section.innerHTML = html;
+    if (name === "graph") swapGraph(root, section, html);
+    else section.innerHTML = html;
     root.__html[name] = html;
     for (const d of section.querySelectorAll("details[data-id]")) {
       if (open.has(d.dataset.id)) d.open = open.get(d.dataset.id);
@@ -27,9 +28,19 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   followQuestionBox(root);
   // The URL names the run and the step shown (ui/run_link.py), so a reload or a shared link opens
   // them; replaceState, so the browser history gets no entry per Step and Streamlit re-renders nothing.
-  if (typeof data.link === "string" && window.location.search !== data.link) {
-    const url = window.location.pathname + data.link + window.location.hash;
-    window.history.replaceState(window.history.state, "", url);
+  // After the update is painted: a same-document navigation costs Chromium 4-7 ms, which the Step
+  // would otherwise wait for.
+  if (typeof data.link === "string") {
+    root.__link = data.link;
+    if (!root.__linkQueued) {
+      root.__linkQueued = true;
+      requestAnimationFrame(() => setTimeout(() => {
+        root.__linkQueued = false;
+        if (window.location.search === root.__link) return;
+        const url = window.location.pathname + root.__link + window.location.hash;
+        window.history.replaceState(window.history.state, "", url);
+      }, 0));
+    }
   }
   if (root.__travelled) {  // a timeline row was clicked (below the fold): show that step's graph and diff
     root.__travelled = false;
@@ -58,6 +69,16 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
         travel(el);
       }
     });
+    // A folded part built only while open (ui/panels/inspector.py lazy_details): report which are
+    // open, so the server sends its body (toggle does not bubble: listen while capturing). Restoring
+    // the open state after an update fires toggle too; an unchanged set is not sent again.
+    root.addEventListener("toggle", (e) => {
+      if (!e.target.matches || !e.target.matches("details[data-lazy]")) return;
+      const ids = [...root.querySelectorAll("details[data-lazy][open]")].map((d) => d.dataset.id).sort();
+      if (ids.join("\n") === (root.__opened || []).join("\n")) return;
+      root.__opened = ids;
+      root.__setState("opened", ids);
+    }, true);
     root.addEventListener("change", (e) => {
       if (e.target.classList.contains("rdi-full-state-toggle")) {
         root.__setState("full_state", e.target.checked);
@@ -68,6 +89,22 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
       for (const t of root.querySelectorAll(".rdi-unchanged-toggle")) t.checked = e.target.checked;
     });
   }
+}
+
+// The graph picture has one version per position (a dozen or so per graph): each one is parsed and
+// decoded once, then moved back in when Step, Restart or time travel returns to that position.
+const GRAPH_CACHE_SIZE = 48;
+function swapGraph(root, section, html) {
+  const cache = (root.__graphs = root.__graphs || new Map());
+  let box = cache.get(html);
+  if (box) cache.delete(html);  // re-inserted below: most recently used last
+  else {
+    box = document.createElement("div");
+    box.innerHTML = html;
+  }
+  cache.set(html, box);
+  if (cache.size > GRAPH_CACHE_SIZE) cache.delete(cache.keys().next().value);
+  section.replaceChildren(box);
 }
 
 // The controls act on what the question box shows (ui/panels/controls.py). Streamlit sends the box
