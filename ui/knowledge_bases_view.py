@@ -18,6 +18,7 @@ from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
+from rag.ingest.words import translate_ingest
 from rag.retrieval.paths import kb_label, named_kb_of
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
@@ -39,7 +40,7 @@ FILE_COLUMNS = {"file": N_("file"), "status": N_("status"), "chunks": N_("chunks
 
 
 def _stage(stage: str) -> str:
-    return _(STAGE_LABELS[stage]) if stage in STAGE_LABELS else stage
+    return _(STAGE_LABELS[stage]) if stage in STAGE_LABELS else translate_ingest(stage)
 
 
 def _joined(parts: list[str]) -> str:
@@ -170,9 +171,9 @@ def _files_table(name: str, state) -> pd.DataFrame:
             stage, reason = row.status, row.reason if row.status != "ingested" else ""
         chunks = row.chunks or (now.chunks if now is not None else 0)
         rows.append({"file": row.filename, "status": _stage(stage), "chunks": chunks,
-                     "reason": reason})
+                     "reason": translate_ingest(reason)})
     for r in (state.rejected if state is not None else []):
-        rows.append({"file": r.filename, "status": _stage("refused"), "chunks": 0, "reason": r.reason})
+        rows.append({"file": r.filename, "status": _stage("refused"), "chunks": 0, "reason": translate_ingest(r.reason)})
     return pd.DataFrame(rows, columns=["file", "status", "chunks", "reason"])
 
 

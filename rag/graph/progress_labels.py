@@ -12,10 +12,8 @@ The nodes format these same constants, so the emitted text and the table that re
 """
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
-from rag.i18n import N_, _
+from rag.i18n import N_
+from rag.i18n.templates import TemplateTable
 
 COMPLEXITY_FAST_PATH = N_("Complexity: simple (fast path)")
 PLANNER_UNAVAILABLE = N_("Planner unavailable: simple chain")
@@ -42,49 +40,18 @@ TEMPLATES: tuple[str, ...] = (
 )
 """Every label and detail template the nodes emit."""
 
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def _pattern(template: str) -> re.Pattern[str]:
-    """The template as a regex: its words literally, each placeholder any text (possibly empty)."""
-    parts, last = [], 0
-    for m in _PLACEHOLDER.finditer(template):
-        parts.append(re.escape(template[last:m.start()]))
-        parts.append(f"(?P<{m.group(1)}>.*?)")
-        last = m.end()
-    parts.append(re.escape(template[last:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-@lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Most literal text first, so "Complexity: simple (fast path)" is not read as
-    "Complexity: {complexity}" and a retrieval detail with an error keeps its error apart."""
-    def literal(template: str) -> int:
-        return len(_PLACEHOLDER.sub("", template))
-
-    ordered = sorted(TEMPLATES, key=lambda t: (-literal(t), t))
-    return tuple((t, _pattern(t)) for t in ordered)
+_TABLE = TemplateTable(TEMPLATES)
 
 
 def match_progress(text: str) -> tuple[str, dict[str, str]] | None:
     """(template, its values) when `text` was made from one of TEMPLATES, else None."""
-    for template, pattern in _patterns():
-        m = pattern.fullmatch(text)
-        if m:
-            return template, m.groupdict()
-    return None
+    return _TABLE.match(text)
 
 
 def translate_progress(text: object) -> str:
     """A progress label or detail in the active language; anything not made from a template (a
     question, an error, a model's reason) comes back unchanged."""
-    plain = "" if text is None else str(text)
-    found = match_progress(plain)
-    if found is None:
-        return plain
-    template, params = found
-    return _(template).format(**params)
+    return _TABLE.translate(text)
 
 
 def translate_step(step: dict) -> dict:

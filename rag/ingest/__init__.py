@@ -14,6 +14,7 @@ from rag.ingest.chunking import ChunkingConfig, chunk_pages
 from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_bytes, read_pages
 from rag.ingest.models import ChunkRecord, IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
+from rag.ingest.words import OUTSIDE_LINK
 
 __all__ = ["ingest_folder", "embed_missing", "IngestEvent", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store",
            "OUTSIDE_LINK"]
@@ -23,9 +24,8 @@ Events = Callable[[IngestEvent], None]
 AUTO = "auto"
 
 
-#: Why a link is not followed: a knowledge base is what is inside its folder. A link to /etc/passwd or
-#: ~/.ssh would otherwise put that file's text into chunks, answers, traces and exports.
-OUTSIDE_LINK = "symbolic link leading outside the knowledge-base folder: not followed"
+#: Why a link is not followed (`OUTSIDE_LINK`): a knowledge base is what is inside its folder. A link to
+#: /etc/passwd or ~/.ssh would otherwise put that file's text into chunks, answers, traces and exports.
 
 
 def _leaves(path: Path, folder: Path) -> bool:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from rag.errors import UserInputError
 from rag.i18n import _
-from rag.ingest import AUTO, ingest_folder
+from rag.ingest import AUTO, ingest_folder, words
 from rag.ingest.kbs import KbFolders, existing_kb
 from rag.ingest.models import IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import _atomic_write
@@ -51,7 +51,7 @@ class JobState(BaseModel):
     job_id: str
     kb: str
     status: JobStatus = "queued"
-    stage: str = "waiting for another ingestion to finish"
+    stage: str = words.WAITING_FOR_OTHER
     fraction: float = Field(0.0, ge=0.0, le=1.0)
     files: list[FileProgress] = Field(default_factory=list)
     rejected: list[SkippedFile] = Field(default_factory=list, description="refused at upload, never written")
@@ -70,7 +70,7 @@ class JobState(BaseModel):
         """filename → why the last ingestion skipped it (files still on disk). The report is read
         too, so a file skipped by a rule that emits no event is still listed with its reason."""
         reasons = {s.filename: s.reason for s in (self.report.skipped if self.report else [])}
-        reasons.update({f.filename: f.reason or "skipped" for f in self.files if f.stage == "skipped"})
+        reasons.update({f.filename: f.reason or words.SKIPPED for f in self.files if f.stage == "skipped"})
         return reasons
 
 
@@ -111,7 +111,7 @@ class IngestJob:
         with self._lock:
             state = self._state
             if event.stage == "start":
-                state.stage = f"found {event.total} file(s)"
+                state.stage = words.FOUND_FILES.format(n=event.total)
                 state.fraction = 0.0
             elif event.stage == "embedding":
                 # the files chunked in this run wait for their vectors; leaves are embedded in the
@@ -126,7 +126,7 @@ class IngestJob:
                             break
                         if f.stage == "embedding":
                             f.stage = "ingested"
-                state.stage = f"embedding chunks {event.done}/{event.total}"
+                state.stage = words.EMBEDDING_CHUNKS.format(done=event.done, total=event.total)
                 state.fraction = FILES_SHARE + EMBED_SHARE * (event.done / max(event.total, 1))
             elif event.stage == "finished":
                 for f in self._files.values():
@@ -141,12 +141,12 @@ class IngestJob:
                 if event.reason:
                     f.reason = event.reason
                 if event.total:
-                    where = f"({event.index}/{event.total})"
-                    state.stage = f"{event.stage} {event.filename} {where}"
+                    state.stage = words.FILE_STAGE_AT.format(stage=event.stage, filename=event.filename,
+                                                             index=event.index, total=event.total)
                     done = event.index - (1 if event.stage in ("parsing", "chunking") else 0)
                     state.fraction = FILES_SHARE * done / event.total
                 else:
-                    state.stage = f"{event.stage} {event.filename}"
+                    state.stage = words.FILE_STAGE.format(stage=event.stage, filename=event.filename)
 
     # --- the work -----------------------------------------------------------------------------
     def _embedder(self) -> tuple[Any, Optional[str]]:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from rag.errors import UserInputError
 from rag.i18n import N_, _
+from rag.ingest import words
 from rag.ingest.store import DOCSTORE, Store
 from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
@@ -162,5 +163,5 @@ def file_rows(name: str, skipped: Optional[dict[str, str]] = None) -> list[FileR
         elif filename in leaves:
             rows.append(FileRow(filename=filename, status="ingested", chunks=leaves[filename]))
         else:
-            rows.append(FileRow(filename=filename, status="waiting", reason="not ingested yet"))
+            rows.append(FileRow(filename=filename, status="waiting", reason=words.NOT_INGESTED_YET))
     return rows

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from rag.errors import BadFile  # noqa: F401 - re-exported from its old home
+from rag.ingest import words
 
 SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -16,20 +17,20 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 
 def _decode(data: bytes) -> str:
     if b"\x00" in data[:8192]:
-        raise BadFile("binary content (NUL bytes) in a text file")
+        raise BadFile(words.BINARY_TEXT)
     for enc in ("utf-8-sig", "gb18030"):
         try:
             return data.decode(enc)
         except UnicodeDecodeError:
             continue
-    raise BadFile("not valid UTF-8 or GB18030 text")
+    raise BadFile(words.NOT_TEXT)
 
 
 def file_kind(path: Path) -> str:
     """The loader kind of a file by its suffix; BadFile for a type we do not read."""
     kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
     if kind is None:
-        raise BadFile(f"unsupported file type {path.suffix or '(none)'}")
+        raise BadFile(words.UNSUPPORTED_TYPE.format(suffix=path.suffix or "(none)"))
     return kind
 
 
@@ -38,10 +39,10 @@ def read_file_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise BadFile(f"too large ({size} bytes > {max_bytes})")
+            raise BadFile(words.TOO_LARGE.format(size=size, limit=max_bytes))
         return path.read_bytes()
     except OSError as exc:
-        raise BadFile(f"unreadable: {exc.strerror or exc}") from exc
+        raise BadFile(words.UNREADABLE.format(error=exc.strerror or exc)) from exc
 
 
 def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES) -> list[tuple[Optional[int], str]]:
@@ -50,15 +51,15 @@ def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FI
     if data is None:
         data = read_file_bytes(path, max_bytes)
     if len(data) > max_bytes:
-        raise BadFile(f"too large ({len(data)} bytes > {max_bytes})")
+        raise BadFile(words.TOO_LARGE.format(size=len(data), limit=max_bytes))
     if not data.strip():
-        raise BadFile("empty file")
+        raise BadFile(words.EMPTY_FILE)
     if kind == "pdf":
         pages = _pdf_pages(data)
     else:
         pages = [(None, _decode(data))]
     if not any(text.strip() for _, text in pages):
-        raise BadFile("no extractable text")
+        raise BadFile(words.NO_TEXT)
     return pages
 
 
@@ -70,13 +71,13 @@ def _pdf_pages(data: bytes) -> list[tuple[Optional[int], str]]:
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     if not data.startswith(b"%PDF"):
-        raise BadFile("not a PDF (missing %PDF header)")
+        raise BadFile(words.NOT_PDF)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            raise BadFile("encrypted PDF")
+            raise BadFile(words.ENCRYPTED_PDF)
         return [(i + 1, page.extract_text() or "") for i, page in enumerate(reader.pages)]
     except BadFile:
         raise
     except Exception as exc:  # pypdf raises many types for damaged files
-        raise BadFile(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
+        raise BadFile(words.UNREADABLE_PDF.format(error=f"{type(exc).__name__}: {exc}")) from exc
