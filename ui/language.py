@@ -7,9 +7,18 @@ it), the browser's `Accept-Language`, English. Strings themselves are looked up 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import debugger.i18n
-from rag.i18n import DEFAULT_LANGUAGE, LANGUAGES, gettext, negotiate, ngettext, normalize, set_language_source
+from rag.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    gettext,
+    negotiate,
+    ngettext,
+    normalize,
+    set_language_source,
+)
 
 LANG_PARAM = "lang"
 LANG_KEY = "ui_language"
@@ -20,9 +29,13 @@ PICKER_LABEL = "Language · 语言"
 
 
 def _session_language() -> str | None:
+    """The browser session's language, when this thread runs a script (a background thread has no session:
+    asking Streamlit's session state there would log a "missing ScriptRunContext" warning per string)."""
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
     try:
         return st.session_state.get(LANG_KEY)
-    except Exception:  # noqa: BLE001 - no script run (a background thread): the default
+    except Exception:  # noqa: BLE001 - a session being torn down: the default
         return None
 
 

@@ -127,4 +127,5 @@ def forget_missing_keys() -> None:
 
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "N_", "_", "current_language", "forget_missing_keys", "gettext",
-           "missing_keys", "negotiate", "ngettext", "normalize", "set_language_source", "use_language"]
+           "missing_keys", "negotiate", "ngettext", "normalize", "set_language_source",
+           "use_language"]

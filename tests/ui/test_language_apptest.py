@@ -66,3 +66,32 @@ def test_a_chosen_language_is_put_back_into_the_url_of_the_next_page(app_test, e
     at.switch_page("pages/history.py").run()
     assert "运行历史" in _links(at)
     assert at.query_params["lang"] in ("zh", ["zh"])
+
+
+def test_a_background_thread_reads_english_without_a_streamlit_warning():
+    """Ingestion jobs, warm-up and graph workers have no browser session: English, and no
+    "missing ScriptRunContext" warning logged for every string they build."""
+    import logging
+    import threading
+
+    import ui.language  # noqa: F401 - installs the session source
+
+    class Recorder(logging.Handler):
+        records: list[str] = []
+
+        def emit(self, record):
+            self.records.append(record.getMessage())
+
+    ui.language.install()
+    streamlit_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    recorder = Recorder(level=logging.WARNING)
+    streamlit_log.addHandler(recorder)  # Streamlit's loggers do not propagate to the root logger
+    try:
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(i18n._("Run history")))
+        worker.start()
+        worker.join()
+    finally:
+        streamlit_log.removeHandler(recorder)
+    assert seen == ["Run history"]
+    assert not [m for m in recorder.records if "ScriptRunContext" in m]
