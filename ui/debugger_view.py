@@ -12,6 +12,7 @@ from debugger.breakpoints import breakpoint_hit
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
+from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.panels.breakpoints import breakpoints, render_breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
@@ -20,7 +21,6 @@ from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, render_inspector
 from ui.panels.lazy import lazy_popover
-from ui.panels.run_labels import run_label
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
 from ui.run_link import open_from_url, remember_link
@@ -106,7 +106,7 @@ def run_pending(session: DebugSession) -> None:
     seg = session.current
     stops = breakpoints() if pending == "continue" else set()
     hit = None
-    run = run_label(seg.label)
+    run = shown_name(seg.label)
     with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
         for _attempt in range(200):
             if seg.stepper.done or seg.stepper.error:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.i18n import _
+from rag.workbench.run_names import shown_name
 from ui.panels.icons import MATERIAL
-from ui.panels.run_labels import run_label
 from ui.panels.trace_explorer import render_trace
 from ui.streamlit_state import get_session
 from ui.text import as_text
@@ -21,5 +21,5 @@ def render_page() -> None:
     values = seg.stepper.current_values()
     progress = _("finished") if seg.stepper.done else _("in progress")
     st.caption(_("Question: {question} · {run} · {progress}").format(
-        question=as_text(session.question), run=as_text(run_label(seg.label)), progress=progress))
+        question=as_text(session.question), run=as_text(shown_name(seg.label)), progress=progress))
     render_trace(values.get("rag_trace"))

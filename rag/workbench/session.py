@@ -41,7 +41,7 @@ from rag.models.calls import model_call_sink
 from rag.rules.hitl import SnapshotError
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings
-from rag.workbench import run_owners
+from rag.workbench import run_names, run_owners
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -321,7 +321,7 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         self._abandon_open_runs()
         self.question = text
-        return self._new_segment("main", initial_state(text), _("main run"))
+        return self._new_segment("main", initial_state(text), run_names.MAIN_RUN)
 
     def restart(self) -> Segment:
         if self.replay_mode:
@@ -435,7 +435,7 @@ class DebugSession:
         except (SnapshotError, InvalidQuestionError) as exc:
             raise UserInputError(str(exc)) from None
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
-        return self._new_segment("resume", inp, _("HITL resume #{n}").format(n=rounds), answer=answer.strip())
+        return self._new_segment("resume", inp, run_names.HITL_RESUME.format(n=rounds), answer=answer.strip())
 
     def fork(self, step: int, field: str, value: Any) -> Segment:
         """What if: set `field` to `value` in the state after session step `step` (0-based over
@@ -472,7 +472,7 @@ class DebugSession:
             raise UserInputError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
         index = seg.stepper.steps.index(record)
-        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=_("what-if #{n}").format(n=n), fork_of=(
+        fork = Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=run_names.WHAT_IF.format(n=n), fork_of=(
             seg, index, field, value), prompt_version=seg.prompt_version, answerer_prompt=seg.answerer_prompt)
         self.segments.append(fork)
         self._record_fork_start(seg, fork, index, field, record.values_after.get(field), value)
@@ -552,9 +552,9 @@ class DebugSession:
         stepper = opener(history, info.run_id, with_graph=False)
         stepper.graph = shared_graph(info.kind, self.checkpointer)  # structure only, for drawing
         answer = ((info.result or {}).get("rag_trace") or {}).get("hitl_answer")
-        label = _("main run (recorded)") if info.kind == "main" else _("HITL resume #{n} (recorded)").format(n=rounds + 1)
+        label = run_names.MAIN_RUN_RECORDED if info.kind == "main" else run_names.HITL_RESUME_RECORDED.format(n=rounds + 1)
         if info.fork is not None:
-            label = _("what-if fork (recorded)")
+            label = run_names.WHAT_IF_RECORDED
         return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
                        run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
 

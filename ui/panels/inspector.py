@@ -27,6 +27,7 @@ from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language
+from rag.workbench.run_names import shown_name
 from rag.workbench.session import DebugSession, route_decision
 from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action, target_texts
@@ -34,7 +35,6 @@ from ui.panels.degradation import degraded_html
 from ui.panels.evidence import evidence_html
 from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
-from ui.panels.run_labels import run_label
 from ui.panels.time_travel import travel_to
 from ui.panels.values import RAG_VALUES, query_rewrite_html
 from ui.run_link import link_query
@@ -268,7 +268,7 @@ def fork_html(session: DebugSession, view: TypedValues) -> str:
     return ('<div class="rdi-fork">'
             + _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after} · route "
                 "{old_route} → <b>{new_route}</b>").format(
-                fork=esc(run_label(session.current.label)), field=code(field), run=esc(run_label(origin.label)),
+                fork=esc(shown_name(session.current.label)), field=code(field), run=esc(shown_name(origin.label)),
                 n=index + 1, nodes=code(", ".join(origin.stepper.steps[index].nodes)),
                 before=_folded(view, field, before), after=_folded(view, field, value),
                 old_route=code(original.get("route")), new_route=code(fork.get("route")))
@@ -289,7 +289,7 @@ def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint
     seg = session.current
     if not seg:
         return '<div class="rdi-position">' + esc(_("No run yet")) + f" · {esc(_(idle_hint))}</div>"
-    chips = " → ".join(f"<b>{esc(run_label(s.label))}</b>" if s is seg else esc(run_label(s.label))
+    chips = " → ".join(f"<b>{esc(shown_name(s.label))}</b>" if s is seg else esc(shown_name(s.label))
                        for s in session.segments)
     if seg.stepper.done and session.cut_short:
         where = esc(_("end of the recording: the run stopped here and never finished"))
@@ -348,7 +348,7 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
     rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs, strict=False), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
-        row["run"] = run_label(seg.label)
+        row["run"] = shown_name(seg.label)
         row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
                                         for p in rec.annotations.get("progress") or [])
     st.session_state[TIMELINE_CACHE_KEY] = (key, rows)

@@ -18,8 +18,8 @@ import streamlit as st
 
 from debugger.diff import json_default
 from rag.i18n import N_, _
+from rag.workbench.run_names import shown_name
 from ui.panels.lazy import lazy_expander
-from ui.panels.run_labels import run_label
 from ui.panels.time_travel import reset_time_travel
 from ui.panels.values import is_chunk
 from ui.streamlit_state import flash, get_session, guarded
@@ -99,7 +99,7 @@ def _fork(step: int, field: str, value: Any) -> None:
         route = seg.stepper.current_values().get("route")
         flash("success", _("{run}: `{field}` edited after step {n} and run forward — route now `{route}`. The original "
                            "steps stay in the timeline; the final states are compared above.").format(
-            run=run_label(seg.label), field=field, n=step + 1, route=route))
+            run=shown_name(seg.label), field=field, n=step + 1, route=route))
 
 
 def _run_fork() -> None:
