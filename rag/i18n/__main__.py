@@ -10,7 +10,7 @@ from rag.i18n.catalog import fill, problems, todo, update
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "check"
     if command == "update":
-        untranslated = update()
+        untranslated, _taken = update()
         for lang, count in sorted(untranslated.items()):
             print(f"{lang}: {count} string(s) to translate")
         return 0

@@ -73,13 +73,11 @@ def _load(lang: str) -> Translations:
     catalog = read_catalog(lang)
     out = Translations(plural_index=_stdlib_gettext.c2py(catalog.plural_expr))
     for message in catalog:
-        if not message.id or message.fuzzy:
+        if not _translated(message):
             continue
-        if isinstance(message.id, (list, tuple)):
-            forms = tuple(message.string) if isinstance(message.string, (list, tuple)) else (message.string,)
-            if any(forms):
-                out.plurals[message.id[0]] = forms
-        elif message.string:
+        if isinstance(message.id, tuple):
+            out.plurals[message.id[0]] = _forms(message.string)
+        else:
             out.messages[message.id] = message.string
     return out
 
@@ -126,41 +124,63 @@ def extract():
     return template
 
 
-def update() -> dict[str, int]:
+def _key(message_id) -> str:
+    """A message's key: its text, or its singular text when it is counted."""
+    return message_id[0] if isinstance(message_id, tuple) else message_id
+
+
+def _forms(string) -> tuple[str, ...]:
+    return tuple(string) if isinstance(string, (list, tuple)) else (string,)
+
+
+def _translated(entry) -> bool:
+    """An entry with every form filled in and not marked fuzzy."""
+    return bool(entry is not None and entry.id and not entry.fuzzy and all(_forms(entry.string)))
+
+
+def _as_entry_string(message_id, value, num_plurals: int):
+    """`value` (one text, or the forms) shaped for an entry: forms for a counted message, one text otherwise."""
+    if isinstance(message_id, tuple):
+        return tuple(value) if isinstance(value, (list, tuple)) else tuple([value] * num_plurals)
+    return value[0] if isinstance(value, (list, tuple)) else value
+
+
+def update(fills: dict[str, dict] | None = None, *, overwrite: bool = False) -> tuple[dict[str, int], int]:
     """Rewrite both catalogues from the code: new strings are added (English filled in, Chinese left
-    empty to translate), translations of strings still in use are kept, the rest are dropped.
-    Returns each language's count of strings without a translation."""
+    empty to translate), translations of strings still in use are kept, the rest are dropped. `fills`
+    (language -> {key: translation}) are taken in for entries without a translation (all, `overwrite`).
+    Returns each language's count of strings without a translation, and how many `fills` were taken."""
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
     template = extract()
     untranslated: dict[str, int] = {}
+    taken = 0
     for lang in LANGUAGES:
         old = read_catalog(lang) if po_path(lang).exists() else None
+        given = (fills or {}).get(lang, {})
         new = Catalog(locale=BABEL_LOCALE[lang], domain=DOMAIN, fuzzy=False, **_HEADER, language_team=LANGUAGES[lang])
         for message in template:
             if not message.id:
                 continue
             previous = old.get(message.id, message.context) if old is not None else None
-            if lang == DEFAULT_LANGUAGE:
-                string = message.id if not isinstance(message.id, tuple) else tuple(message.id[:1] + message.id[1:])
-                if previous is not None and previous.string and not previous.fuzzy:
-                    string = previous.string
+            if _translated(previous):
+                string = previous.string
             else:
-                string = previous.string if previous is not None and not previous.fuzzy else ""
-            if isinstance(message.id, tuple) and not isinstance(string, tuple):
-                string = tuple([string] * new.num_plurals) if string else tuple([""] * new.num_plurals)
-            if isinstance(message.id, tuple) and lang == DEFAULT_LANGUAGE and not any(string):
-                string = tuple(message.id)
+                string = message.id if lang == DEFAULT_LANGUAGE else ""
+            key = _key(message.id)
+            if key in given and (overwrite or not _translated(previous)):
+                string, taken = given[key], taken + 1
+            string = _as_entry_string(message.id, string, new.num_plurals)
             new.add(message.id, string, locations=message.locations, auto_comments=message.auto_comments,
                     context=message.context)
-            if not (any(string) if isinstance(string, tuple) else string):
+            if not all(_forms(string)):
                 untranslated[lang] = untranslated.get(lang, 0) + 1
         po_path(lang).parent.mkdir(parents=True, exist_ok=True)
         with po_path(lang).open("wb") as handle:
             write_po(handle, new, width=0, sort_output=True, include_lineno=False, omit_header=False)
     reload()
-    return untranslated
+    return untranslated, taken
 
 
 def problems() -> list[str]:
@@ -178,23 +198,22 @@ def problems() -> list[str]:
             if not message.id:
                 continue
             entry = catalog.get(message.id, message.context)
-            key = message.id[0] if isinstance(message.id, tuple) else message.id
+            key = _key(message.id)
             if entry is None:
                 found.append(f"{lang}: missing {key!r}")
                 continue
-            strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-            if entry.fuzzy or not all(strings):
+            if not _translated(entry):
                 found.append(f"{lang}: untranslated {key!r}")
                 continue
-            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            ids = _forms(message.id)
             allowed = set().union(*(set(_PLACEHOLDER.findall(i)) for i in ids))
-            for text in strings:
+            for text in _forms(entry.string):
                 have = set(_PLACEHOLDER.findall(text))
                 if have - allowed or (len(ids) == 1 and have != allowed):
                     found.append(f"{lang}: placeholders of {key!r} differ in {text!r}")
-        used = {m.id[0] if isinstance(m.id, tuple) else m.id for m in template if m.id}
+        used = {_key(m.id) for m in template if m.id}
         for entry in catalog:
-            key = entry.id[0] if isinstance(entry.id, tuple) else entry.id
+            key = _key(entry.id)
             if entry.id and key not in used:
                 found.append(f"{lang}: unused {key!r}")
     return found
@@ -202,50 +221,21 @@ def problems() -> list[str]:
 
 def todo(lang: str = "zh") -> list[str]:
     """The messages (singular text) `lang` has no translation for, in catalogue order."""
-    catalog = read_catalog(lang)
-    out = []
-    for entry in catalog:
-        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-        if entry.id and (entry.fuzzy or not all(strings)):
-            out.append(entry.id[0] if isinstance(entry.id, tuple) else entry.id)
-    return out
+    return [_key(entry.id) for entry in read_catalog(lang) if entry.id and not _translated(entry)]
 
 
 def fill(sources: list[Path], lang: str = "zh", *, overwrite: bool = False) -> int:
     """Take translations into `lang`'s catalogue from JSON files (`{"English": "translation"}`) or other
-    `.po` files (another branch's catalogue, when merging), for messages the catalogue has. Only empty
-    entries are filled unless `overwrite`. Returns how many were filled."""
-    from babel.messages.pofile import write_po
+    `.po` files (another branch's catalogue, when merging), for messages the code uses. Only entries
+    without a translation are filled unless `overwrite`. Returns how many were filled."""
+    from babel.messages.pofile import read_po
 
     known: dict[str, str | tuple] = {}
     for source in sources:
         if source.suffix == ".json":
             known.update(json.loads(source.read_text(encoding="utf-8")))
             continue
-        from babel.messages.pofile import read_po
-
         with source.open("rb") as handle:
-            for entry in read_po(handle, locale=BABEL_LOCALE.get(lang, lang)):
-                strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-                if entry.id and not entry.fuzzy and all(strings):
-                    known[entry.id[0] if isinstance(entry.id, tuple) else entry.id] = entry.string
-    catalog = read_catalog(lang)
-    filled = 0
-    for entry in catalog:
-        if not entry.id:
-            continue
-        key = entry.id[0] if isinstance(entry.id, tuple) else entry.id
-        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-        if key not in known or (all(strings) and not overwrite):
-            continue
-        value = known[key]
-        if isinstance(entry.id, tuple):
-            value = tuple(value) if isinstance(value, (list, tuple)) else tuple([value] * catalog.num_plurals)
-        elif isinstance(value, (list, tuple)):
-            value = value[0]
-        entry.string, entry.flags = value, set()
-        filled += 1
-    with po_path(lang).open("wb") as handle:
-        write_po(handle, catalog, width=0, sort_output=True, include_lineno=False)
-    update()  # the same canonical layout as `update` writes (reading and writing adds format flags)
-    return filled
+            known.update({_key(e.id): e.string for e in read_po(handle, locale=BABEL_LOCALE.get(lang, lang))
+                          if _translated(e)})
+    return update({lang: known}, overwrite=overwrite)[1]
