@@ -37,6 +37,7 @@ from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
 from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
+from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
@@ -172,10 +173,7 @@ def headed(frame: pd.DataFrame) -> pd.DataFrame:
     for column, words in CELL_WORDS.items():
         if column in out.columns:
             out[column] = [_(words[v]) if v in words else v for v in out[column]]
-    out = out.rename(columns={c: _(HEADINGS[c]) for c in out.columns if c in HEADINGS})
-    if out.index.name in HEADINGS:
-        out.index = out.index.rename(_(HEADINGS[out.index.name]))
-    return out
+    return with_headings(out, HEADINGS)
 
 
 # ----- running ------------------------------------------------------------------------------------

@@ -114,3 +114,12 @@ def in_this_language(format_func):
             return format_func(value)
 
     return formatted
+
+
+def with_headings(frame, headings: dict[str, str]):
+    """A copy of a DataFrame with its column headings (and its index name) in the reader's language:
+    `headings` maps the frame's data keys, which the code and the tests read, to English headings."""
+    out = frame.rename(columns={key: gettext(text) for key, text in headings.items()})
+    if out.index.name in headings:
+        out.index = out.index.rename(gettext(headings[out.index.name]))
+    return out

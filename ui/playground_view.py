@@ -30,6 +30,7 @@ from rag.prompts import (
     PromptTemplateError,
     validate_template,
 )
+from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
 from ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
@@ -328,16 +329,11 @@ def render_result(result: ABResult) -> None:
         st.markdown(_("#### What differs downstream (A → B)"))
     if result.diff:
         frame = diff_table(result.diff, max_chars=300).rename(columns={"before": "A", "after": "B"})
-        st.dataframe(_headed(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
+        st.dataframe(with_headings(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
     elif result.fork_node == ANSWER_STEP:
         st.success(_("A and B gave the same answer."))
     else:
         st.success(_("A and B ended in the same state."))
-
-
-def _headed(frame: pd.DataFrame, headings: dict[str, str]) -> pd.DataFrame:
-    """The frame with its column headings in the user's language (its data keys stay in the code)."""
-    return frame.rename(columns={key: _(text) for key, text in headings.items()})
 
 
 def render_versions(prompts: PromptSet) -> None:
@@ -361,7 +357,7 @@ def render_versions(prompts: PromptSet) -> None:
         rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
                  "active": _("active") if v.name == active else ""} for v in versions]
         frame = pd.DataFrame(rows, columns=["name", "date", "note", "active"])
-        st.dataframe(_headed(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
+        st.dataframe(with_headings(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
     else:
         st.caption(_("No saved versions yet."))
     st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=active))

@@ -16,6 +16,7 @@ from debugger.diff import ABSENT_TEXT
 from rag.i18n import N_, _, ngettext
 from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
+from ui.language import with_headings
 from ui.text import as_text
 
 COLUMNS: dict[str, str] = {"field": N_("field"), "state": N_("state"), "value": N_("value"), "meaning": N_("meaning")}
@@ -52,7 +53,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     absent = "‹" + _("absent") + "›"
     shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
                          state=shown["state"].map(lambda s: _(STATES.get(s, s))))
-    return shown.rename(columns={key: _(title) for key, title in COLUMNS.items()})
+    return with_headings(shown, COLUMNS)
 
 
 def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
