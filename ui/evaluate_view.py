@@ -20,6 +20,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from rag.errors import UserFixableError
 from rag.eval.cases import EvalCase, cases_from_upload, load_cases
 from rag.eval.config import EvalConfig, apply_config
 from rag.eval.scoring import (
@@ -41,6 +42,7 @@ from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from ui.text import as_text
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "upload:"
@@ -227,6 +229,23 @@ def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:
         raise UserInputError(_("{name} has {size} bytes; the limit is {limit}").format(
             name=upload.name, size=number(len(data)), limit=number(MAX_UPLOAD_BYTES)))
     return upload.name, cases_from_upload(upload.name, data)
+
+
+def _upload_summary(where) -> None:
+    """Read an uploaded set as soon as it arrives, so a broken file says what is wrong before anyone
+    presses Run, and a good one says how many cases the run will take."""
+    if st.session_state.get("eval_upload") is None:
+        return
+    with where.container(key="eval_upload_read"):
+        try:
+            loaded = _load_set(UPLOAD_CHOICE)
+        except UserFixableError as exc:
+            st.warning(as_text(friendly(exc)), icon=MATERIAL["invalid"])
+            return
+        if loaded:
+            name, cases = loaded
+            st.caption(ngettext("{name}: {n} case read", "{name}: {n} cases read", len(cases)).format(
+                name=name, n=number(len(cases))))
 
 
 def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[EvalConfig], concurrency: int,
@@ -425,6 +444,7 @@ def render_page() -> None:
                               format_func=lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else name)
         if choice == UPLOAD_CHOICE:
             c1.file_uploader(_("JSON Lines or CSV, one case a line"), type=["jsonl", "csv", "json"], key="eval_upload")
+            _upload_summary(c1)
         kbs = ["bundled", "pydoc"]
         # keyed by the set, so picking a pydoc set defaults to the pydoc corpus even after a bundled run
         kb = c2.selectbox(_("Knowledge base"), kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))

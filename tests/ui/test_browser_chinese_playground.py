@@ -110,8 +110,7 @@ def test_the_evaluate_page_in_chinese_compares_two_configurations(tmp_path):
         page.locator(".st-key-eval_set").click()
         page.get_by_role("option", name="上传文件…").click()
         page.locator('.st-key-eval_upload input[type="file"]').set_input_files(str(set_file))
-        page.get_by_text("mine.jsonl").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        wait_shown(page, ".st-key-eval_upload_read", "mine.jsonl：已读取 3 个用例")
         page.locator(".st-key-eval_compare label").first.click()  # compare with a second configuration (B)
         wait_shown(page, ".st-key-eval_b_dense")
         page.locator(".st-key-eval_b_dense label").first.click()  # B: sparse only

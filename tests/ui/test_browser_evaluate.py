@@ -30,13 +30,12 @@ def test_upload_a_set_run_it_and_see_the_confusion_matrix(tmp_path):
         page.locator(".st-key-eval_set").click()
         page.get_by_role("option", name="Upload a file…").click()
         page.locator('.st-key-eval_upload input[type="file"]').set_input_files(str(set_file))
-        page.get_by_text("mine.jsonl").first.wait_for(timeout=30_000)
-        wait_idle(page)
+        # the server has read the file (not only the browser listing it): Run now runs this set
+        wait_shown(page, ".st-key-eval_upload_read", "mine.jsonl: 4 cases read")
         page.locator(".st-key-eval_run button").click()
 
+        wait_shown(page, ".st-key-eval_confusion table")
         matrix = page.locator(".st-key-eval_confusion table").first
-        matrix.wait_for(timeout=120_000)
-        wait_idle(page)
         rows = {r.locator("th").first.inner_text().strip(): [c.inner_text().strip() for c in r.locator("td").all()]
                 for r in matrix.locator("tbody tr").all()}
         # columns: answer, clarify, scope_select, no_knowledge, correct

@@ -9,6 +9,7 @@ import pytest
 
 from rag.eval.store import EvalStore
 from tests.support.browser import ROOT
+from ui.evaluate_view import UPLOAD_CHOICE
 
 #: Offline results of these on the bundled KB: the first three end as expected; "wrong_on_purpose"
 #: expects the wrong route so the page has a failure to show; the two rewrite cases need the
@@ -172,3 +173,18 @@ def test_a_pydoc_set_defaults_to_the_pydoc_corpus(env):
     at.selectbox(key="eval_set").set_value("pydoc_holdout.jsonl").run()
     assert at.selectbox(key="eval_kb_pydoc_holdout.jsonl").value == "pydoc"
     assert not at.exception
+
+
+@pytest.mark.parametrize("content, says", [
+    (b'{"id": "a", "question": "What is the Lumen X2?"}\n{"id": "b", "question": "Hi?"}\n', "mine.jsonl: 2 cases read"),
+    (b'{"id": "a", "question": "What is the Lumen X2?"}\n{not json\n', "mine.jsonl:2: not valid JSON"),
+    (b"", "mine.jsonl: no cases"),
+])
+def test_an_uploaded_set_is_read_when_it_arrives(small_set, content, says):
+    """A broken file says what is wrong before anyone presses Run; a good one says how many cases it has."""
+    at = evaluate_page(new_app())
+    at.selectbox(key="eval_set").set_value(UPLOAD_CHOICE).run()
+    at.file_uploader(key="eval_upload").set_value(("mine.jsonl", content, "application/json")).run()
+    shown = [c.value for c in at.caption] + [w.body for w in at.warning]
+    assert any(says in text for text in shown), shown
+    assert not problems(at)
