@@ -140,14 +140,37 @@ def format_value(value: Any, *, max_chars: int | None = None) -> str:
 def _encode(value: Any, max_chars: int | None) -> str:
     if max_chars is None or not isinstance(value, (dict, list, tuple)):
         return json.dumps(value, ensure_ascii=False, default=json_default)
-    parts: list[str] = []
-    size = 0
-    for chunk in _ENCODER.iterencode(value):
-        parts.append(chunk)
-        size += len(chunk)
-        if size > max_chars:
-            break
-    return "".join(parts)
+    return json.dumps(_clip(value, max_chars + 1)[0], ensure_ascii=False, default=json_default)
+
+
+def _clip(value: Any, budget: int) -> tuple[Any, int]:
+    """(`value` cut to what the first `budget` characters of its JSON show, a lower bound of the
+    cut value's JSON length). The cut value's JSON starts with the same `budget` characters as the
+    whole value's, and is encoded by json's C encoder in one call: Python's incremental encoder,
+    stopped after a cell's worth, cost ~0.1 ms a cell, ~12 ms for a finished run's diff."""
+    if isinstance(value, str):
+        return value[:budget], min(len(value), budget) + 2
+    if isinstance(value, dict):
+        out: dict = {}
+        at = 1  # the characters before the next item, at least: "{", then each "key": value
+        for key, item in value.items():
+            if at > budget:
+                break
+            at += len(str(key)) + 4  # "key": (the ", " between items is not counted: a lower bound)
+            out[key], size = _clip(item, budget - at)
+            at += size
+        return out, at + 1
+    if isinstance(value, (list, tuple)):
+        items: list = []
+        at = 1
+        for item in value:
+            if at > budget:
+                break
+            cut, size = _clip(item, budget - at)
+            items.append(cut)
+            at += size
+        return items, at + 1
+    return value, 1
 
 
 def json_default(value: Any) -> Any:

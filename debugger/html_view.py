@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
@@ -81,6 +82,9 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
         elif r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
             tds = (f"<td>{esc(r.path)}</td><td>{container_html(r.before)}</td><td>{container_html(r.after)}</td>"
                    f"<td>{esc(kind_label(r.kind))}</td>")
+        elif opened is not None and f"{table_id}:{r.path}" not in opened and _longer_than(r, fold_over // HTML_PER_JSON):
+            before, after = _folded_cells(f"{table_id}:{r.path}", r, "", "", opened)  # closed: no body drawn
+            tds = f"<td>{esc(r.path)}</td><td>{before}</td><td>{after}</td><td>{esc(kind_label(r.kind))}</td>"
         else:
             field, before, after, kind = view.cells(r)
             if opened is not None and len(before) + len(after) > fold_over:
@@ -95,6 +99,22 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
 def _shown_kind(cells: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
     """The kind cell in the page's language (the row's class keeps the kind itself)."""
     return (*cells[:3], kind_label(cells[3]))
+
+
+HTML_PER_JSON = 3
+"""Typed HTML (cards, badges, trees) runs two to three times the value's JSON: a value whose JSON is
+over a third of `FOLD_OVER_CHARS` is folded without being drawn."""
+
+
+def _longer_than(row: DiffRow, limit: int) -> bool:
+    """Whether a row's JSON (one C call) is longer than `limit`: such a value is folded before it is
+    drawn, since drawing it only to throw it away cost a finished run's Step ~10 ms. Shorter
+    values are drawn and measured as HTML."""
+    try:
+        size = len(json.dumps([row.before, row.after], ensure_ascii=False, default=str))
+    except (TypeError, ValueError):  # circular or odd values: draw them and measure the HTML
+        return False
+    return size > limit
 
 
 def _folded_cells(ident: str, row: DiffRow, before: str, after: str, opened: frozenset) -> tuple[str, str]:

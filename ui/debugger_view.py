@@ -19,7 +19,7 @@ from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
-from ui.panels.inspector import full_state_wanted, render_inspector
+from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.lazy import lazy_popover
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
@@ -266,6 +266,7 @@ def render_page() -> None:
         session = followed
         st.session_state[QUESTION_KEY] = session.question
     render_question(session, graph_nodes())
+    inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
 
 

@@ -26,7 +26,7 @@ from ui.launch import launch_options
 from ui.panels.controls import take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.icons import MATERIAL
-from ui.panels.inspector import InspectorParts, full_state_wanted, render_inspector
+from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_style, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
@@ -416,6 +416,7 @@ def render_page() -> None:
             names=", ".join(session.subgraphs())))
     render_lint(session)
     render_input_form(session)
+    inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
 
 

@@ -127,3 +127,35 @@ def test_diff_table_hides_unchanged_by_default_and_renders_values():
     assert full["field"].tolist() == ["a", "b", "r[0]", "c"]
     empty = diff_table([])
     assert empty.empty and list(empty.columns) == ["field", "before", "after", "kind"]
+
+
+def test_a_cut_cell_reads_exactly_like_the_start_of_the_whole_json():
+    """A cell shows the first characters of the value's JSON; the value is cut before encoding (a
+    finished run's state is tens of kilobytes), which must not change a single character shown."""
+    import json
+    import random
+
+    from debugger.diff import format_value
+
+    rng = random.Random(7)
+
+    def value(depth=0):
+        r = rng.random()
+        if depth > 3 or r < 0.3:
+            return rng.choice(["x" * rng.randint(0, 50), 'q"\\\n' * rng.randint(0, 20), 12, 3.5, None, True,
+                               "中文" * rng.randint(0, 30), 10 ** 30, -1.5e300])
+        if r < 0.65:
+            return [value(depth + 1) for _ in range(rng.randint(0, 12))]
+        return {rng.choice([f"k{i}" * rng.randint(1, 3), i, 'é"', ""]): value(depth + 1) for i in range(rng.randint(0, 8))}
+
+    checked = 0
+    for _ in range(3000):
+        v = value()
+        if not isinstance(v, (dict, list)):
+            continue
+        whole = json.dumps(v, ensure_ascii=False)
+        for limit in (1, 2, 5, 40, 400):
+            expected = whole if len(whole) <= limit else whole[:limit - 1] + "…"
+            assert format_value(v, max_chars=limit) == expected, (v, limit)
+            checked += 1
+    assert checked > 5000

@@ -32,6 +32,7 @@ from rag.workbench.session import DebugSession, route_decision
 from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action, target_texts
 from ui.panels.degradation import degraded_html
+from ui.panels.delivery import payload
 from ui.panels.evidence import evidence_html
 from ui.panels.icons import progress_mark, svg_icon
 from ui.panels.progress import progress_html
@@ -54,13 +55,31 @@ need a font the app does not bring); their full text is the row's tooltip."""
 def _component() -> Any:
     import streamlit.components.v2 as components
 
+    # No css here: a component's inline CSS and JS travel with every rerun of it (~14 KB of CSS per
+    # Step); the style sheet goes into the page once, outside the fragment (`inspector_style`).
     return components.component(
         COMPONENT_NAME,
         html=TEMPLATE,
-        css=(STATIC / "inspector.css").read_text(encoding="utf-8"),
-        js=(STATIC / "inspector.js").read_text(encoding="utf-8"),
+        js=_compact_js((STATIC / "inspector.js").read_text(encoding="utf-8")),
         isolate_styles=False,  # inherit the app's font and colours; every rule is scoped to .rdi-root
     )
+
+
+def _compact_js(source: str) -> str:
+    """The script without its comment lines and indentation (it is sent with every Step)."""
+    lines = (line.strip() for line in source.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+@lru_cache(maxsize=1)
+def _style_sheet() -> str:
+    return (STATIC / "inspector.css").read_text(encoding="utf-8")
+
+
+def inspector_style() -> None:
+    """The inspector's style sheet, drawn by the page outside its fragment so a Step does not send
+    it again. Every page that mounts the inspector calls it first. Rules are scoped to .rdi-root."""
+    st.html(f"<style>{_style_sheet()}</style>")
 
 
 def _value(name: str) -> Any:
@@ -163,10 +182,32 @@ def render_inspector(session: DebugSession, travel: Optional[int], *, box: str =
     panels that stay outside (full state)."""
     sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts,
                                           opened=opened_parts())
-    _component()(data=sections, key=KEY, default={"full_state": False, "opened": []},
+    resend = st.session_state.pop(RESEND_KEY, False)
+    known = st.session_state.get(DELIVERED_KEY) if _fragment_rerun() and not resend else None
+    data, st.session_state[DELIVERED_KEY] = payload(sections, SECTIONS, known)
+    _component()(data=data, key=KEY, default={"full_state": False, "opened": []},
                  on_travel_change=_on_travel, on_action_change=_on_action, on_full_state_change=_on_full_state,
-                 on_opened_change=_on_opened, width="stretch")
+                 on_opened_change=_on_opened, on_resend_change=_on_resend, width="stretch")
     return values
+
+
+DELIVERED_KEY = "_inspector_delivered"
+"""What the mounted inspector shows (ui/panels/delivery.py): a Step sends only what changed."""
+RESEND_KEY = "_inspector_resend"
+
+
+def _on_resend() -> None:
+    """The browser lacks a section it was told to keep (mounted afresh): send everything."""
+    st.session_state[RESEND_KEY] = True
+
+
+def _fragment_rerun() -> bool:
+    """A Step reruns only the page's fragment, so the mounted inspector kept what it showed; a full
+    run of the page may have mounted it afresh, and sends everything."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def join_sections(sections: dict[str, str]) -> str:

@@ -7,23 +7,37 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
   root.__setState = setStateValue;
-  root.__html = root.__html || {};
+  // The server sends a section's HTML only when this page has not got it (ui/panels/delivery.py):
+  // `kept` names the digest to keep showing; `hashes` is every section's digest.
+  root.__shown = root.__shown || {};
   root.__texts = data.texts || root.__texts || {};
+  const hashes = data.hashes || {}, kept = data.kept || {};
+  let missing = false;
   for (const section of root.querySelectorAll("[data-sec]")) {
     const name = section.dataset.sec;
-    const html = data[name] || "";
-    if (root.__html[name] === html) continue;
+    const isKept = name in kept;
+    const hash = isKept ? kept[name] : (hashes[name] || data[name] || "");
+    if (root.__shown[name] === hash) continue;
+    const graphs = root.__graphs || new Map();
+    if (isKept && !(name === "graph" && graphs.has(hash))) {
+      missing = true;  // mounted afresh: the server thought this page had it
+      continue;
+    }
     const open = new Map();
     for (const d of section.querySelectorAll("details[data-id]")) open.set(d.dataset.id, d.open);
-    if (name === "graph") swapGraph(root, section, html);
-    else section.innerHTML = html;
-    root.__html[name] = html;
+    if (name === "graph") swapGraph(root, section, hash, data[name] || "");
+    else section.innerHTML = data[name] || "";
+    root.__shown[name] = hash;
     for (const d of section.querySelectorAll("details[data-id]")) {
       if (open.has(d.dataset.id)) d.open = open.get(d.dataset.id);
     }
     for (const t of section.querySelectorAll(".rdi-unchanged-toggle")) {
       t.checked = root.classList.contains("rdi-show-unchanged");
     }
+  }
+  if (missing) {  // once per update: the answer carries every section
+    window.__rdiResends = (window.__rdiResends || 0) + 1;
+    root.__setTrigger("resend", window.__rdiResends);
   }
   followQuestionBox(root);
   // The URL names the run and the step shown (ui/run_link.py), so a reload or a shared link opens
@@ -91,18 +105,19 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   }
 }
 
-// The graph picture has one version per position (a dozen or so per graph): each one is parsed and
-// decoded once, then moved back in when Step, Restart or time travel returns to that position.
+// The graph picture has one version per position (a dozen or so per graph): each one is sent, parsed
+// and decoded once, then moved back in when Step, Restart or time travel returns to that position
+// (by its digest; the server keeps the same list: ui/panels/delivery.py GRAPH_CACHE_SIZE).
 const GRAPH_CACHE_SIZE = 48;
-function swapGraph(root, section, html) {
+function swapGraph(root, section, hash, html) {
   const cache = (root.__graphs = root.__graphs || new Map());
-  let box = cache.get(html);
-  if (box) cache.delete(html);  // re-inserted below: most recently used last
+  let box = cache.get(hash);
+  if (box) cache.delete(hash);  // re-inserted below: most recently used last
   else {
     box = document.createElement("div");
     box.innerHTML = html;
   }
-  cache.set(html, box);
+  cache.set(hash, box);
   if (cache.size > GRAPH_CACHE_SIZE) cache.delete(cache.keys().next().value);
   section.replaceChildren(box);
 }
