@@ -40,3 +40,42 @@ def env(monkeypatch, tmp_path):
     monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
     monkeypatch.chdir(ROOT)
     return tmp_path
+
+
+@pytest.fixture
+def eval_sets(env, monkeypatch):
+    """`eval_sets(cases)`: the Evaluate page's shipped-sets folder pointed at one set, `bundled.jsonl`,
+    holding `cases` (AppTest runs the page in this process). Returns the folder."""
+    import json
+
+    import ui.evaluate_view as view
+
+    def write(cases: list[dict]):
+        folder = env / "sets"
+        folder.mkdir(exist_ok=True)
+        (folder / "bundled.jsonl").write_text(
+            "\n".join(json.dumps(c, ensure_ascii=False) for c in cases) + "\n", "utf-8")
+        monkeypatch.setattr(view, "SETS_DIR", folder)
+        return folder
+
+    return write
+
+
+@pytest.fixture
+def graph_app(app_test, monkeypatch):
+    """`graph_app(spec, lang=None, **env)`: the app started with a graph (`RAG_DEBUG_GRAPH`, what
+    `-- --graph` also sets), in `lang` when given (`?lang=`), run once and checked for exceptions."""
+    from rag.i18n import forget_missing_keys
+
+    def open_(spec: str, *, lang: str | None = None, **env: str):
+        monkeypatch.setenv("RAG_DEBUG_GRAPH", spec)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        if lang:
+            app_test.query_params["lang"] = lang
+            forget_missing_keys()  # the test then asks which keys this run looked up and missed
+        app_test.run()
+        assert not app_test.exception, app_test.exception
+        return app_test
+
+    return open_

@@ -4,8 +4,6 @@ and table headings come from the catalogue (no key without a translation is look
 still work."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from rag import i18n
@@ -32,14 +30,8 @@ def answer_demo():
 
 
 @pytest.fixture
-def small_set(env, monkeypatch):
-    folder = env / "sets"
-    folder.mkdir()
-    (folder / "bundled.jsonl").write_text("\n".join(json.dumps(c, ensure_ascii=False) for c in CASES) + "\n", "utf-8")
-    import ui.evaluate_view as view
-
-    monkeypatch.setattr(view, "SETS_DIR", folder)
-    return folder
+def small_set(eval_sets):
+    return eval_sets(CASES)
 
 
 def test_the_playground_in_chinese_runs_an_ab_fork(env):

@@ -3,8 +3,6 @@ two configurations show the cases that regressed; a case opens in the step debug
 kept in the history file and come back in a new app process."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from rag.eval.store import EvalStore
@@ -28,15 +26,8 @@ CASES = [
 
 
 @pytest.fixture
-def small_set(env, monkeypatch):
-    """The page's shipped-sets folder pointed at one small set (AppTest runs the page in this process)."""
-    folder = env / "sets"
-    folder.mkdir()
-    (folder / "bundled.jsonl").write_text("\n".join(json.dumps(c, ensure_ascii=False) for c in CASES) + "\n", "utf-8")
-    import ui.evaluate_view as view
-
-    monkeypatch.setattr(view, "SETS_DIR", folder)
-    return folder
+def small_set(eval_sets):
+    return eval_sets(CASES)
 
 
 def new_app():

@@ -13,18 +13,9 @@ from ui.graph_page import GRAPH_FIELD
 
 
 @pytest.fixture
-def page(app_test, monkeypatch):
+def page(graph_app):
     """The app started with a graph (`RAG_DEBUG_GRAPH`, what `-- --graph` also sets)."""
-
-    def open_(spec: str, **env: str):
-        monkeypatch.setenv("RAG_DEBUG_GRAPH", spec)
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        app_test.run()
-        assert not app_test.exception, app_test.exception
-        return app_test
-
-    return open_
+    return graph_app
 
 
 def shown(at) -> str:

@@ -7,24 +7,15 @@ import json
 
 import pytest
 
-from rag.i18n import forget_missing_keys, missing_keys
+from rag.i18n import missing_keys
 from tests.support.apptest import press
 from ui.graph_page import GRAPH_FIELD
 
 
 @pytest.fixture
-def page(app_test, monkeypatch):
-    def open_(spec: str, **env: str):
-        monkeypatch.setenv("RAG_DEBUG_GRAPH", spec)
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        app_test.query_params["lang"] = "zh"
-        forget_missing_keys()
-        app_test.run()
-        assert not app_test.exception, app_test.exception
-        return app_test
-
-    return open_
+def page(graph_app):
+    """The app started with a graph, in Chinese."""
+    return lambda spec, **env: graph_app(spec, lang="zh", **env)
 
 
 def messages(at) -> list[str]:
