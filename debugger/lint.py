@@ -61,9 +61,13 @@ def _func(runnable: Any) -> Optional[Any]:
 
 
 def _source_tree(fn: Any) -> Optional[ast.AST]:
+    """The function's syntax tree, or None when its source cannot be read. SystemError: CPython 3.11's
+    AST constructor keeps its recursion depth per interpreter, so a parse that overlaps another thread's
+    (LangChain reads node sources the same way while graphs compile) can fail spuriously; the check
+    then skips that function rather than failing the page."""
     try:
         return ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
+    except (OSError, TypeError, SyntaxError, SystemError):
         return None
 
 
