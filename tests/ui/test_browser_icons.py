@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
 from ui.panels.icons import progress_mark
 
 EMOJI = re.compile(
@@ -52,10 +52,10 @@ def test_no_page_draws_an_emoji():
         page.locator(".rdi-result").first.wait_for(timeout=30_000)
         wait_idle(page)
         page.get_by_text("Show the full state below").first.click()
-        wait_idle(page)
+        settle(page)  # the run this started, not an idle page before it
         found["debugger, result"] = emoji_in(page_chrome(page))
         page.get_by_text("Show the full state below").first.click()
-        wait_idle(page)
+        settle(page)  # the run this started, not an idle page before it
         page.get_by_text("Demo questions").first.click()
         load_demo(page, demos['clarify'].id)
         page.locator('button[data-action="continue"]').first.click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, load_demo, open_demo, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, open_demo, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -90,7 +90,7 @@ def test_breakpoint_and_keyboard():
         picker.wait_for(timeout=15_000)
         picker.locator("input").first.click()
         page.get_by_role("option", name="grade_documents").first.click()
-        wait_idle(page)
+        settle(page)  # the run this started, not an idle page before it
         page.get_by_text("Continue pauses before: grade_documents").first.wait_for(timeout=15_000)
         page.keyboard.press("Escape")
         load_demo(page, demo.id)
@@ -126,12 +126,12 @@ def test_a_what_if_fork_changes_the_route_and_the_branches_are_compared():
         step.wait_for(timeout=15_000)
         step.fill("2")  # after retrieve_initial
         step.press("Enter")
-        wait_idle(page)
+        settle(page)  # the run this started, not an idle page before it
         field = page.locator(".st-key-what_if_field input").first
         field.click()
         field.fill("docs")
         page.get_by_role("option", name="docs", exact=True).first.click()
-        wait_idle(page)
+        settle(page)  # the run this started, not an idle page before it
         value = page.locator(".st-key-what_if_value_1_docs textarea")
         value.wait_for(timeout=15_000)
         value.fill("[]")  # what if retrieval had found nothing?
