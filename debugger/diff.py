@@ -182,8 +182,6 @@ def json_default(value: Any) -> Any:
     return repr(value)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=json_default)
-
 
 def _ordered_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """State order first (the before dict), then keys that appeared; stable for tests and eyes."""

@@ -77,20 +77,22 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     body = []
     containers = _container_paths(rows)
     for r, a in zip(rows, attrs, strict=False):
+        ident = f"{table_id}:{r.path}"
         if r.kind == "unchanged":
             tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
-        elif r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
-            tds = (f"<td>{esc(r.path)}</td><td>{container_html(r.before)}</td><td>{container_html(r.after)}</td>"
-                   f"<td>{esc(kind_label(r.kind))}</td>")
-        elif opened is not None and f"{table_id}:{r.path}" not in opened and _longer_than(r, fold_over // HTML_PER_JSON):
-            before, after = _folded_cells(f"{table_id}:{r.path}", r, "", "", opened)  # closed: no body drawn
-            tds = f"<td>{esc(r.path)}</td><td>{before}</td><td>{after}</td><td>{esc(kind_label(r.kind))}</td>"
+            body.append(f"<tr {a}>{tds}</tr>")
+            continue
+        if r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
+            field, before, after, kind = esc(r.path), container_html(r.before), container_html(r.after), esc(
+                kind_label(r.kind))
+        elif opened is not None and ident not in opened and _longer_than(r, fold_over // HTML_PER_JSON):
+            field, kind = esc(r.path), esc(kind_label(r.kind))
+            before, after = _folded_cells(ident, r, "", "", opened)  # closed: no body drawn
         else:
             field, before, after, kind = view.cells(r)
             if opened is not None and len(before) + len(after) > fold_over:
-                before, after = _folded_cells(f"{table_id}:{r.path}", r, before, after, opened)
-            tds = f"<td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td>"
-        body.append(f"<tr {a}>{tds}</tr>")
+                before, after = _folded_cells(ident, r, before, after, opened)
+        body.append(f"<tr {a}><td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td></tr>")
     head = "".join(f"<th>{esc(_(c))}</th>" for c in TABLE_COLUMNS)
     return (note + f'<div class="rdi-scroll"><table id="{esc(table_id)}" class="rdi-diff rdi-typed"><thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')

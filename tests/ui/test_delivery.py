@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ui.panels.delivery import Delivered, digest, full_sections, payload
+from ui.panels.delivery import Delivered, digest, payload
 
 NAMES = ("head", "graph", "step")
+
+
+def full_sections(data: dict, names: tuple[str, ...]) -> bool:
+    """Whether `data` carries every section's HTML (nothing kept)."""
+    return not data.get("kept") and all(name in data for name in names)
 
 
 def sent(data: dict) -> set[str]:

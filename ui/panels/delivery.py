@@ -66,7 +66,3 @@ def payload(sections: Mapping[str, str], names: tuple[str, ...], delivered: Opti
     data["kept"] = kept
     return data, Delivered(shown=hashes, cached=cached[-cache_size:])
 
-
-def full_sections(data: Mapping, names: tuple[str, ...]) -> bool:
-    """Whether `data` carries every section's HTML (nothing kept)."""
-    return not data.get("kept") and all(name in data for name in names)

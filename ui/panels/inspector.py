@@ -204,7 +204,7 @@ def _on_resend() -> None:
 def _fragment_rerun() -> bool:
     """A Step reruns only the page's fragment, so the mounted inspector kept what it showed; a full
     run of the page may have mounted it afresh, and sends everything."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     return bool(ctx is not None and ctx.fragment_ids_this_run)
