@@ -46,6 +46,8 @@ from ui.text import as_text
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "upload:"
+UPLOAD_READ_KEY = "_eval_upload_cases"
+"""(file id, (name, cases)) of the upload last read: the page reads it on every rerun and on Run."""
 """The question-set picker's last option (a key: no set file is named like it); UPLOAD_LABEL is shown."""
 UPLOAD_LABEL = N_("Upload a file…")
 GROUP_KEY = "eval_group"
@@ -222,13 +224,18 @@ def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:
     upload = st.session_state.get("eval_upload")
     if upload is None:
         return None
+    read = st.session_state.get(UPLOAD_READ_KEY)
+    if read is not None and read[0] == upload.file_id:  # read when it arrived (`_upload_summary`)
+        return read[1]
     data = upload.getvalue()
     if len(data) > MAX_UPLOAD_BYTES:
         from rag.errors import UserInputError
 
         raise UserInputError(_("{name} has {size} bytes; the limit is {limit}").format(
             name=upload.name, size=number(len(data)), limit=number(MAX_UPLOAD_BYTES)))
-    return upload.name, cases_from_upload(upload.name, data)
+    loaded = upload.name, cases_from_upload(upload.name, data)
+    st.session_state[UPLOAD_READ_KEY] = (upload.file_id, loaded)
+    return loaded
 
 
 def _upload_summary(where) -> None:

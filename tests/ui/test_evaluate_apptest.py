@@ -179,3 +179,18 @@ def test_an_uploaded_set_is_read_when_it_arrives(small_set, content, says):
     shown = [c.value for c in at.caption] + [w.body for w in at.warning]
     assert any(says in text for text in shown), shown
     assert not problems(at)
+
+
+def test_an_upload_is_read_once_however_often_the_page_reruns(small_set, monkeypatch):
+    import ui.evaluate_view as view
+
+    reads = []
+    real = view.cases_from_upload
+    monkeypatch.setattr(view, "cases_from_upload", lambda name, data: reads.append(name) or real(name, data))
+    at = evaluate_page(new_app())
+    at.selectbox(key="eval_set").set_value(UPLOAD_CHOICE).run()
+    content = b'{"id": "a", "question": "What is the Lumen X2?"}\n'
+    at.file_uploader(key="eval_upload").set_value(("mine.jsonl", content, "application/json")).run()
+    at.toggle(key="eval_compare").set_value(True).run()
+    assert reads == ["mine.jsonl"]
+    assert any("mine.jsonl: 1 case read" in c.value for c in at.caption)
