@@ -48,6 +48,7 @@ def _open_all_details(page) -> None:
 
 def _no_english(page, *data: str) -> None:
     _open_all_details(page)
+    settle(page)  # opening a folded part built on demand reruns the page: read (and click) after that run
     dot = page.locator("pre.rdi-dot")  # the graph's DOT source is code: data, like the node names in it
     source = (dot.first.inner_text(),) if dot.count() else ()
     assert english_on_page(page, allowed=_allowed(*data, *source)) == []
