@@ -15,3 +15,31 @@ def postgres_server():
             yield cluster
     except RuntimeError as exc:
         pytest.fail(f"the PostgreSQL test server could not start: {exc}", pytrace=False)
+
+
+_SERVER_HINTS = ("streamlit_server(", "subprocess.Popen", "postgres_server")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Sort every test into a lane, so the edit-test loop can run `pytest -m fast` (no browser, no server
+    process) in well under the full suite's time. A test is `browser` when its file drives Chromium,
+    `server` when it starts a process (Streamlit, PostgreSQL) or uses the PostgreSQL fixture, and `fast`
+    otherwise; judged from the file, so a new test lands in the right lane without a decorator."""
+    seen: dict[str, str] = {}
+    for item in items:
+        path = str(item.fspath)
+        if path not in seen:
+            try:
+                text = open(path, encoding="utf-8").read()
+            except OSError:
+                text = ""
+            if "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
+                seen[path] = "browser"
+            elif any(hint in text for hint in _SERVER_HINTS):
+                seen[path] = "server"
+            else:
+                seen[path] = "fast"
+        lane = seen[path]
+        if lane == "fast" and "postgres_server" in getattr(item, "fixturenames", ()):
+            lane = "server"
+        item.add_marker(getattr(pytest.mark, lane))
