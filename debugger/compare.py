@@ -1,0 +1,222 @@
+"""Two runs of a graph, aligned step by step, and the first place where they differ.
+
+Why align rather than zip: two runs of the same graph rarely take the same number of steps (one
+rewrites, the other answers; one fans out to three lanes, the other to two). Steps are matched by
+their segment (main run, resume, fork) and the nodes they ran, with the longest common
+subsequence (`difflib.SequenceMatcher`), so a step only one run has shows as such instead of
+shifting every later pair out of line. Nothing here knows the RAG state: a caller adds its own
+reading of a field (`field_order`, `lane_key`).
+"""
+from __future__ import annotations
+
+import json
+from difflib import SequenceMatcher
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from debugger.records import LaneRecord, StepRecord
+
+RowKind = Literal["same", "differs", "only_a", "only_b"]
+
+
+class Segment(BaseModel):
+    """One thread of a run: the main run, a resume after a HITL answer, or a fork."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    label: str
+    steps: list[StepRecord]
+
+
+class AlignedStep(BaseModel):
+    """One row of the comparison. `a` / `b`: 1-based step numbers across each run's segments (None
+    when that run has no such step)."""
+
+    row: int
+    kind: RowKind
+    a: Optional[int] = None
+    b: Optional[int] = None
+    segment: str = ""
+    nodes_a: tuple[str, ...] = ()
+    nodes_b: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+    """The step's own fields (written or changed by it in either run, `step_fields`) whose value after
+    it differs between the runs, in write order; with the segment's differing inputs first."""
+    inputs: tuple[str, ...] = ()
+    """Fields that differ already in the input of this step's segment (the state before its first step)."""
+    lanes: tuple[tuple[str, Optional[int], Optional[int]], ...] = ()
+    """`Send` lanes matched by key: (key, lane index in A, lane index in B); None where one run lacks it."""
+
+    @property
+    def node(self) -> str:
+        return ", ".join(dict.fromkeys(self.nodes_a or self.nodes_b))
+
+
+class Divergence(BaseModel):
+    """Where the runs first part: the step (1-based, in run A when it has the step), the node, the
+    field (None when only one run has the step or the steps ran different nodes)."""
+
+    row: int
+    step: int
+    node: str
+    field: Optional[str] = None
+    kind: RowKind
+    from_input: bool = False
+    """The field differs already in the input of the step's segment (question, HITL answer)."""
+
+
+class Comparison(BaseModel):
+    rows: list[AlignedStep]
+    first: Optional[Divergence] = None
+
+    @property
+    def differing_rows(self) -> list[AlignedStep]:
+        return [r for r in self.rows if r.kind != "same"]
+
+
+_MISSING = object()
+
+
+def canonical(value: Any) -> str:
+    """A value as comparable text: dict order and tuple/list do not matter, objects by their data."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_plain, separators=(",", ":"))
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset)):
+        return sorted(map(str, value))
+    return str(value)
+
+
+def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any], *, first: Iterable[str] = (),
+                     ignore: Iterable[str] = ()) -> tuple[str, ...]:
+    """The fields whose values differ (a field one side lacks counts), `first` ones first in order."""
+    skip = set(ignore)
+    keys = [k for k in dict.fromkeys([*first, *sorted(set(a) | set(b), key=str)]) if k not in skip]
+    return tuple(k for k in keys if (k in a or k in b)
+                 and canonical(a.get(k, _MISSING) if k in a else "<absent>")
+                 != canonical(b.get(k, _MISSING) if k in b else "<absent>"))
+
+
+def written_fields(step: StepRecord) -> list[str]:
+    """The fields a step's tasks wrote, in the order they wrote them."""
+    out: list[str] = []
+    for lane in step.lanes:
+        out.extend(k for k in (lane.writes or {}) if k not in out)
+    return out
+
+
+def changed_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """The keys whose value a step changed (added, removed or different)."""
+    return [k for k in dict.fromkeys([*before, *after])
+            if k not in before or k not in after or canonical(before[k]) != canonical(after[k])]
+
+
+def step_fields(step: StepRecord) -> list[str]:
+    """A step's own fields: what its tasks wrote, then what else changed during it. A difference the
+    runs carry from an earlier step is not this step's: only its own fields are compared."""
+    written = written_fields(step)
+    return written + [k for k in changed_keys(step.values_before, step.values_after) if k not in written]
+
+
+def _flatten(segments: Sequence[Segment]) -> list[tuple[int, str, StepRecord]]:
+    return [(i, seg.label, step) for i, seg in enumerate(segments) for step in seg.steps]
+
+
+def _segment_starts(flat: list[tuple[int, str, StepRecord]]) -> dict[int, bool]:
+    return {k: k == 0 or flat[k - 1][0] != flat[k][0] for k in range(len(flat))}
+
+
+def _key(segment_index: int, step: StepRecord) -> tuple:
+    return (segment_index, tuple(sorted(step.nodes)))
+
+
+def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
+                lane_key: Callable[[LaneRecord], str]) -> tuple[tuple[str, Optional[int], Optional[int]], ...]:
+    """Lanes of one step paired by key (a sub-question, for the RAG graph), in A's order then B's extras."""
+    keys_b: dict[str, int] = {}
+    for j, lane in enumerate(b):
+        keys_b.setdefault(lane_key(lane), j)
+    out: list[tuple[str, Optional[int], Optional[int]]] = []
+    used: set[int] = set()
+    for i, lane in enumerate(a):
+        key = lane_key(lane)
+        j = keys_b.get(key)
+        if j is not None and j not in used:
+            used.add(j)
+            out.append((key, i, j))
+        else:
+            out.append((key, i, None))
+    out.extend((lane_key(lane), None, j) for j, lane in enumerate(b) if j not in used)
+    return tuple(out)
+
+
+def default_lane_key(lane: LaneRecord) -> str:
+    return lane.node
+
+
+def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
+                 lane_key: Callable[[LaneRecord], str] = default_lane_key,
+                 ignore: Iterable[str] = (),
+                 refine: Optional[Callable[[StepRecord, StepRecord, tuple[str, ...]], tuple[str, ...]]] = None,
+                 ) -> Comparison:
+    """Align two runs and find where they first part. `ignore`: fields that always differ between two
+    runs and say nothing (run ids, timestamps). `refine`: the caller's reading of a pair's differing
+    fields (open a nested field, put the telling one first)."""
+    ignore = tuple(ignore)
+    flat_a, flat_b = _flatten(a), _flatten(b)
+    starts = (_segment_starts(flat_a), _segment_starts(flat_b))
+    matcher = SequenceMatcher(None, [_key(i, s) for i, _, s in flat_a], [_key(i, s) for i, _, s in flat_b],
+                              autojunk=False)
+    rows: list[AlignedStep] = []
+
+    def add(kind: RowKind, ia: Optional[int], ib: Optional[int]) -> None:
+        sa = flat_a[ia] if ia is not None else None
+        sb = flat_b[ib] if ib is not None else None
+        fields: tuple[str, ...] = ()
+        lanes: tuple = ()
+        inputs: tuple[str, ...] = ()
+        if sa is not None and sb is not None:
+            if starts[0].get(ia) and starts[1].get(ib):  # a segment's input: question, HITL answer, edit
+                inputs = differing_fields(sa[2].values_before, sb[2].values_before, ignore=ignore)
+                inputs = refine(sa[2], sb[2], inputs) if refine is not None and inputs else inputs
+            own = step_fields(sa[2]) + [f for f in step_fields(sb[2]) if f not in step_fields(sa[2])]
+            fields = tuple(f for f in differing_fields(sa[2].values_after, sb[2].values_after, first=own,
+                                                       ignore=ignore) if f in own)
+            if refine is not None:
+                fields = refine(sa[2], sb[2], fields)
+            fields = tuple(dict.fromkeys([*inputs, *fields]))
+            if len(sa[2].lanes) > 1 or len(sb[2].lanes) > 1:
+                lanes = match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
+            lane_mismatch = any(x is None or y is None for _, x, y in lanes)
+            kind = "differs" if fields or lane_mismatch else "same"
+        rows.append(AlignedStep(
+            row=len(rows) + 1, kind=kind, a=None if ia is None else ia + 1, b=None if ib is None else ib + 1,
+            segment=(sa or sb)[1], nodes_a=sa[2].nodes if sa else (), nodes_b=sb[2].nodes if sb else (),
+            fields=fields, inputs=inputs, lanes=lanes))
+
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                add("same", i1 + k, j1 + k)
+            continue
+        for ia in range(i1, i2):
+            add("only_a", ia, None)
+        for ib in range(j1, j2):
+            add("only_b", None, ib)
+    return Comparison(rows=rows, first=first_divergence(rows))
+
+
+def first_divergence(rows: Sequence[AlignedStep]) -> Optional[Divergence]:
+    """The first row that is not the same. A difference in a segment's input (the question, a HITL
+    answer) is named at the first step that reads it, with the input field."""
+    for row in rows:
+        if row.kind == "same":
+            continue
+        step = row.a if row.a is not None else (row.b or 0)
+        return Divergence(row=row.row, step=step, node=row.node, field=row.fields[0] if row.fields else None,
+                          kind=row.kind, from_input=bool(row.inputs))
+    return None

@@ -1,0 +1,72 @@
+"""Two runs of a graph aligned step by step: table tests on real LangGraph runs of the toy graphs."""
+from __future__ import annotations
+
+import pytest
+
+from debugger import GraphStepper
+from debugger.compare import Segment, compare_runs, match_lanes
+from debugger.records import LaneRecord
+from tests.debugger import toy_graphs as tg
+
+
+def run(graph, inp) -> list[Segment]:
+    stepper = GraphStepper(graph)
+    stepper.start(inp)
+    stepper.run_to_end()
+    return [Segment(label="main", steps=list(stepper.steps))]
+
+
+def test_the_same_input_twice_has_no_divergence():
+    a, b = run(tg.linear_graph(), {"n": 0}), run(tg.linear_graph(), {"n": 0})
+    result = compare_runs(a, b)
+    assert result.first is None
+    assert [r.kind for r in result.rows] == ["same", "same", "same"]
+    assert [(r.a, r.b) for r in result.rows] == [(1, 1), (2, 2), (3, 3)]
+
+
+def test_a_different_input_is_named_at_the_first_step_with_the_input_field():
+    result = compare_runs(run(tg.linear_graph(), {"n": 0}), run(tg.linear_graph(), {"n": 5}))
+    first = result.first
+    assert (first.step, first.node, first.field, first.from_input) == (1, "a", "n", True)
+
+
+@pytest.mark.parametrize("x_a, x_b, expected", [
+    (1, 1, None),
+    # the route differs at the classify step; then each run takes its own branch node
+    (1, -1, (1, "classify", "route")),
+])
+def test_branches_align_by_node_and_show_steps_only_one_run_has(x_a, x_b, expected):
+    graph = tg.conditional_graph()
+    result = compare_runs(run(graph, {"x": x_a}), run(graph, {"x": x_b}), ignore=("x",))
+    first = result.first
+    assert (None if first is None else (first.step, first.node, first.field)) == expected
+    if expected:
+        kinds = [(r.kind, r.nodes_a, r.nodes_b) for r in result.rows]
+        assert ("only_a", ("positive",), ()) in kinds and ("only_b", (), ("negative",)) in kinds
+
+
+def test_a_difference_carried_from_an_earlier_step_is_not_counted_again():
+    result = compare_runs(run(tg.linear_graph(), {"n": 0}), run(tg.linear_graph(), {"n": 5}))
+    # each step writes n (n+1 differs at every step) but `log` is the same in both runs
+    assert all("log" not in r.fields for r in result.rows)
+
+
+def test_lanes_are_matched_by_key_and_a_missing_lane_is_a_difference():
+    a = [LaneRecord(task_id="1", node="sub", writes={"q": "x"}), LaneRecord(task_id="2", node="sub", writes={"q": "y"})]
+    b = [LaneRecord(task_id="3", node="sub", writes={"q": "y"})]
+    pairs = match_lanes(a, b, lambda lane: lane.writes["q"])
+    assert pairs == (("x", 0, None), ("y", 1, 0))
+
+
+def test_fanout_lanes_are_paired_by_their_key_in_the_aligned_step():
+    graph = tg.fanout_graph()
+    result = compare_runs(run(graph, {"question": "q"}), run(graph, {"question": "q"}),
+                          lane_key=lambda lane: repr(lane.writes))
+    assert result.first is None
+    fan = [r for r in result.rows if len(r.lanes) == 3]
+    assert fan and all(x is not None and y is not None for _, x, y in fan[0].lanes)
+    other = compare_runs(run(graph, {"question": "q"}), run(graph, {"question": "r"}),
+                         lane_key=lambda lane: repr(lane.writes))
+    assert (other.first.step, other.first.field) == (1, "question")
+    fan = [r for r in other.rows if len(r.lanes) >= 3][0]
+    assert fan.kind == "differs" and all(x is None or y is None for _, x, y in fan.lanes)
