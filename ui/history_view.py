@@ -250,7 +250,35 @@ def render_fork(info: RunInfo) -> None:
         old=as_text(edit_text(fork.old)), new=as_text(edit_text(fork.new))), icon=":material/call_split:")
 
 
-def render_selected(history: RunHistory, info: RunInfo) -> None:
+COMPARE_WITH_KEY = "history_compare_with"
+COMPARE_GOTO_KEY = "history_goto_compare"
+
+
+def on_compare(a: str, b: Optional[str]) -> None:
+    if b:
+        st.session_state[COMPARE_GOTO_KEY] = (a, b)
+
+
+def render_compare(info: RunInfo, others: dict[str, str]) -> None:
+    """Compare this run with another one (a fork: with its original)."""
+    if info.status == "running":
+        return
+    left, middle, right = st.columns([2, 1, 1])
+    if others:
+        if st.session_state.get(COMPARE_WITH_KEY) not in others:
+            st.session_state[COMPARE_WITH_KEY] = next(iter(others))
+        other = left.selectbox(_("Compare with"), list(others), key=COMPARE_WITH_KEY,
+                               format_func=in_this_language(lambda rid: others[rid]))
+        middle.button(_("Compare"), icon=MATERIAL["compare"], key="history_compare", on_click=on_compare,
+                      args=(info.run_id, other), width="stretch",
+                      help=_("Align the two runs step by step and show where they first diverged"))
+    if info.parent_run_id and (info.is_fork or info.kind == "main"):
+        right.button(_("Compare with the original"), key="history_compare_original", on_click=on_compare,
+                     args=(info.parent_run_id, info.run_id), width="stretch")
+
+
+def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[str, str]] = None) -> None:
+    others = others or {}
     with st.container(border=True):
         st.markdown(f"**{as_text(info.question)}**")
         st.caption(_facts(info))
@@ -278,6 +306,7 @@ def render_selected(history: RunHistory, info: RunInfo) -> None:
                                       "Its sha256 is an integrity check against accidents, not a signature"))
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
+        render_compare(info, others)
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
             d1, d2, _rest = st.columns([1, 1, 4])
@@ -339,6 +368,11 @@ def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], s
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
+    pair = st.session_state.pop(COMPARE_GOTO_KEY, None)
+    if pair:
+        from ui.compare_view import open_comparison
+
+        open_comparison(*pair)
     st.title(f"{MATERIAL['history']} " + _("Run history"))
     show_flash()
     try:
@@ -387,4 +421,5 @@ def render_page() -> None:
     if st.session_state.get(RUN_KEY) not in by_id:
         st.session_state[RUN_KEY] = runs[0].run_id
     run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))
-    render_selected(history, by_id[run_id])
+    others = {r.run_id: run_label(r) for r in runs if r.run_id != run_id and r.status != "running"}
+    render_selected(history, by_id[run_id], others)

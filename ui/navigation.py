@@ -32,6 +32,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/playground.py", N_("Prompt playground"), MATERIAL["playground"]),
     PageInfo("pages/evaluate.py", N_("Evaluate"), MATERIAL["evaluate"]),
     PageInfo("pages/history.py", N_("Run history"), MATERIAL["history"]),
+    PageInfo("pages/compare.py", N_("Compare runs"), MATERIAL["compare"]),
     PageInfo("pages/knowledge_bases.py", N_("Knowledge bases"), MATERIAL["knowledge_bases"]),
     PageInfo("pages/settings.py", N_("Settings"), MATERIAL["settings"]),
 )

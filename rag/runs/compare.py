@@ -83,6 +83,8 @@ class RunComparison(BaseModel):
     prompt_diffs: dict[str, str]
     route: tuple[Optional[str], Optional[str]]
     answer_same: bool
+    answered: bool = True
+    """Both runs recorded an answer; otherwise `answer_same` compares the evidence handed to the answerer."""
     graphs: tuple[str, str]
 
     @property
@@ -261,7 +263,8 @@ def compare_sides(a: RunSide, b: RunSide) -> RunComparison:
     return RunComparison(
         a=a.ref, b=b.ref, comparison=comparison, cause=cause, settings=sets, prompt_versions=versions,
         prompt_diffs=prompts, route=(fa.get("route"), fb.get("route")),
-        answer_same=canonical(_answer(fa)) == canonical(_answer(fb)), graphs=graphs)
+        answer_same=canonical(_answer(fa)) == canonical(_answer(fb)),
+        answered=bool(fa.get("answer") and fb.get("answer")), graphs=graphs)
 
 
 def _answer(result: Mapping[str, Any]) -> Any:
@@ -285,7 +288,8 @@ def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
     """A short summary per differing step (English: a CLI's output for logs and CI)."""
     lines = [divergence_line(rc), f"cause: {rc.cause}"]
     lines.append(f"route: {rc.route[0]} -> {rc.route[1]}" if rc.route[0] != rc.route[1] else f"route: {rc.route[0]}")
-    lines.append("answer: same" if rc.answer_same else "answer: differs")
+    what = "answer" if rc.answered else "evidence"
+    lines.append(f"{what}: same" if rc.answer_same else f"{what}: differs")
     for name, va, vb in rc.settings:
         lines.append(f"setting {name}: {json.dumps(va, default=str)} -> {json.dumps(vb, default=str)}")
     if rc.prompt_versions[0] != rc.prompt_versions[1]:

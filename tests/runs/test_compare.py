@@ -93,7 +93,7 @@ def test_the_cli_prints_the_divergence_first_and_exits_by_outcome(recorded, caps
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "first_divergence: step=2 node=retrieve_initial field=docs"
     assert "setting top_k: 8 -> 3" in out and any(line.startswith("step 2 retrieve_initial: docs (") for line in out)
-    assert code == (0 if "answer: same" in out and "route: answer" in out else 1)
+    assert "evidence: differs" in out and code == 1
 
 
 def test_bad_input_gets_a_message_and_status_2(recorded, tmp_path, capsys):
