@@ -75,9 +75,6 @@ class Comparison(BaseModel):
         return [r for r in self.rows if r.kind != "same"]
 
 
-_MISSING = object()
-
-
 def canonical(value: Any) -> str:
     """A value as comparable text: dict order and tuple/list do not matter, objects by their data."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_plain, separators=(",", ":"))
@@ -91,14 +88,30 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Equal as data. Python's own `==` first (identity and C-level comparison: a state that grows every
+    step is not serialised twice per step); the canonical JSON only where `==` is not a plain answer
+    (arrays) or says no across types whose data may still be equal (a model against its dict, a tuple
+    against a list)."""
+    if a is b:
+        return True
+    try:
+        equal = a == b
+        if equal is True:
+            return True
+        if equal is False and type(a) is type(b) and isinstance(a, (str, int, float, bool, list, dict, tuple)):
+            return False
+    except Exception:  # noqa: BLE001 - a value that cannot compare itself: compare its data
+        pass
+    return canonical(a) == canonical(b)
+
+
 def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any], *, first: Iterable[str] = (),
                      ignore: Iterable[str] = ()) -> tuple[str, ...]:
     """The fields whose values differ (a field one side lacks counts), `first` ones first in order."""
     skip = set(ignore)
     keys = [k for k in dict.fromkeys([*first, *sorted(set(a) | set(b), key=str)]) if k not in skip]
-    return tuple(k for k in keys if (k in a or k in b)
-                 and canonical(a.get(k, _MISSING) if k in a else "<absent>")
-                 != canonical(b.get(k, _MISSING) if k in b else "<absent>"))
+    return tuple(k for k in keys if (k in a) != (k in b) or (k in a and not same_value(a[k], b[k])))
 
 
 def written_fields(step: StepRecord) -> list[str]:
@@ -112,7 +125,7 @@ def written_fields(step: StepRecord) -> list[str]:
 def changed_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """The keys whose value a step changed (added, removed or different)."""
     return [k for k in dict.fromkeys([*before, *after])
-            if k not in before or k not in after or canonical(before[k]) != canonical(after[k])]
+            if k not in before or k not in after or not same_value(before[k], after[k])]
 
 
 def step_fields(step: StepRecord) -> list[str]:
@@ -154,6 +167,25 @@ def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
     return tuple(out)
 
 
+def align_keys(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:
+    """`SequenceMatcher` opcodes, with the common head and tail matched first: a loop graph's steps all
+    have one key, and the matcher alone is quadratic on such a run (300 steps: 30 ms)."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    out: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    if mid_a or mid_b:
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
+            out.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        out.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return out
+
+
 def default_lane_key(lane: LaneRecord) -> str:
     return lane.node
 
@@ -169,8 +201,7 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
     ignore = tuple(ignore)
     flat_a, flat_b = _flatten(a), _flatten(b)
     starts = (_segment_starts(flat_a), _segment_starts(flat_b))
-    matcher = SequenceMatcher(None, [_key(i, s) for i, _, s in flat_a], [_key(i, s) for i, _, s in flat_b],
-                              autojunk=False)
+    keys_a, keys_b = [_key(i, s) for i, _, s in flat_a], [_key(i, s) for i, _, s in flat_b]
     rows: list[AlignedStep] = []
 
     def add(kind: RowKind, ia: Optional[int], ib: Optional[int]) -> None:
@@ -183,7 +214,8 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
             if starts[0].get(ia) and starts[1].get(ib):  # a segment's input: question, HITL answer, edit
                 inputs = differing_fields(sa[2].values_before, sb[2].values_before, ignore=ignore)
                 inputs = refine(sa[2], sb[2], inputs) if refine is not None and inputs else inputs
-            own = step_fields(sa[2]) + [f for f in step_fields(sb[2]) if f not in step_fields(sa[2])]
+            own_a, own_b = step_fields(sa[2]), step_fields(sb[2])
+            own = own_a + [f for f in own_b if f not in own_a]
             fields = tuple(f for f in differing_fields(sa[2].values_after, sb[2].values_after, first=own,
                                                        ignore=ignore) if f in own)
             if refine is not None:
@@ -198,7 +230,7 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
             segment=(sa or sb)[1], nodes_a=sa[2].nodes if sa else (), nodes_b=sb[2].nodes if sb else (),
             fields=fields, inputs=inputs, lanes=lanes))
 
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in align_keys(keys_a, keys_b):
         if tag == "equal":
             for k in range(i2 - i1):
                 add("same", i1 + k, j1 + k)

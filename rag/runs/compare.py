@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal, Mapping, Optional, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from debugger.compare import Comparison, Segment, canonical, changed_keys, compare_runs, differing_fields
 from debugger.records import LaneRecord, StepRecord
@@ -46,6 +46,7 @@ class RunSide(BaseModel):
 
     ref: str
     documents: list[RunDocument]
+    _segments: Optional[list[Segment]] = PrivateAttr(default=None)
 
     @property
     def main(self) -> RunDocument:
@@ -56,11 +57,11 @@ class RunSide(BaseModel):
         return self.documents[-1]
 
     def segments(self) -> list[Segment]:
-        out = []
-        for doc in self.documents:
-            steps = replay_from_document(doc).all_steps
-            out.append(Segment(label=doc.graph, steps=steps))
-        return out
+        """The documents as replayed segments (built once: a replay parses every checkpoint)."""
+        if self._segments is None:
+            self._segments = [Segment(label=doc.graph, steps=replay_from_document(doc).all_steps)
+                              for doc in self.documents]
+        return self._segments
 
 
 class ChunkChange(BaseModel):
@@ -123,15 +124,19 @@ def _document(item: Any, ref: str) -> RunDocument:
 
 
 def side_from_history(history: Any, run_id: str) -> RunSide:
-    """A run of the history, with the resumes its HITL answers started (newest answer last)."""
+    """A run of the history; a resume comes after the runs it resumed (as the debugger's timeline
+    shows it), so two answers to one HITL question align on their shared main run. A what-if fork is
+    one document already: its thread holds its parent's steps up to the edit."""
     if not history.has_run(run_id):
         raise CompareError(_("{ref}: no run with this id in the history").format(ref=run_id))
     info = history.get_run(run_id)
     if info.status == "running":
         raise CompareError(_("{ref}: the run is still in progress; compare it when it has finished").format(ref=run_id))
     ids = [run_id]
-    children = [r for r in history.list_runs() if r.parent_run_id == run_id and r.kind == "resume"]
-    ids += [r.run_id for r in sorted(children, key=lambda r: r.created_at)]
+    while info.kind == "resume" and info.parent_run_id and info.parent_run_id not in ids \
+            and history.has_run(info.parent_run_id):
+        info = history.get_run(info.parent_run_id)
+        ids.insert(0, info.run_id)
     docs = []
     for rid in ids:
         try:

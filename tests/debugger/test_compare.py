@@ -70,3 +70,24 @@ def test_fanout_lanes_are_paired_by_their_key_in_the_aligned_step():
     assert (other.first.step, other.first.field) == (1, "question")
     fan = [r for r in other.rows if len(r.lanes) >= 3][0]
     assert fan.kind == "differs" and all(x is None or y is None for _, x, y in fan.lanes)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("", ""), ("abc", "abc"), ("abc", "abxc"), ("aaaa", "aa"), ("xabcx", "yabcy"), ("abc", ""), ("", "ab"),
+    ("aaaaab", "aaaacb"),
+])
+def test_aligning_keys_covers_both_sequences_in_order(a, b):
+    from debugger.compare import align_keys
+
+    ops = align_keys(list(a), list(b))
+    assert [(i1, i2) for _, i1, i2, _, _ in ops if i2 > i1] == _runs(len(a), ops, 1)
+    assert [(j1, j2) for _, _, _, j1, j2 in ops if j2 > j1] == _runs(len(b), ops, 3)
+    assert all(a[i1:i2] == b[j1:j2] for tag, i1, i2, j1, j2 in ops if tag == "equal")
+
+
+def _runs(n, ops, at):
+    """The opcodes' ranges on one side tile it from 0 to n without gaps."""
+    ranges = [(op[at], op[at + 1]) for op in ops if op[at + 1] > op[at]]
+    assert (ranges[0][0] if ranges else 0) == 0 and (ranges[-1][1] if ranges else 0) == n
+    assert all(x[1] == y[0] for x, y in zip(ranges, ranges[1:], strict=False))
+    return ranges

@@ -71,3 +71,21 @@ def test_run_history_offers_compare_and_the_fork_original(app_test, two_runs):
 def test_the_compare_page_in_chinese(app_test, two_runs):
     at = compare_page(app_test, ",".join(two_runs), lang="zh")
     assert any("retrieve_initial" in s.value and "docs" in s.value and "第" in s.value for s in at.subheader)
+
+
+def test_two_answers_to_one_hitl_question_align_on_their_shared_main_run(app_test, env):
+    from rag.api import make_context
+    from rag.runs.history import RunHistory
+    from rag.runs.recording import run_recorded
+
+    settings = RagSettings(model_provider="offline", openai_api_key=None)
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        ctx = make_context(settings=settings)
+        main = run_recorded(history, "How do I update the firmware of the Lumen X2?", ctx=ctx)
+        snapshot = main.result["hitl_resume_state"]
+        ids = [run_recorded(history, kind="resume", snapshot=snapshot, answer=answer, parent_run_id=main.run_id,
+                            ctx=ctx).run_id for answer in ("Android", "iOS")]
+    at = compare_page(app_test, ",".join(ids))
+    assert any("restore_from_snapshot" in s.value and "hitl_answer" in s.value for s in at.subheader)
+    steps = next(t.value for t in at.table if "fields that differ" in t.value.columns)
+    assert list(steps["segment"])[:3] == ["main", "main", "main"] and list(steps["status"])[:3] == ["same"] * 3
