@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rag.models.offline import grade_evidence
+from rag.models.offline.grader import grade_evidence
 from rag.rules.routing import resolve_route
 from tests.offline.helpers import doc, grader_input
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.models.offline import plan_question
+from rag.models.offline.planner import plan_question
 
 PREFIX = ("[offline rules]", "[离线规则]")  # in the question's language (tests/offline/test_reasons.py)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rag.models.base import RewriterInput
-from rag.models.offline import rewrite_question
+from rag.models.offline.rewriter import rewrite_question
 from rag.schemas import MAX_HYDE_CHARS, MAX_STEP_BACK_CHARS, RewritePlan
 
 
