@@ -9,12 +9,12 @@ reading of a field (`field_order`, `lane_key`).
 """
 from __future__ import annotations
 
-import json
 from difflib import SequenceMatcher
 from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from debugger.diff import same_value
 from debugger.records import LaneRecord, StepRecord
 
 RowKind = Literal["same", "differs", "only_a", "only_b"]
@@ -73,37 +73,6 @@ class Comparison(BaseModel):
     @property
     def differing_rows(self) -> list[AlignedStep]:
         return [r for r in self.rows if r.kind != "same"]
-
-
-def canonical(value: Any) -> str:
-    """A value as comparable text: dict order and tuple/list do not matter, objects by their data."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_plain, separators=(",", ":"))
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, (set, frozenset)):
-        return sorted(map(str, value))
-    return str(value)
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Equal as data. Python's own `==` first (identity and C-level comparison: a state that grows every
-    step is not serialised twice per step); the canonical JSON only where `==` is not a plain answer
-    (arrays) or says no across types whose data may still be equal (a model against its dict, a tuple
-    against a list)."""
-    if a is b:
-        return True
-    try:
-        equal = a == b
-        if equal is True:
-            return True
-        if equal is False and type(a) is type(b) and isinstance(a, (str, int, float, bool, list, dict, tuple)):
-            return False
-    except Exception:  # noqa: BLE001 - a value that cannot compare itself: compare its data
-        pass
-    return canonical(a) == canonical(b)
 
 
 def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any], *, first: Iterable[str] = (),

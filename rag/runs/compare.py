@@ -15,7 +15,8 @@ from typing import Any, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, PrivateAttr
 
-from debugger.compare import Comparison, Segment, canonical, changed_keys, compare_runs, differing_fields
+from debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
+from debugger.diff import same_value
 from debugger.records import LaneRecord, StepRecord
 from rag.errors import UserFixableError
 from rag.i18n import _
@@ -219,7 +220,7 @@ def _score(doc: Mapping) -> Optional[float]:
 
 def settings_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     keys = sorted((set(a) | set(b)) - set(SETTINGS_NOT_COMPARED))
-    return [(k, a.get(k), b.get(k)) for k in keys if canonical(a.get(k)) != canonical(b.get(k))]
+    return [(k, a.get(k), b.get(k)) for k in keys if not same_value(a.get(k), b.get(k))]
 
 
 def prompt_diffs(a: Optional[Mapping[str, str]], b: Optional[Mapping[str, str]]) -> dict[str, str]:
@@ -268,7 +269,7 @@ def compare_sides(a: RunSide, b: RunSide) -> RunComparison:
     return RunComparison(
         a=a.ref, b=b.ref, comparison=comparison, cause=cause, settings=sets, prompt_versions=versions,
         prompt_diffs=prompts, route=(fa.get("route"), fb.get("route")),
-        answer_same=canonical(_answer(fa)) == canonical(_answer(fb)),
+        answer_same=same_value(_answer(fa), _answer(fb)),
         answered=bool(fa.get("answer") and fb.get("answer")), graphs=graphs)
 
 
