@@ -6,6 +6,8 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
+from typing import Optional
+
 import streamlit as st
 
 from debugger.breakpoints import breakpoint_hit
@@ -257,6 +259,23 @@ def render_replay_hitl(session: DebugSession, result: dict) -> None:
             st.json(result.get("hitl_resume_state"))
 
 
+def render_report_download(session: DebugSession, travel: Optional[int]) -> None:
+    """The run as one HTML file, opening at the step shown. Built only when clicked (a deferred
+    download: on a thread, so a Step never pays for it)."""
+    if not session.segments:
+        return
+    from rag.i18n import current_language
+    from ui.run_report import rag_report
+
+    lang = current_language()
+    name = (session.current.run_id if session.current and session.current.run_id else "run")
+    st.download_button(_("Download as HTML"), data=lambda: rag_report(session, start=travel, lang=lang),
+                       file_name=f"{name}.html", mime="text/html", key="debugger_report", icon=MATERIAL["download"],
+                       on_click="ignore",
+                       help=_("One file that opens in any browser with no app and no network: the graph, the timeline "
+                              "with time travel, every step's diff, the evidence and the answer, in both languages"))
+
+
 def render_page() -> None:
     """The page body below its heading (pages/debugger.py draws the heading before this module's
     imports, so the first paint does not wait for LangGraph)."""
@@ -300,6 +319,7 @@ def _workbench() -> None:
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
+    render_report_download(session, travel)
     render_what_if(travel)
     if session.current and full_state_wanted():
         render_full_state(values)

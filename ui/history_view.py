@@ -277,6 +277,21 @@ def render_compare(info: RunInfo, others: dict[str, str]) -> None:
                      args=(info.parent_run_id, info.run_id), width="stretch")
 
 
+def render_report_download(history: RunHistory, info: RunInfo, where) -> None:
+    """The run as one HTML file for someone without the app, opening at the step chosen beside it (built
+    on click, on a thread)."""
+    from rag.i18n import current_language
+    from ui.run_report import history_run_report
+
+    lang = current_language()
+    at_step = int(st.session_state.get(AT_STEP_KEY) or 0)
+    where.download_button(_("Download as HTML"), icon=MATERIAL["download"],
+                          data=lambda: history_run_report(history, info.run_id, lang=lang,
+                                                          step=at_step - 1 if at_step else None),
+                          file_name=f"{info.run_id}.html", mime="text/html", key="history_report", width="stretch",
+                          on_click="ignore", help=_("One file that opens in any browser with no app and no network"))
+
+
 def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[str, str]] = None) -> None:
     others = others or {}
     with st.container(border=True):
@@ -304,6 +319,7 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                                mime="application/json", key="history_export", width="stretch",
                                help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                       "Its sha256 is an integrity check against accidents, not a signature"))
+            render_report_download(history, info, c3)
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
         render_compare(info, others)

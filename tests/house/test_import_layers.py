@@ -17,7 +17,9 @@ The layers, lowest first, and why they sit where they do:
 - playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
 - evaluation: question sets run through the public API, scored per route;
 - workbench: the step debugger's logic without Streamlit (sessions, recording, replay, run owners);
-- app: the Streamlit pages and panels (`ui`, `pages`, `app.py`).
+- app: the Streamlit pages and panels (`ui`, `pages`, `app.py`), and `rag.runs.report`, the command that
+  writes a run as an HTML file with the app's own views (named beside the other run commands; nothing in
+  `rag` imports it).
 `debugger` is beside all of this: it must not import any of ours (tests/debugger/test_package.py).
 """
 from __future__ import annotations
@@ -41,7 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("playground", ("rag.playground",)),
     ("evaluation", ("rag.eval",)),
     ("workbench", ("rag.workbench",)),
-    ("app", ("ui", "pages", "app")),
+    ("app", ("ui", "pages", "app", "rag.runs.report")),
 ]
 
 

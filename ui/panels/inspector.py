@@ -216,9 +216,10 @@ def join_sections(sections: dict[str, str]) -> str:
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
                        box: str = "", parts: InspectorParts = RAG_PARTS,
-                       opened: frozenset[str] = frozenset()) -> tuple[dict[str, str], dict]:
+                       opened: frozenset[str] = frozenset(), interactive: bool = True) -> tuple[dict[str, str], dict]:
     """(HTML per section, state values shown). `opened`: the folded parts the browser has open
-    (`lazy_details`); the others are sent without their body."""
+    (`lazy_details`); the others are sent without their body. `interactive=False`: for a file with no
+    server behind it (ui/run_report.py): no controls, no URL, no switches, nothing read from a browser session."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -244,25 +245,29 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(_("Progress steps emitted ({n})").format(n=len(progress)),
                             progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
-    if seg:
+    if seg and interactive:
         checked = " checked" if full_state else ""
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
-                                  box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption),
+                                  box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption)
+        if interactive else "",
         "head": head,
         "graph": _graph_section(drawing),
         "dot": dot_source_html(drawing.dot()),
         "docs": (parts.node_docs or _node_docs_html)(),
-        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns),
+        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns,
+                                      cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened) + _(KEYS_HINT),
+        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened)
+        + (_(KEYS_HINT) if interactive else ""),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
-        "link": link_query(session, travel),  # not a section: the URL names the run and step (ui/run_link.py)
-        "texts": target_texts(),  # not a section: the words inspector.js writes itself
     }
+    if interactive:
+        sections["link"] = link_query(session, travel)  # not a section: the URL names the run and step (ui/run_link.py)
+        sections["texts"] = target_texts()  # not a section: the words inspector.js writes itself
     if seg and full_state:  # typed, beside the raw JSON the page draws below
         sections["step"] += details(_("Full state, typed"), state_html(values, parts.values), ident="typed_state",
                                     open_=True)
@@ -370,20 +375,22 @@ def result_html(result: Optional[dict]) -> str:
 
 
 def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int], *,
-                      decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None) -> str:
+                      decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None,
+                      cache: bool = True) -> str:
     if not pairs:
         return ""
-    rows = _timeline_rows(session, pairs, decision or route_decision)
+    rows = _timeline_rows(session, pairs, decision or route_decision, cache=cache)
     columns = columns or TIMELINE_COLUMNS
     if columns[-1] == "error" and not any(r["error"] for r in rows):
         columns = columns[:-1]  # errors are rare
     return "<h4>" + esc(_("Timeline")) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
-def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision) -> list[dict]:
+def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision, *,
+                   cache: bool = True) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
     key = (current_language(),) + tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
-    cached = st.session_state.get(TIMELINE_CACHE_KEY)
+    cached = st.session_state.get(TIMELINE_CACHE_KEY) if cache else None
     if cached is not None and cached[0] == key:
         return cached[1]
     rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
@@ -392,7 +399,8 @@ def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict]
         row["run"] = shown_name(seg.label)
         row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
                                         for p in rec.annotations.get("progress") or [])
-    st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
+    if cache:
+        st.session_state[TIMELINE_CACHE_KEY] = (key, rows)
     return rows
 
 

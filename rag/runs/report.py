@@ -1,0 +1,117 @@
+"""Write a run as one self-contained HTML file, for someone who has no app.
+
+    python -m rag.runs.report RUN_ID|EXPORT.json -o run.html [--lang en|zh] [--step N]
+
+RUN_ID is a run of the configured history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`); EXPORT.json is
+a run export, or a bundle written by `python -m rag.runs.record`. The file opens from disk in any
+current browser with no server and no network, at step N (default: the end), in `--lang` (both
+languages are in it, with a switch). Exit status 0, or 2 for bad input (an unknown run id, a corrupt
+export, a folder that cannot be written).
+
+This command draws with the app's own views (`ui.run_report`): it is an entry point of the app
+layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.record`; nothing in
+`rag` imports it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+
+def _open(ref: str, tmp: Path) -> tuple[Any, Any]:
+    """(history, session) with the run replayed to its end."""
+    from rag.runs.compare import BUNDLE_FORMAT
+    from rag.runs.export import import_run
+    from rag.runs.history import RunHistory
+
+    path = Path(ref)
+    if path.suffix.lower() == ".json" or path.exists():
+        from rag.errors import RunImportError
+
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RunImportError(f"{ref}: no such file") from None
+        except UnicodeDecodeError:
+            raise RunImportError(f"{ref}: the file is not UTF-8 text; is it a run export?") from None
+        except RecursionError:
+            raise RunImportError(f"{ref}: the JSON nests too deeply to be a run export") from None
+        except ValueError as exc:
+            raise RunImportError(f"{ref}: not valid JSON ({exc})") from None
+        docs = data.get("runs") if isinstance(data, dict) and data.get("format") == BUNDLE_FORMAT else [data]
+        if not isinstance(docs, list) or not docs:
+            raise RunImportError(f"{ref}: the file holds no run")
+        history = RunHistory(tmp / "report.db")
+        run_id = ""
+        for doc in docs:
+            run_id = import_run(doc, history).run_id
+    else:
+        from rag.errors import UnknownRunError
+        from rag.runs.location import configured_history
+
+        target = configured_history()
+        if target is None:
+            raise UnknownRunError(f"{ref}: not a file, and no run history is configured to look the id up")
+        history = RunHistory(target)
+        if not history.has_run(ref):
+            history.close()
+            raise UnknownRunError(f"{ref}: no run with this id in the history")
+        run_id = ref
+    from ui.run_report import replay_session
+
+    try:
+        return history, replay_session(history, run_id)
+    except Exception:
+        history.close()
+        raise
+
+
+def write_report(ref: str, out: Path, *, lang: str = "en", step: Optional[int] = None) -> int:
+    """Write the file; returns its size in bytes."""
+    from ui.run_report import rag_report
+
+    with tempfile.TemporaryDirectory() as tmp:
+        history, session = _open(ref, Path(tmp))
+        try:
+            text = rag_report(session, start=None if step is None else step - 1, lang=lang)
+        finally:
+            history.close()
+    out.write_text(text, encoding="utf-8")
+    return len(text.encode("utf-8"))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rag.runs.report", description=__doc__.splitlines()[0])
+    parser.add_argument("run", help="a run id of the configured history, or an export file")
+    parser.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="the language it opens in")
+    parser.add_argument("--step", type=int, default=None, help="the step it opens at (1 = after the first step)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return 2 if exc.code else 0
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # the views run without a browser session here
+    from rag.errors import UserFixableError
+
+    if not args.out.parent.is_dir():
+        print(f"error: {args.out.parent} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        size = write_report(args.run, args.out, lang=args.lang, step=args.step)
+    except UserFixableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({size / 1024:.0f} KB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

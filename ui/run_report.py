@@ -1,0 +1,217 @@
+"""A run as one self-contained HTML file: what the debugger shows, for someone who has no app.
+
+Why pre-rendered: the file must show exactly what the app shows (the same chunk cards, grade badges,
+lanes, waterfall and answer), so every position's sections are drawn here by the inspector's own
+functions (`ui.panels.inspector.inspector_sections`, with no browser session behind it), once per
+language, and stored once each (most sections repeat from one position to the next). A small script
+only puts them in place: clicking a timeline row or pressing ← / → travels, two buttons switch the
+language. Everything shown was escaped when it was drawn, as in the app; the page's own header is
+escaped here. A Content-Security-Policy forbids every fetch: the one inline script runs by its hash,
+images are `data:` URIs, and the file makes no request at all when opened.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
+
+from rag.i18n import LANGUAGES, _, use_language
+
+STATIC = Path(__file__).resolve().parent / "panels" / "static"
+SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")
+"""The inspector's sections a file shows (no controls: nothing runs)."""
+LAYOUT = (
+    '<div class="rdi-root">'
+    '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="docs"></div></div>'
+    '<div class="rdi-right"><div data-sec="head"></div><div data-sec="step"></div></div></div>'
+    '<div data-sec="timeline"></div><div data-sec="evidence"></div><div data-sec="progress"></div></div>'
+)
+PAGE_CSS = """
+body{font-family:"Source Sans Pro",system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC",sans-serif;
+margin:0 auto;max-width:1280px;padding:16px 24px;color:#262730;background:#fff}
+.rdr-head h1{font-size:1.5rem;margin:0 0 4px}.rdr-meta{color:#6b6f7b;font-size:.9rem;margin:2px 0}
+.rdr-langs{float:right}.rdr-langs button{border:1px solid #d0d3da;background:#fff;padding:4px 10px;cursor:pointer}
+.rdr-langs button[aria-pressed=true]{background:#fde8e8;border-color:#ff4b4b;color:#c62828}
+.rdr-settings{font-size:.85rem}.rdr-settings td{padding:1px 8px 1px 0;vertical-align:top}
+.rdr-hitl{border-left:3px solid #ffbd45;padding:4px 10px;margin:8px 0;background:#fffaf0}
+"""
+
+
+class _AllOpen(frozenset):
+    """Every folded part counts as open, so its body is in the file (it starts closed)."""
+
+    def __contains__(self, item: object) -> bool:  # noqa: D105
+        return True
+
+
+_OPEN_LAZY = re.compile(r'(<details data-lazy data-id="[^"]*") open>')
+
+
+def _closed(section: str) -> str:
+    """Folded parts the app builds only while open start closed in the file (their body is there)."""
+    return _OPEN_LAZY.sub(r"\1>", section)
+
+
+def script_hash(script: str) -> str:
+    """The CSP source that lets exactly this inline script run."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+
+
+@lru_cache(maxsize=1)
+def _script() -> str:
+    return (STATIC / "report.js").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _style() -> str:
+    return (STATIC / "inspector.css").read_text(encoding="utf-8") + PAGE_CSS
+
+
+def _json_in_html(value: Any) -> str:
+    """JSON that cannot end the <script> element holding it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def position_count(session: Any) -> int:
+    """The positions a file can show: after each step, then the end (result and answer)."""
+    return len(session.all_steps()) + 1
+
+
+def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = tuple(LANGUAGES),
+                     header: Optional[Callable[[], str]] = None) -> dict:
+    """Every position's sections in every language, each distinct HTML stored once."""
+    import debugger.i18n
+    from rag.i18n import gettext, ngettext
+    from ui.panels.inspector import RAG_PARTS, inspector_sections
+
+    debugger.i18n.install(gettext, ngettext)  # the core's words follow `use_language` below, as in the app
+    parts = parts or RAG_PARTS
+    table: dict[str, int] = {}
+    stored: list[str] = []
+
+    def ref(text: str) -> int:
+        if text not in table:
+            table[text] = len(stored)
+            stored.append(text)
+        return table[text]
+
+    steps = len(session.all_steps())
+    out: dict[str, Any] = {}
+    for lang in langs:
+        with use_language(lang):
+            timeline = None
+            positions = []
+            for travel in [*range(steps), None]:
+                sections, _values = inspector_sections(session, travel, parts=parts, opened=_AllOpen(),
+                                                       interactive=False)
+                if timeline is None:  # one timeline for every position: the script marks the selected row
+                    timeline = sections.get("timeline", "").replace(' class="rdi-selected"', "")
+                sections["timeline"] = timeline
+                positions.append([ref(_closed(sections.get(name, ""))) for name in SECTIONS])
+            out[lang] = {"pos": positions, "header": header() if header else ""}
+    return {"langs": out, "parts": stored, "positions": steps + 1}
+
+
+def settings_rows(settings: Optional[dict]) -> str:
+    """The run's public settings (never a key: RunInfo keeps `public_dict()` only)."""
+    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(json.dumps(v, ensure_ascii=False))}</td></tr>"
+                   for k, v in sorted((settings or {}).items()) if not k.endswith("api_key"))
+    summary = html.escape(_("Settings of the run"))
+    return f'<details><summary>{summary}</summary><table class="rdr-settings">{rows}</table></details>'
+
+
+def rag_header(session: Any) -> str:
+    """The question, when and by whom, the prompt version and settings, and each HITL question with the
+    answer that was given (in the current language)."""
+    from rag.i18n.formatting import date_time
+
+    first = session.segments[0] if session.segments else None
+    info = getattr(first, "info", None)
+    question = getattr(session, "question", "") or (info.question if info else "")
+    out = [f"<h1>{html.escape(question)}</h1>"]
+    if info is not None:
+        run, when, who, provider = info.run_id, info.created_at, info.run_by, info.provider
+        version, settings = info.prompt_version, info.settings
+    else:  # a live session: what it runs with now
+        settings_obj = getattr(session, "settings", None)
+        run = getattr(first, "run_id", None) or "-"
+        when = getattr(first, "started_at", None)
+        who = ""
+        provider = getattr(getattr(first, "ctx", None), "roles", None)
+        provider = getattr(provider, "provider", None)
+        version = getattr(first, "prompt_version", None)
+        settings = settings_obj.public_dict() if hasattr(settings_obj, "public_dict") else None
+    if first is not None:
+        out.append('<p class="rdr-meta">' + html.escape(_("Run {run} · {date} · by {person} · provider {provider}").format(
+            run=run, date=date_time(when), person=who or _("(no name)"), provider=provider or "?")) + "</p>")
+        out.append('<p class="rdr-meta">' + html.escape(_("Prompt version: {version}").format(
+            version=version or "default")) + "</p>")
+        out.append(settings_rows(settings))
+    for before, seg in zip(session.segments, session.segments[1:], strict=False):
+        if seg.kind != "resume":
+            continue
+        trace = (before.stepper.current_values() or {}).get("rag_trace") or {}
+        answer = seg.answer or (seg.stepper.all_steps[0].values_before.get("hitl_answer")
+                                if getattr(seg.stepper, "all_steps", None) else "")
+        options = ", ".join(str(o) for o in trace.get("hitl_options") or [])
+        out.append('<div class="rdr-hitl">' + html.escape(_("The workflow asked: {prompt}").format(
+            prompt=trace.get("hitl_prompt") or "?")) + (
+            "<br>" + html.escape(_("Options: {options}").format(options=options)) if options else "")
+            + "<br><b>" + html.escape(_("Answered: {answer}").format(answer=answer or "?")) + "</b></div>")
+    return "".join(out)
+
+
+def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", parts: Any = None,
+                title: str = "", header: Optional[Callable[[], str]] = None) -> str:
+    """The whole file. `start`: the step shown when it opens (a timeline index; None: the end)."""
+    data = render_positions(session, parts=parts, header=header)
+    latest = data["positions"] - 1
+    data.update(lang=lang, sections=list(SECTIONS), start=latest if start is None else min(max(start, 0), latest))
+    script = _script()
+    csp = (f"default-src 'none'; script-src '{script_hash(script)}'; style-src 'unsafe-inline'; img-src data:; "
+           "base-uri 'none'; form-action 'none'")
+    buttons = "".join(f'<button type="button" data-lang="{code}">{html.escape(name)}</button>'
+                      for code, name in (("en", "English"), ("zh", "中文")) if code in data["langs"])
+    headers = "".join(f'<div data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{body["header"]}</div>'
+                      for code, body in data["langs"].items())
+    made_by = html.escape(_("Written by the RAG debugger; opens with no server and no network."))
+    title = html.escape(title or _("Run report"))
+    return (
+        "<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{_style()}</style></head><body>"
+        f'<div class="rdr-head"><div class="rdr-langs">{buttons}</div>{headers}</div>'
+        f"{LAYOUT}"
+        f'<p class="rdr-meta">{made_by}</p>'
+        f'<script type="application/json" id="rdr-data">{_json_in_html(data)}</script>'
+        f"<script>{script}</script></body></html>\n"
+    )
+
+
+def rag_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -> str:
+    """A RAG debugger session (live or replayed) as a file."""
+    question = getattr(session, "question", "") or ""
+    return report_html(session, start=start, lang=lang, title=question[:120], header=lambda: rag_header(session))
+
+
+def replay_session(history: Any, run_id: str) -> Any:
+    """A recorded run of `history` opened read-only and replayed to its end (UserInputError when it
+    cannot be replayed)."""
+    from rag.workbench.session import DebugSession
+
+    session = DebugSession(history=history)
+    session.open_replay(history, run_id)
+    session.current.stepper.run_to_end()
+    return session
+
+
+def history_run_report(history: Any, run_id: str, *, lang: str = "en", step: Optional[int] = None) -> str:
+    """A run of the history as a file (Run history's download, `python -m rag.runs.report`)."""
+    return rag_report(replay_session(history, run_id), start=step, lang=lang)
