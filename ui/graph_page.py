@@ -390,6 +390,13 @@ def render_history(session: AnyGraphSession) -> None:
             name = session.spec.replace(":", "_").replace(".", "_")
             st.download_button(_("Download this run (JSON)"), data=data, file_name=f"{name}_run.json",
                                mime="application/json", key="yg_export")
+            from rag.i18n import current_language
+            from ui.run_report import graph_report
+
+            lang = current_language()
+            st.download_button(_("Download as HTML"), data=lambda: graph_report(session, lang=lang),
+                               file_name=f"{name}_run.html", mime="text/html", key="yg_report", on_click="ignore",
+                               help=_("One file that opens in any browser with no app and no network"))
         st.file_uploader(_("Open an exported run (read-only replay: nothing runs)"), type=["json"],
                          key="yg_replay_file", on_change=on_open_recording)
         st.caption(_("Breakpoints and forks from a past step are not offered on this page yet."))

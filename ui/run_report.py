@@ -25,6 +25,8 @@ from rag.i18n import LANGUAGES, _, use_language
 STATIC = Path(__file__).resolve().parent / "panels" / "static"
 SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")
 """The inspector's sections a file shows (no controls: nothing runs)."""
+SHARED = ("docs", "timeline", "progress")
+"""Sections that do not change with the position."""
 LAYOUT = (
     '<div class="rdi-root">'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="docs"></div></div>'
@@ -105,15 +107,16 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
     out: dict[str, Any] = {}
     for lang in langs:
         with use_language(lang):
-            timeline = None
+            # The timeline, the node docs and the session's progress are the same at every position: drawn
+            # once (the script marks the selected timeline row), so a long run costs one pass per step.
+            once, _values = inspector_sections(session, None, parts=parts, opened=_AllOpen(), interactive=False)
+            once["timeline"] = once.get("timeline", "").replace(' class="rdi-selected"', "")
             positions = []
             for travel in [*range(steps), None]:
-                sections, _values = inspector_sections(session, travel, parts=parts, opened=_AllOpen(),
-                                                       interactive=False)
-                if timeline is None:  # one timeline for every position: the script marks the selected row
-                    timeline = sections.get("timeline", "").replace(' class="rdi-selected"', "")
-                sections["timeline"] = timeline
-                positions.append([ref(_closed(sections.get(name, ""))) for name in SECTIONS])
+                sections = once if travel is None else inspector_sections(
+                    session, travel, parts=parts, opened=_AllOpen(), interactive=False, per_position_only=True)[0]
+                positions.append([ref(_closed((once if name in SHARED else sections).get(name, "")))
+                                  for name in SECTIONS])
             out[lang] = {"pos": positions, "header": header() if header else ""}
     return {"langs": out, "parts": stored, "positions": steps + 1}
 
@@ -215,3 +218,22 @@ def replay_session(history: Any, run_id: str) -> Any:
 def history_run_report(history: Any, run_id: str, *, lang: str = "en", step: Optional[int] = None) -> str:
     """A run of the history as a file (Run history's download, `python -m rag.runs.report`)."""
     return rag_report(replay_session(history, run_id), start=step, lang=lang)
+
+
+def graph_header(session: Any) -> str:
+    """A Your-graph run: the graph it ran and its input."""
+    spec = html.escape(str(getattr(session, "spec", "")))
+    given = getattr(session, "last_input", None)
+    out = [f"<h1><code>{spec}</code></h1>"]
+    if given is not None:
+        text = json.dumps(given, ensure_ascii=False, default=str)
+        out.append('<p class="rdr-meta">' + html.escape(_("Input: {input}").format(input=text[:2000])) + "</p>")
+    return "".join(out)
+
+
+def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -> str:
+    """A Your-graph session (live or replayed) as a file, without the RAG panels."""
+    from ui.graph_page import _parts
+
+    return report_html(session, start=start, lang=lang, parts=_parts(session), title=str(getattr(session, "spec", "")),
+                       header=lambda: graph_header(session))

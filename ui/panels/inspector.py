@@ -216,10 +216,13 @@ def join_sections(sections: dict[str, str]) -> str:
 
 def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
                        box: str = "", parts: InspectorParts = RAG_PARTS,
-                       opened: frozenset[str] = frozenset(), interactive: bool = True) -> tuple[dict[str, str], dict]:
+                       opened: frozenset[str] = frozenset(), interactive: bool = True,
+                       per_position_only: bool = False) -> tuple[dict[str, str], dict]:
     """(HTML per section, state values shown). `opened`: the folded parts the browser has open
     (`lazy_details`); the others are sent without their body. `interactive=False`: for a file with no
-    server behind it (ui/run_report.py): no controls, no URL, no switches, nothing read from a browser session."""
+    server behind it (ui/run_report.py): no controls, no URL, no switches, nothing read from a browser session.
+    `per_position_only`: only the sections that change with the position (head, graph, step, evidence); the
+    timeline, the node docs and the session-wide progress are left empty (a file draws them once)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
@@ -255,10 +258,10 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         if interactive else "",
         "head": head,
         "graph": _graph_section(drawing),
-        "dot": dot_source_html(drawing.dot()),
-        "docs": (parts.node_docs or _node_docs_html)(),
-        "timeline": _timeline_section(session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns,
-                                      cache=interactive),
+        "dot": dot_source_html(drawing.dot()) if interactive else "",
+        "docs": "" if per_position_only else (parts.node_docs or _node_docs_html)(),
+        "timeline": "" if per_position_only else _timeline_section(
+            session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns, cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
         + step_html(record, progress_table=step_progress, view=parts.values, opened=opened)
         + (_(KEYS_HINT) if interactive else ""),
@@ -271,6 +274,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     if seg and full_state:  # typed, beside the raw JSON the page draws below
         sections["step"] += details(_("Full state, typed"), state_html(values, parts.values), ident="typed_state",
                                     open_=True)
+    if per_position_only:
+        return sections, values
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
         sections["progress"] += lazy_details(_("Where the time went (waterfall)"),
