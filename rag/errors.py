@@ -108,9 +108,11 @@ class ModelCallError(RagError, RuntimeError):
     """A model role failed (timeout, HTTP error, invalid structured output). Carries a short,
     key-free `kind` the graph records in the trace when it degrades."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, *, status: "int | None" = None):
         super().__init__(message)
         self.kind = kind
+        self.status = status
+        """The HTTP status the endpoint answered with, when it answered at all."""
 
 
 __all__ = [

@@ -137,3 +137,82 @@ class RagSettings(BaseSettings):
 def load_settings(**overrides) -> RagSettings:
     """Settings from the environment with per-call overrides (field names, not env aliases)."""
     return RagSettings(**overrides) if overrides else RagSettings()
+
+
+# --- settings a browser session may change ----------------------------------------------------------
+
+#: The model settings of the Settings page: locked together by `RAG_LOCK_MODEL_SETTINGS=1`.
+MODEL_FIELDS = ("model_provider", "openai_api_key", "openai_base_url", "fast_model", "grade_model",
+                "structured_output_method", "model_timeout_seconds", "model_max_retries")
+#: Each key of the environment and the endpoint it belongs to.
+KEY_ENDPOINTS = (("openai_api_key", "openai_base_url"), ("rerank_api_key", "rerank_host"))
+LOCK_ENV = "RAG_LOCK_MODEL_SETTINGS"
+
+
+def model_settings_locked() -> bool:
+    """`RAG_LOCK_MODEL_SETTINGS=1` (or true/yes/on): no browser session may change the model settings."""
+    import os
+
+    return os.environ.get(LOCK_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def endpoint_key(url: object) -> str:
+    """An endpoint as compared for key ownership: scheme, host, port and path, case- and slash-insensitive
+    where URLs are; "" for the default endpoint (no URL)."""
+    from urllib.parse import urlsplit
+
+    text = str(url or "").strip()
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    host = (parts.hostname or "").lower()
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower(), 0)
+    return f"{parts.scheme.lower()}://{host}:{port}{parts.path.rstrip('/')}?{parts.query}"
+
+
+def endpoint_problem(url: object) -> Optional[str]:
+    """Why a base URL typed in a browser cannot be used (None when it can): http(s) with a host, and no
+    query string or fragment, which could change the path the client posts to."""
+    from urllib.parse import urlsplit
+
+    text = str(url or "").strip()
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        return _("the base URL is not a valid URL")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return _("the base URL must start with http:// or https:// and name a host")
+    if parts.query or parts.fragment or "?" in text or "#" in text:
+        return _("the base URL may not hold a query string (?…) or a fragment (#…): give the API root, e.g. "
+                 "https://host/v1")
+    return None
+
+
+def session_settings(overrides: dict, *, env: Optional[RagSettings] = None, locked: Optional[bool] = None) -> RagSettings:
+    """The settings of a browser session: the environment's, with the session's overrides, under two rules
+    a shared server needs. The environment's key belongs to the environment's endpoint: a session that
+    points a role at another endpoint sends no key unless it brought its own (a visitor must never be able
+    to send the server's key to a URL of their choosing). With `RAG_LOCK_MODEL_SETTINGS=1` the model settings
+    are the environment's, whatever the session asked for."""
+    env = env if env is not None else RagSettings()
+    locked = model_settings_locked() if locked is None else locked
+    data = {k: v for k, v in overrides.items() if not (locked and k in MODEL_FIELDS)}
+    for key_field, url_field in KEY_ENDPOINTS:
+        if url_field not in data or key_field in data:
+            continue
+        if endpoint_key(data[url_field]) != endpoint_key(getattr(env, url_field)):
+            data[key_field] = None
+    return RagSettings(**data)
+
+
+def uses_foreign_endpoint_without_key(overrides: dict, env: Optional[RagSettings] = None) -> bool:
+    """The session points the model at an endpoint that is not the environment's and brought no key: the
+    page says that no key is sent there."""
+    env = env if env is not None else RagSettings()
+    url = overrides.get("openai_base_url", env.openai_base_url)
+    own_key = overrides.get("openai_api_key")
+    return (endpoint_key(url) != endpoint_key(env.openai_base_url) and not is_really_set(own_key)
+            and is_really_set(env.openai_api_key))

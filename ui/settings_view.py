@@ -11,7 +11,13 @@ from pydantic import SecretStr, ValidationError
 from rag.i18n import N_, _
 from rag.i18n.formatting import duration_ms
 from rag.redaction import redact_url
-from rag.settings import RagSettings, is_really_set
+from rag.settings import (
+    endpoint_problem,
+    is_really_set,
+    model_settings_locked,
+    session_settings,
+    uses_foreign_endpoint_without_key,
+)
 from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import (
@@ -43,7 +49,7 @@ def _apply(changes: dict) -> bool:
     overrides = dict(settings_overrides())
     overrides.update(changes)
     try:
-        settings = RagSettings(**overrides)
+        settings = session_settings(overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
         flash("error", _("Not saved: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
@@ -56,10 +62,19 @@ def _apply(changes: dict) -> bool:
 
 def _save_model() -> None:
     s = st.session_state
+    if model_settings_locked():  # the form is read-only; a forged submit changes nothing either
+        s["set_api_key"] = ""
+        flash("warning", _("The model settings are locked on this server (RAG_LOCK_MODEL_SETTINGS)."))
+        return
     base_url = s["set_base_url"].strip() or None
     current = current_settings().openai_base_url
     if base_url and base_url == redact_url(current):
         base_url = current  # the field shows the URL without its credentials: unchanged means keep them
+    problem = endpoint_problem(base_url) if base_url != current else None
+    if problem:
+        s["set_api_key"] = ""
+        flash("error", _("Not saved: {problem}.").format(problem=problem))
+        return
     changes = {
         "model_provider": s["set_provider"],
         "openai_base_url": base_url,
@@ -78,6 +93,8 @@ def _save_model() -> None:
 
 
 def _forget_key() -> None:
+    if model_settings_locked():
+        return
     if _apply({"openai_api_key": None}):
         flash("info", _("The API key was removed from this session."))
 
@@ -119,30 +136,40 @@ def render_page() -> None:
                   "and rewriter. Everything works without a key or network; connect a model below for real grading."),
                 icon=MATERIAL["offline"])
 
+    locked = model_settings_locked()
     with st.form("model_form"):
         st.subheader(_("Model (OpenAI-compatible)"))
+        if locked:
+            st.info(_("The model settings are locked on this server (RAG_LOCK_MODEL_SETTINGS=1): every session uses "
+                      "the server's endpoint, models and key. They are shown here read-only."), icon=MATERIAL["lock"])
+        elif uses_foreign_endpoint_without_key(settings_overrides()):
+            st.warning(_("This base URL is not the server's endpoint, so the server's API key is not sent to it. "
+                         "Type a key for this endpoint, or clear the base URL to use the server's endpoint."))
         st.selectbox(_("Provider"), ["auto", "offline", "openai"], key="set_provider",
                      index=["auto", "offline", "openai"].index(settings.model_provider),
-                     help=_("auto = the model when a key is set, else the offline rules"))
+                     help=_("auto = the model when a key is set, else the offline rules"), disabled=locked)
         st.text_input(_("Base URL"), key="set_base_url", value=redact_url(settings.openai_base_url) or "",
-                      placeholder=_("https://api.openai.com/v1 or http://localhost:8000/v1"))
-        st.text_input(_("API key"), key="set_api_key", type="password", value="",
+                      placeholder=_("https://api.openai.com/v1 or http://localhost:8000/v1"), disabled=locked,
+                      help=_("The API root, without a query string. The server's own key is sent only to the "
+                             "server's own endpoint: for another one, type its key below."))
+        st.text_input(_("API key"), key="set_api_key", type="password", value="", disabled=locked,
                       placeholder=_("set — type to replace") if is_really_set(settings.openai_api_key) else _("not set"))
         c1, c2 = st.columns(2)
-        c1.text_input(_("FAST_MODEL (planner, rewriter)"), key="set_fast_model", value=settings.fast_model)
-        c2.text_input(_("GRADE_MODEL (grader)"), key="set_grade_model", value=settings.grade_model)
+        c1.text_input(_("FAST_MODEL (planner, rewriter)"), key="set_fast_model", value=settings.fast_model,
+                      disabled=locked)
+        c2.text_input(_("GRADE_MODEL (grader)"), key="set_grade_model", value=settings.grade_model, disabled=locked)
         c1, c2, c3 = st.columns(3)
         c1.selectbox(_("Structured output method"), METHODS, key="set_method",
-                     index=METHODS.index(settings.structured_output_method))
+                     index=METHODS.index(settings.structured_output_method), disabled=locked)
         c2.number_input(_("Timeout (s)"), key="set_timeout", min_value=1.0, max_value=600.0,
-                        value=float(settings.model_timeout_seconds))
+                        value=float(settings.model_timeout_seconds), disabled=locked)
         c3.number_input(_("Retries"), key="set_retries", min_value=0, max_value=10,
-                        value=int(settings.model_max_retries))
-        st.form_submit_button(_("Save model settings"), on_click=_save_model, type="primary")
+                        value=int(settings.model_max_retries), disabled=locked)
+        st.form_submit_button(_("Save model settings"), on_click=_save_model, type="primary", disabled=locked)
     c1, c2 = st.columns(2)
     c1.button(_("Test connection"), key="test_connection", on_click=_test_connection)
     c2.button(_("Forget API key"), key="forget_key", on_click=_forget_key,
-              disabled=not is_really_set(settings.openai_api_key))
+              disabled=locked or not is_really_set(settings.openai_api_key))
     report = st.session_state.get("connection_report")
     if report:
         if report.get("ok"):

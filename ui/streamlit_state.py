@@ -14,7 +14,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
 from rag.i18n import _
-from rag.settings import RagSettings
+from rag.settings import RagSettings, session_settings
 from ui.panels.icons import MATERIAL
 from ui.text import as_text
 
@@ -39,7 +39,7 @@ def apply_overrides(changes: dict) -> RagSettings:
     its debug session, if one exists (new runs use them). Raises pydantic's ValidationError and
     keeps the old overrides when the result is not valid."""
     overrides = {**settings_overrides(), **changes}
-    settings = RagSettings(**overrides)
+    settings = session_settings(overrides)
     st.session_state[OVERRIDES_KEY] = overrides
     session = st.session_state.get(SESSION_KEY)
     if session is not None:
@@ -50,7 +50,7 @@ def apply_overrides(changes: dict) -> RagSettings:
 def current_settings() -> RagSettings:
     """Environment settings with this browser session's overrides."""
     try:
-        return RagSettings(**settings_overrides())
+        return session_settings(settings_overrides())
     except Exception as exc:  # noqa: BLE001 - a bad override must not lock the user out
         flash("error", _("Settings were not valid and were reset: {error}").format(error=friendly(exc)))
         st.session_state[OVERRIDES_KEY] = {}

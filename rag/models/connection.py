@@ -7,6 +7,7 @@ and finds a structured-output method that works when the configured one is not s
 """
 from __future__ import annotations
 
+import logging
 import time
 from typing import Iterable, Optional
 
@@ -16,7 +17,9 @@ from rag.i18n import N_, _
 from rag.models.base import ModelCallError
 from rag.models.openai_compat import METHODS, ClientPool, public_url
 from rag.schemas import ComplexityResult
-from rag.settings import RagSettings, is_really_set
+from rag.settings import RagSettings, endpoint_problem, is_really_set
+
+log = logging.getLogger(__name__)
 
 PING_PROMPT = (
     "Connection test of a retrieval planner. Classify the question below as simple (it has one intent), "
@@ -52,6 +55,7 @@ class MethodAttempt(BaseModel):
     ok: bool
     latency_ms: int
     error_kind: Optional[str] = None
+    status: Optional[int] = None
     message: str = ""
 
 
@@ -69,6 +73,30 @@ class ConnectionReport(BaseModel):
     message: str
     suggestion: str = ""
     attempts: list[MethodAttempt] = Field(default_factory=list)
+
+
+_WHAT_HAPPENED = {
+    "timeout": N_("no reply in time"),
+    "connection": N_("cannot connect to the endpoint"),
+    "auth": N_("the endpoint refused the key"),
+    "rate_limit": N_("the endpoint is rate limiting"),
+    "not_found": N_("the endpoint does not know this model or path"),
+    "unsupported_method": N_("the endpoint does not accept this structured-output method"),
+    "invalid_output": N_("the reply was not a valid structured answer"),
+    "http_error": N_("the endpoint answered with an error"),
+}
+
+
+def safe_message(exc: ModelCallError, method: str, model: str) -> str:
+    """What a failed test call did, in words the page may show: the kind, the HTTP status and the method,
+    never what the endpoint said. Whatever answers at a URL typed in a browser could be an internal
+    service, and its reply must not reach the page (the full error goes to the server log only)."""
+    what = _(_WHAT_HAPPENED.get(exc.kind, _WHAT_HAPPENED["http_error"]))
+    log.info("connection test: %s", exc)  # the whole (key-free) error, for the operator
+    if exc.status is not None:
+        return _("{what} (model {model}, HTTP {status}, method {method})").format(
+            what=what, model=model, status=exc.status, method=method)
+    return _("{what} (model {model}, method {method})").format(what=what, model=model, method=method)
 
 
 def _methods_to_try(configured: str, methods: Optional[Iterable[str]]) -> list[str]:
@@ -95,6 +123,11 @@ def test_connection(settings: RagSettings, *, methods: Optional[Iterable[str]] =
                                 "configured (no API key and no base URL)", suggestion=_SUGGESTIONS["not_configured"],
                                 **base)
 
+    problem = endpoint_problem(settings.openai_base_url) if settings.openai_base_url != RagSettings().openai_base_url \
+        else None
+    if problem:  # a browser-typed URL (the environment's own is trusted as configured)
+        return ConnectionReport(ok=False, error_kind="not_configured", message=problem,
+                                suggestion=_(_SUGGESTIONS["connection"]), **base)
     pool = ClientPool(settings.model_copy(update={"model_max_retries": 0}))
     attempts: list[MethodAttempt] = []
     for method in _methods_to_try(configured, methods):
@@ -103,7 +136,7 @@ def test_connection(settings: RagSettings, *, methods: Optional[Iterable[str]] =
             pool.call(role="connection test", model=model, schema=ComplexityResult, method=method, prompt=PING_PROMPT)
         except ModelCallError as exc:
             attempts.append(MethodAttempt(method=method, ok=False, latency_ms=_ms(started), error_kind=exc.kind,
-                                          message=str(exc)))
+                                          status=exc.status, message=safe_message(exc, method, model)))
             if exc.kind not in _METHOD_FAILURES:
                 break
             continue

@@ -145,6 +145,7 @@ def classify_error(
     """Turn anything a structured call can raise into a key-free `ModelCallError` whose message says
     what happened AND what to change."""
     where = public_url(base_url)
+    status: Optional[int] = getattr(exc, "status", None) if isinstance(exc, ModelCallError) else None
     what = f"{role} call to model {model!r} at {where} (method {method})"
     schema_name = schema.__name__ if schema else "structured output"
 
@@ -188,7 +189,7 @@ def classify_error(
     else:
         kind = "http_error"
         message = f"{what}: unexpected {type(exc).__name__}: {_short(str(exc))}"
-    return ModelCallError(kind, redact(message, secrets))
+    return ModelCallError(kind, redact(message, secrets), status=status)
 
 
 def _root_cause(exc: BaseException) -> BaseException:

@@ -73,6 +73,7 @@ MATERIAL: Mapping[str, str] = {
     "open": ":material/open_in_new:",
     "download": ":material/download:",
     "delete": ":material/delete:",
+    "lock": ":material/lock:",
 }
 """Streamlit's own elements: `:material/<name>:` icons, drawn from the font Streamlit ships."""
 
