@@ -23,11 +23,15 @@ def _is_builder(obj: Any) -> bool:
     return hasattr(obj, "compile") and hasattr(obj, "add_node") and hasattr(obj, "branches")
 
 
+def malformed(spec: str) -> GraphLoadError:
+    return GraphLoadError(_("expected 'package.module:attr', got {spec}").format(spec=repr(spec)))
+
+
 def resolve(spec: str) -> Any:
     """The object named by `module:attr` (attr may be dotted), without calling or compiling it."""
     module_name, sep, attr = (spec or "").strip().partition(":")
     if not sep or not module_name or not attr:
-        raise GraphLoadError(_("expected 'package.module:attr', got {spec}").format(spec=repr(spec)))
+        raise malformed(spec)
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
@@ -40,10 +44,16 @@ def resolve(spec: str) -> Any:
     return obj
 
 
-def load_graph(spec: str, *, checkpointer: bool = True) -> Any:
+def load_graph(spec: str, *, checkpointer: bool = True, call_factory: bool = True) -> Any:
     """A compiled graph from `module:attr`. A builder is compiled (with an `InMemorySaver` when
-    `checkpointer`); a factory is called once with no arguments."""
+    `checkpointer`); a factory is called once with no arguments. With `call_factory` False (a name typed
+    in a browser that the operator did not give: `debugger.allowlist.operator_named`) only a function
+    defined in the named module itself is called, never one it imported (`os.abort`)."""
     obj = resolve(spec)
+    defined_here = getattr(obj, "__module__", None) == spec.strip().partition(":")[0]
+    if callable(obj) and not _is_compiled(obj) and not _is_builder(obj) and not (call_factory or defined_here):
+        raise GraphLoadError(_("{spec} is a function the module imported, not one it defines: it is not called (only "
+                               "a graph the operator named may be such a factory)").format(spec=spec))
     if callable(obj) and not _is_compiled(obj) and not _is_builder(obj):
         try:
             params = [p for p in inspect.signature(obj).parameters.values()

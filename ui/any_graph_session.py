@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
+from debugger.allowlist import GraphPolicy, allowed, operator_named, well_formed
 from debugger.errors import DebuggerUserError
 from debugger.input_form import FormField, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
-from debugger.loading import load_graph, resolve
+from debugger.loading import load_graph, malformed, resolve
 from debugger.position import marks_after
 from debugger.records import PendingInterrupt
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
@@ -29,6 +30,14 @@ from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
 from rag.i18n import N_, _
 
 EXPORT_FORMAT = "langgraph-step-debugger/run@1"
+
+
+def refusal(spec: str) -> str:
+    """Why a typed name is not loaded, and how an operator allows it."""
+    return _("{spec} is not on this server's list of graphs, so it was not loaded (nothing was imported). A page "
+             "may load the graph the app was started with (and the other graphs of its module), the bundled "
+             "examples (examples.chain:graph, examples.fanout:graph, …), and the graphs the operator lists in "
+             "RAG_DEBUG_GRAPHS, e.g. RAG_DEBUG_GRAPHS='my_pkg.*:graph'.").format(spec=repr(spec))
 
 
 def with_checkpointer(graph: Any) -> Any:
@@ -41,13 +50,15 @@ def with_checkpointer(graph: Any) -> Any:
     return graph.copy(update={"checkpointer": InMemorySaver()})
 
 
-def load_context(spec: str) -> Any:
+def load_context(spec: str, *, trusted: bool = True) -> Any:
     """The runtime context named by `module:attr`: a class or function is called with no
-    arguments, anything else is used as it is."""
+    arguments, anything else is used as it is. Not `trusted` (typed in a browser): only a class or
+    function defined in that module is called, never one it imported."""
     import inspect
 
     obj = resolve(spec)
-    if inspect.isclass(obj) or inspect.isfunction(obj):
+    defined_here = getattr(obj, "__module__", None) == spec.partition(":")[0]
+    if (inspect.isclass(obj) or inspect.isfunction(obj)) and (trusted or defined_here):
         try:
             return obj()
         except Exception as exc:  # noqa: BLE001 - the user's code: say what happened
@@ -107,17 +118,27 @@ class AnyGraphSession:
     _lint: Optional[list[Finding]] = None
 
     @classmethod
-    def open(cls, spec: str, *, context_spec: Optional[str] = None) -> "AnyGraphSession":
+    def open(cls, spec: str, *, context_spec: Optional[str] = None,
+             policy: Optional[GraphPolicy] = None) -> "AnyGraphSession":
         """Load `spec` (GraphLoadError / DebuggerUserError with a readable message when it cannot).
         The folder the app was started in is importable (last on `sys.path`), so `my_pkg.agent:graph`
-        in the user's project is found without installing it."""
+        in the user's project is found without installing it. `policy`: a name typed in a browser is
+        checked against the allow-list BEFORE anything is imported (debugger/allowlist.py)."""
         import os
         import sys
 
+        if policy is not None:
+            for name in (spec, context_spec):
+                if name and not well_formed(name):
+                    raise malformed(name)
+                if name and not allowed(name, policy):
+                    raise DebuggerUserError(refusal(name))
         if os.getcwd() not in sys.path:
             sys.path.append(os.getcwd())
-        graph = with_checkpointer(load_graph(spec, checkpointer=True))
-        context = load_context(context_spec) if context_spec else None
+        call_factory = policy is None or operator_named(spec, policy)
+        graph = with_checkpointer(load_graph(spec, checkpointer=True, call_factory=call_factory))
+        context = load_context(context_spec, trusted=policy is None or context_spec == policy.launch
+                               or operator_named(context_spec, policy)) if context_spec else None
         return cls(spec=spec, graph=graph, context=context, context_spec=context_spec)
 
     # ----- what the page shows next to the graph ---------------------------------------------

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, Optional
 
 import streamlit as st
 
+from debugger.allowlist import GraphPolicy
 from debugger.errors import DebuggerUserError
 from debugger.html_view import code, details, esc
 from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
@@ -30,6 +32,9 @@ from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_sty
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
+"""The bundled example graphs: any page may load them."""
 
 SESSION_KEY = "any_graph_session"
 ERROR_KEY = "any_graph_error"
@@ -67,6 +72,19 @@ def _session() -> Optional[AnyGraphSession]:
     return st.session_state.get(SESSION_KEY)
 
 
+def graph_policy() -> GraphPolicy:
+    """What this page may load by name: the launch graph (and its module's), the bundled examples and
+    `RAG_DEBUG_GRAPHS`. The launch's `--context` counts as named by the operator too."""
+    import os
+
+    opts = launch_options()
+    examples = sorted(f"examples.{p.stem}" for p in EXAMPLES_DIR.glob("*.py") if not p.stem.startswith("_"))
+    patterns = os.environ.get("RAG_DEBUG_GRAPHS", "")
+    if opts.context:
+        patterns = ",".join(filter(None, [patterns, opts.context]))
+    return GraphPolicy.from_text(opts.graph, examples, patterns)
+
+
 def _load(spec: str, context: Optional[str]) -> None:
     """Load `spec` into this browser session (the old run is dropped); a failure is kept to show."""
     st.session_state.pop(ERROR_KEY, None)
@@ -76,7 +94,8 @@ def _load(spec: str, context: Optional[str]) -> None:
         st.session_state[ERROR_KEY] = _("Type a graph as package.module:attr, e.g. examples.chain:graph")
         return
     try:
-        st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None)
+        st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None,
+                                                             policy=graph_policy())
     except DebuggerUserError as exc:
         st.session_state.pop(SESSION_KEY, None)
         st.session_state[ERROR_KEY] = friendly(exc)

@@ -1,0 +1,69 @@
+"""The allow-list for graphs named in a browser: decided on the text alone, before any import."""
+from __future__ import annotations
+
+import pytest
+
+from debugger.allowlist import GraphPolicy, allowed, well_formed
+
+POLICY = GraphPolicy.from_text("my_pkg.agent:graph", ["examples.chain", "examples.fanout"],
+                               "team_graphs.*:graph, other.mod:build")
+
+
+@pytest.mark.parametrize("spec, ok", [
+    ("my_pkg.agent:graph", True),            # named at launch
+    ("my_pkg.agent:other_graph", True),      # another attribute of the launch module
+    ("my_pkg.agent.sub:graph", False),       # another module, even below it
+    ("my_pkg:graph", False),
+    ("examples.chain:graph", True),          # bundled examples
+    ("examples.fanout:anything", True),
+    ("examples.missing:graph", False),
+    ("team_graphs.sales:graph", True),       # RAG_DEBUG_GRAPHS patterns
+    ("team_graphs.sales.deep:graph", True),  # fnmatch's * crosses dots
+    ("team_graphs.sales:factory", False),
+    ("other.mod:build", True),
+    ("this:s", False),                       # the attacks of the review
+    ("os:abort", False),
+    ("os.path:join", False),
+    ("builtins:exit", False),
+    ("subprocess:run", False),
+    ("", False), ("graph", False), (":graph", False), ("my_pkg.agent:", False),
+    (".relative:graph", False), ("my_pkg.agent:graph extra", False), ("../evil:graph", False),
+    ("my_pkg.agent:__builtins__", False),    # no dunder, no path through what the module imported
+    ("examples.fanout:os.abort", False),
+    ("examples.fanout:_private", False),
+])
+def test_only_listed_graphs_may_be_loaded(spec, ok):
+    assert allowed(spec, POLICY) is ok
+
+
+def test_no_policy_allows_nothing_but_well_formed_names_are_still_told_apart():
+    empty = GraphPolicy()
+    assert not allowed("examples.chain:graph", empty)
+    assert well_formed("a.b:c") and not well_formed("a b:c") and not well_formed("a:b;c")
+
+
+@pytest.mark.parametrize("spec, called", [
+    ("my_pkg.agent:graph", True), ("team_graphs.sales:graph", False), ("other.mod:build", False),
+    ("my_pkg.agent:make", False), ("examples.chain:graph", False),
+])
+def test_only_a_name_the_operator_gave_may_be_a_factory_that_is_called(spec, called):
+    from debugger.allowlist import operator_named
+
+    assert operator_named(spec, POLICY) is called
+
+
+def test_a_function_a_module_imported_is_never_called(tmp_path, monkeypatch):
+    """`from os import abort` in an allowed module: naming it loads nothing and calls nothing."""
+    from debugger.errors import GraphLoadError
+    from debugger.loading import load_graph
+
+    (tmp_path / "yg_attack_mod.py").write_text("from os import abort\nCALLED = []\n"
+                                               "def graph():\n    CALLED.append(1)\n    return 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(GraphLoadError, match="imported, not one it defines"):
+        load_graph("yg_attack_mod:abort", call_factory=False)  # it would have killed this test process
+    with pytest.raises(GraphLoadError, match="is a int"):
+        load_graph("yg_attack_mod:graph", call_factory=False)  # defined there: called (and found wanting)
+    import yg_attack_mod
+
+    assert yg_attack_mod.CALLED == [1]
