@@ -17,6 +17,9 @@ from rag.i18n import N_, _
 from ui.panels.icons import MATERIAL
 
 SIDEBAR_WIDTH_PX = 220
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.svg"
+"""The tab's icon, served by the app itself: a `:material/…:` page icon becomes a favicon link to a
+font host on the internet, and the page must make no request to any host but its own."""
 
 
 class PageInfo(NamedTuple):
@@ -67,7 +70,7 @@ def page_frame() -> None:
     from ui.language import language_picker, resolve_language
 
     resolve_language()
-    st.set_page_config(page_title=_("RAG debugger"), page_icon=MATERIAL["app"], layout="wide",
+    st.set_page_config(page_title=_("RAG debugger"), page_icon=str(FAVICON), layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH_PX)
     with st.sidebar:
         for p in PAGES:

@@ -73,6 +73,9 @@ def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
         except json.JSONDecodeError as exc:
             raise EvalSetError(_("{source}:{line}: not valid JSON ({error} at column {column})").format(
                 source=source, line=number, error=exc.msg, column=exc.colno)) from None
+        except RecursionError:
+            raise EvalSetError(_("{source}:{line}: field 'case': the JSON nests too deeply to be a case").format(
+                source=source, line=number)) from None
         cases.append(_case(data, number, source, seen))
     if not cases:
         raise EvalSetError(_("{source}: no cases").format(source=source))
@@ -138,13 +141,24 @@ def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
     return cases
 
 
+def utf8_text(raw: bytes, source: str) -> str:
+    """The file's text; bytes that are not UTF-8 are refused with the line they are on."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise EvalSetError(_("{source}:{line}: not UTF-8 text; save the set as UTF-8 JSON Lines or CSV").format(
+            source=source, line=line)) from None
+
+
 def load_cases(path: Path | str) -> list[EvalCase]:
     path = Path(path)
     try:
-        text = path.read_text("utf-8-sig")
+        raw = path.read_bytes()
     except OSError as exc:
         raise EvalSetError(_("{source}: cannot read the set file ({error})").format(
             source=path, error=exc.strerror or exc)) from None
+    text = utf8_text(raw, str(path))
     if path.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
     return parse_cases(text.splitlines(), str(path))
@@ -152,10 +166,7 @@ def load_cases(path: Path | str) -> list[EvalCase]:
 
 def cases_from_upload(name: str, data: bytes) -> list[EvalCase]:
     """Cases from an uploaded file's bytes (the app): CSV by its name, JSON Lines otherwise."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise EvalSetError(_("{source}: not UTF-8 text; save the set as UTF-8 JSON Lines or CSV").format(source=name)) from None
+    text = utf8_text(data, name)
     if name.lower().endswith(".csv"):
         return parse_csv(text, name)
     return parse_cases(text.splitlines(), name)

@@ -10,8 +10,6 @@ threads never share one and the history's own connection is not disturbed.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sqlite3
 import uuid
@@ -116,16 +114,16 @@ CSV_COLUMNS = ["configuration", "id", "question", "expected_route", "route", "co
 
 def export_csv(records: list[EvalRecord]) -> str:
     """One row per case and configuration (a spreadsheet pivots it)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+    from rag.spreadsheet import csv_text
+
+    rows = [CSV_COLUMNS]
     for record in records:
         for case in record.cases:
-            writer.writerow([record.label, case["id"], case["question"], case["expected_route"] or "",
-                             case["route"] or "", case["correct"], case.get("asked_route") or "",
-                             case["source_hit"], case["reciprocal_rank"], case["latency_ms"],
-                             ";".join(case["tags"]), ";".join(case["sources"]), case["error"] or ""])
-    return out.getvalue()
+            rows.append([record.label, case["id"], case["question"], case["expected_route"] or "",
+                         case["route"] or "", case["correct"], case.get("asked_route") or "",
+                         case["source_hit"], case["reciprocal_rank"], case["latency_ms"],
+                         ";".join(case["tags"]), ";".join(case["sources"]), case["error"] or ""])
+    return csv_text(rows)
 
 
 __all__ = ["EvalRecord", "EvalStore", "export_json", "export_csv", "CSV_COLUMNS"]
