@@ -28,7 +28,7 @@ ALL_FIELDS_KEY = "compare_all_fields"
 
 CAUSES = {
     "none": N_("The runs took the same steps with the same values: no divergence."),
-    "input": N_("A different input: the question, a HITL answer or an edited field."),
+    "input": N_("A different input (question, HITL answer or edited field)."),
     "settings": N_("Different settings."),
     "prompt": N_("A different prompt version."),
     "chunks": N_("Different retrieved chunks."),

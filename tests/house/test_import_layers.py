@@ -31,7 +31,7 @@ from tests.support.browser import ROOT
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings", "rag.redaction",
-                     "rag.i18n", "rag.spreadsheet")),
+                     "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
     ("knowledge", ("rag.ingest", "rag.retrieval")),

@@ -85,13 +85,17 @@ def test_breakpoint_and_keyboard():
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
-        page.get_by_text("Breakpoints —").first.click()
+        page.get_by_role("button", name="Breakpoints: none").click()
         picker = page.locator(".st-key-breakpoint_pick")
         picker.wait_for(timeout=15_000)
         picker.locator("input").first.click()
         page.get_by_role("option", name="grade_documents").first.click()
         settle(page)  # the run this started, not an idle page before it
-        page.get_by_text("Continue pauses before: grade_documents").first.wait_for(timeout=15_000)
+        page.get_by_role("button", name="Breakpoints: grade_documents").first.wait_for(timeout=15_000)
+        # every control has a name of its own: one button named Continue, no two buttons named alike
+        assert page.get_by_role("button", name="Continue").count() == 1
+        names = [n.strip() for n in page.get_by_role("button").all_inner_texts() if n.strip()]
+        assert len(names) == len(set(names)), names
         page.keyboard.press("Escape")
         load_demo(page, demo.id)
         page.locator(".rdi-position").first.click()  # focus on the page, not on a field
@@ -143,6 +147,10 @@ def test_a_what_if_fork_changes_the_route_and_the_branches_are_compared():
         route_row = page.locator('#fork_diff tr[data-field="route"]')
         assert '"answer"' in route_row.inner_text() and '"no_knowledge"' in route_row.inner_text()
         assert page.locator(".rdi-result", has_text="Result: no_knowledge").count() == 1
+        # said in words a stakeholder reads, not only as route / status codes
+        assert "No answer: the knowledge base has nothing that answers this" in page.locator(".rdi-result h3").inner_text()
+        assert "0 steps" not in page.locator(".rdi-position").first.inner_text() or "finished:" in \
+            page.locator(".rdi-position").first.inner_text()
         assert "what-if #1" in page.locator("#timeline").inner_text()  # the fork beside the original steps
         assert "main run" in page.locator("#timeline").inner_text()
         fork.scroll_into_view_if_needed()

@@ -22,9 +22,17 @@ def _save() -> None:
 
 
 def breakpoints_label(chosen: set[str]) -> str:
+    """The popover's name: no other control's name in it (a search for the button named "Continue" found
+    this one too when it said what Continue does)."""
     if not chosen:
-        return _("Breakpoints — none (Continue runs to the end)")
-    return _("Breakpoints — Continue pauses before: {nodes}").format(nodes=", ".join(sorted(chosen)))
+        return _("Breakpoints: none")
+    return _("Breakpoints: {nodes}").format(nodes=", ".join(sorted(chosen)))
+
+
+def breakpoints_help(chosen: set[str]) -> str:
+    if not chosen:
+        return _("No breakpoints: Continue runs to the end. Open to pick nodes to pause before.")
+    return _("Continue pauses before: {nodes}").format(nodes=", ".join(sorted(chosen)))
 
 
 def render_breakpoints(nodes: list[str]) -> None:
@@ -32,7 +40,7 @@ def render_breakpoints(nodes: list[str]) -> None:
     the fold."""
     chosen = breakpoints()
     label = breakpoints_label(chosen)
-    with lazy_popover(label, key="breakpoints_folded", help=label) as is_open:
+    with lazy_popover(label, key="breakpoints_folded", help=breakpoints_help(chosen)) as is_open:
         if is_open:
             st.multiselect(_("Pause before these nodes"), nodes, default=[n for n in nodes if n in chosen],
                            key=PICKER_KEY, on_change=_save,

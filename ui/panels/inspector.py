@@ -27,6 +27,7 @@ from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language
+from rag.outcome_words import outcome_words
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import DebugSession, route_decision
 from ui.panels.answer import answer_html
@@ -344,6 +345,8 @@ def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint
                        for s in session.segments)
     if seg.stepper.done and session.cut_short:
         where = esc(_("end of the recording: the run stopped here and never finished"))
+    elif seg.stepper.done and getattr(seg, "fork_of", None) is not None and not seg.stepper.steps:
+        where = esc(_("finished: the edit was made after the last step, so nothing was left to run"))
     elif seg.stepper.done:
         where = esc(_("finished"))
     else:
@@ -366,8 +369,10 @@ def result_html(result: Optional[dict]) -> str:
     route = result.get("route")
     icon = svg_icon(route if route in ("answer", "no_knowledge", "rewrite") else "info")
     trace = result.get("rag_trace") or {}
-    out = ['<div class="rdi-result"><h3>' + icon + " " + _("Result: {route} / {status}").format(
-               route=code(route), status=code(result.get("retrieval_status"))) + "</h3>",
+    out = ['<div class="rdi-result"><h3>' + icon + " " + esc(outcome_words(route, result.get("retrieval_status")))
+           + "</h3>",
+           '<p class="rdi-caption">' + _("Result: {route} / {status}").format(
+               route=code(route), status=code(result.get("retrieval_status"))) + "</p>",
            '<p class="rdi-caption">' + esc(_(
                "{n} chunks handed to the answering agent · provider {provider} · retriever {retriever}").format(
                n=len(result.get("docs") or []), provider=result.get("provider"), retriever=result.get("retriever")))
