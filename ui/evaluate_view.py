@@ -34,7 +34,7 @@ from rag.eval.scoring import (
     source_hit,
 )
 from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
-from rag.i18n import N_, _, ngettext
+from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
 from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
@@ -414,12 +414,25 @@ def render_results(records: list[EvalRecord]) -> None:
         render_one(first)
     else:
         render_compare(records)
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     stem = f"eval-{first.group_id}"
     c1.download_button(_("Download results (JSON)"), export_json(records), file_name=f"{stem}.json",
                        mime="application/json", key="eval_dl_json")
     c2.download_button(_("Download cases (CSV)"), export_csv(records), file_name=f"{stem}.csv", mime="text/csv",
                        key="eval_dl_csv")
+    lang = current_language()
+    c3.download_button(_("Download as HTML"), data=lambda: evaluation_file(records, lang), file_name=f"{stem}.html",
+                       mime="text/html", key="eval_dl_html", on_click="ignore",
+                       help=_("One file that opens in any browser with no app and no network"))
+
+
+def evaluation_file(records: list[EvalRecord], lang: str) -> str:
+    """The evaluation as one self-contained HTML file (rag/eval/report.py), built when clicked."""
+    from rag.eval.report import evaluation_html
+
+    return evaluation_html([r.label for r in records], [r.results() for r in records], set_name=records[0].set_name,
+                           kb=records[0].kb, descriptions=[str(r.config.get("description") or "") for r in records],
+                           lang=lang, when=records[0].created_at)
 
 
 def render_past(store: EvalStore) -> None:

@@ -110,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-route-accuracy", type=float, default=None, metavar="X",
                         help="exit 1 when route accuracy is under X (0..1)")
     parser.add_argument("--out", default=None, help="write every case's result and the summary to this JSON file")
+    parser.add_argument("--html", default=None, metavar="FILE",
+                        help="also write the evaluation as one self-contained HTML file (opens with no server)")
     parser.add_argument("--no-cache", action="store_true", help="always call the model (no disk cache of calls)")
     parser.add_argument("--quiet", action="store_true", help="no per-case lines")
     args = parser.parse_args(argv)
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--concurrency must be at least 1")
     if args.min_route_accuracy is not None and not 0 <= args.min_route_accuracy <= 1:
         parser.error("--min-route-accuracy must be between 0 and 1")
+    if args.html and not Path(args.html).resolve().parent.is_dir():
+        parser.error(f"--html: {Path(args.html).parent} is not a folder")
     try:
         cases = load_cases(args.set)
         extra = {"prompt_version": args.prompt_version} if args.prompt_version else {}
@@ -156,6 +160,17 @@ def main(argv: list[str] | None = None) -> int:
                               "cases": [r.to_dict() for r in before],
                               "changes": [c.__dict__ for c in changes]}
         Path(args.out).write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    if args.html:
+        from rag.eval.report import evaluation_html
+
+        labels = [f"{args.compare}", label] if before is not None else [label]
+        runs = [before, results] if before is not None else [results]
+        try:
+            Path(args.html).write_text(evaluation_html(labels, runs, set_name=Path(args.set).name, kb=args.kb),
+                                       "utf-8")
+        except OSError as exc:
+            print(f"error: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     accuracy = route_accuracy(results)
     print()
     print(f"route_accuracy: {fmt_rate(accuracy)}")
