@@ -193,7 +193,7 @@ class ThreadStore:
                 try:
                     snap = graph.get_state({"configurable": {"thread_id": str(tid)}})
                     summary.next = tuple(t.name for t in snap.tasks) or tuple(snap.next)
-                    summary.problem = foreign_nodes(graph, summary.next)
+                    summary.problem = foreign_nodes(graph, [*summary.next, *stored_nodes(self.saver, str(tid))])
                 except Exception as exc:  # noqa: BLE001 - one unreadable thread must not hide the others
                     summary.problem = unreadable(exc)
             out.append(summary)
@@ -223,6 +223,22 @@ def unreadable(exc: BaseException) -> str:
 
 def graph_nodes(graph: Any) -> set[str]:
     return set(getattr(graph, "nodes", None) or ()) - SPECIAL_NODES
+
+
+def stored_nodes(saver: Any, thread_id: str) -> set[str]:
+    """The nodes a thread's newest checkpoint knows of, from the checkpoint itself (`versions_seen` is keyed by
+    node, `branch:to:<node>` channels name the nodes edges lead to). A graph reading another graph's thread sees
+    no tasks and no next nodes, so this is what tells the two apart."""
+    try:
+        tup = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
+    except Exception as exc:  # noqa: BLE001
+        raise CheckpointerError(unreadable(exc)) from None
+    if tup is None:
+        return set()
+    cp = tup.checkpoint
+    names = set(cp.get("versions_seen") or ())
+    names |= {c[len("branch:to:"):] for c in (cp.get("channel_versions") or ()) if c.startswith("branch:to:")}
+    return names
 
 
 def foreign_nodes(graph: Any, names: Any) -> Optional[str]:
@@ -324,8 +340,8 @@ def read_window(graph: Any, thread_id: str, *, limit: int = WINDOW, before: Opti
     if not snaps and before is None:
         raise CheckpointerError(_("no thread {id} in this checkpointer").format(id=repr(thread_id)))
     items = [_recorded(s) for s in snaps[:limit]]
-    names = [n for c in items for n in (*c.next, *(t.name for t in c.tasks))]
-    problem = foreign_nodes(graph, names)
+    problem = foreign_nodes(graph, [*stored_nodes(graph.checkpointer, thread_id),
+                                    *(n for c in items for n in (*c.next, *(t.name for t in c.tasks)))])
     if problem:
         raise CheckpointerError(problem)
     items.reverse()
@@ -359,8 +375,40 @@ def fork_thread(store: ThreadStore, thread_id: str, target: Any, new_thread_id: 
     return len(tuples)
 
 
+def pending_interrupts(graph: Any, thread_id: str) -> tuple[Any, ...]:
+    """The `interrupt()` calls a stored thread waits on (`graph` compiled on the store's saver)."""
+    from debugger.records import PendingInterrupt
+
+    try:
+        snap = graph.get_state({"configurable": {"thread_id": thread_id}})
+    except Exception as exc:  # noqa: BLE001
+        raise CheckpointerError(unreadable(exc)) from None
+    return tuple(PendingInterrupt(node=str(t.name), task_id=str(t.id), interrupt_id=str(getattr(i, "id", "") or ""),
+                                  value=getattr(i, "value", i))
+                 for t in snap.tasks for i in (getattr(t, "interrupts", ()) or ()))
+
+
+def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: str,
+          context: Any = None) -> tuple[Any, bool]:
+    """A live `GraphStepper` at the newest checkpoint of a stored thread, and whether it is a fork.
+
+    Writable store: the stepper runs `graph` on the store's saver, on the thread itself (what the user's
+    application would do with `Command(resume=...)`). Read-only: the thread is copied into `own` (the
+    debugger's checkpointer) as `fork_id` first, and the stepper runs there; the user's database is not written."""
+    from debugger.stepper import GraphStepper
+
+    if store.source.writable:
+        stepper = GraphStepper(on_store(graph, store), thread_id=thread_id, context=context)
+        stepper.attach(thread_id)
+        return stepper, False
+    fork_thread(store, thread_id, own, fork_id)
+    stepper = GraphStepper(graph.copy(update={"checkpointer": own}), thread_id=fork_id, context=context)
+    stepper.attach(fork_id)
+    return stepper, True
+
+
 __all__ = [
     "CheckpointerError", "CheckpointerSource", "ThreadStore", "ThreadSummary", "ThreadPage", "SubgraphThread",
     "HistoryWindow", "parse_checkpointer_url", "open_store", "on_store", "read_window", "fork_thread", "redact",
-    "uuid6_time", "foreign_nodes", "PAGE_SIZE", "WINDOW",
+    "uuid6_time", "foreign_nodes", "pending_interrupts", "go_on", "PAGE_SIZE", "WINDOW",
 ]

@@ -73,6 +73,17 @@ def load_saved_input(path: str) -> dict:
 
 
 @dataclass
+class StoredThread:
+    """Which stored thread a segment shows, and how it went on (`forked`: in the debugger's copy)."""
+
+    store: Any
+    thread_id: str
+    more: bool = False
+    pending: tuple = ()
+    forked: bool = False
+
+
+@dataclass
 class GraphSegment:
     stepper: Any
     label: str = N_("run")
@@ -82,6 +93,8 @@ class GraphSegment:
     started_at: float = 0.0
     run_id: Optional[str] = None
     """Runs of your own graph are not kept in the run history (export one to keep it)."""
+    thread: Optional[StoredThread] = None
+    """Set on a segment that shows (or goes on with) a thread of the user's own checkpointer."""
 
     @property
     def graph(self) -> Any:
@@ -275,6 +288,47 @@ class AnyGraphSession:
                                 context=self.context, context_spec=self.context_spec, parent=self)
         child.start(inp)
         return child
+
+    # ----- threads of the user's own checkpointer ----------------------------------------------
+    def open_thread(self, store: Any, thread_id: str) -> GraphSegment:
+        """Show a stored thread's newest checkpoints (a window: a long thread is not read whole) as a
+        replay positioned at its end, so the timeline, diffs and time travel show it at once."""
+        from debugger.threads import CheckpointerError, on_store, pending_interrupts, read_window
+
+        stored = on_store(self.graph, store)
+        try:
+            window = read_window(stored, thread_id)
+            pending = pending_interrupts(stored, thread_id)
+            stepper = ReplayStepper(window.checkpoints, graph=self.graph, thread_id=thread_id)
+        except StepperError as exc:
+            raise CheckpointerError(str(exc)) from None
+        stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
+        seg = GraphSegment(stepper=stepper, label=N_("stored thread"), replay=True,
+                           thread=StoredThread(store=store, thread_id=thread_id, more=window.more, pending=pending))
+        self.segments = [seg]
+        self.replay_mode = True
+        self.last_input = None
+        return seg
+
+    def go_on_thread(self) -> GraphSegment:
+        """Run on from the opened thread's newest checkpoint: in place when the store is writable,
+        else in a fork copied into the debugger's own checkpointer. Step, Continue and answers work then."""
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from debugger.threads import go_on
+
+        seg = self._require()
+        if seg.thread is None or not seg.replay:
+            raise DebuggerUserError(_("open a stored thread first"))
+        self._runs += 1
+        stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
+                                fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
+                                context=self.context)
+        live = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
+                            thread=StoredThread(store=seg.thread.store, thread_id=seg.thread.thread_id, forked=forked))
+        self.segments = [seg, live]
+        self.replay_mode = False
+        return live
 
     # ----- export and replay ------------------------------------------------------------------
     def export_run(self) -> dict:

@@ -30,6 +30,7 @@ from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_sty
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+from ui.threads_panel import render_threads
 
 SESSION_KEY = "any_graph_session"
 ERROR_KEY = "any_graph_error"
@@ -415,6 +416,7 @@ def render_page() -> None:
                      "when one is next, “Step into” runs it node by node on its own.").format(
             names=", ".join(session.subgraphs())))
     render_lint(session)
+    render_threads(session)
     render_input_form(session)
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()

@@ -72,6 +72,7 @@ graph = builder()
 
 class Loop(TypedDict, total=False):
     n: int
+    limit: int
     log: Annotated[list, operator.add]
 
 
@@ -99,15 +100,7 @@ def write_threads(saver) -> dict[str, str]:
 
 def write_long_thread(saver, thread_id: str, steps: int) -> None:
     """A thread of about `steps` checkpoints: one `tick` per superstep."""
-
-    class LoopLimit(Loop, total=False):
-        limit: int
-
-    b = StateGraph(LoopLimit)
-    b.add_node("tick", tick)
-    b.add_edge(START, "tick")
-    b.add_conditional_edges("tick", lambda s: "tick" if s["n"] < s["limit"] else END, ["tick", END])
-    app = b.compile(checkpointer=saver)
+    app = loop_builder().compile(checkpointer=saver)
     app.invoke({"n": 0, "limit": max(1, steps - 2)}, {"configurable": {"thread_id": thread_id}, "recursion_limit": steps + 10})
 
 
