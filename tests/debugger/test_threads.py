@@ -14,7 +14,14 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from debugger.threads import (
-    CheckpointerError, fork_thread, go_on, on_store, open_store, parse_checkpointer_url, read_window, redact,
+    CheckpointerError,
+    fork_thread,
+    go_on,
+    on_store,
+    open_store,
+    parse_checkpointer_url,
+    read_window,
+    redact,
     uuid6_time,
 )
 from tests.debugger.thread_graphs import builder, write_long_thread, write_threads
