@@ -310,6 +310,22 @@ class AnyGraphSession:
         self.last_input = None
         return seg
 
+    def older_checkpoints(self) -> GraphSegment:
+        """Read the window before the oldest checkpoint shown, and show the thread from there (still at its end)."""
+        from debugger.threads import on_store, read_window
+
+        seg = self._require()
+        if seg.thread is None or not seg.replay or not seg.thread.more:
+            raise DebuggerUserError(_("no older checkpoints to read"))
+        shown = list(seg.stepper.recorded)
+        window = read_window(on_store(self.graph, seg.thread.store), seg.thread.thread_id,
+                             before=shown[0].checkpoint_id)
+        stepper = ReplayStepper([*window.checkpoints, *shown], graph=self.graph, thread_id=seg.thread.thread_id)
+        stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
+        seg.stepper = stepper
+        seg.thread.more = window.more
+        return seg
+
     def go_on_thread(self) -> GraphSegment:
         """Run on from the opened thread's newest checkpoint: in place when the store is writable,
         else in a fork copied into the debugger's own checkpointer. Step, Continue and answers work then."""

@@ -46,6 +46,11 @@ def on_open_thread(session: AnyGraphSession, store: ThreadStore) -> None:
         reset_time_travel()
 
 
+def on_older(session: AnyGraphSession) -> None:
+    if guarded(session.older_checkpoints) is not None:
+        reset_time_travel()
+
+
 def on_go_on(session: AnyGraphSession) -> None:
     live = guarded(session.go_on_thread)
     if live is not None:
@@ -121,8 +126,10 @@ def render_opened(session: AnyGraphSession) -> None:
         note = _("Thread {id}: its newest checkpoints are shown; Step and time travel walk them, nothing runs.").format(
             id=thread.thread_id)
         if thread.more:
-            note += " " + _("Older checkpoints were not read (only the newest {n}).").format(n=WINDOW)
+            note += " " + _("Older checkpoints are read on demand, {n} at a time.").format(n=WINDOW)
         st.info(note, icon=":material/history:")
+        if thread.more:
+            st.button(_("Read older checkpoints"), key="yg_older", on_click=on_older, args=(session,))
         if thread.pending:
             st.warning(_("This thread waits at an interrupt() in {nodes}.").format(
                 nodes=", ".join(sorted({p.node for p in thread.pending}))), icon=":material/pan_tool:")
