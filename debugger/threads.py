@@ -279,9 +279,12 @@ def _postgres_store(source: CheckpointerSource) -> ThreadStore:
     from psycopg.rows import dict_row
 
     kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row, "connect_timeout": 5}
-    if not source.writable:
-        kwargs["options"] = "-c default_transaction_read_only=on"
     try:
+        if not source.writable:  # added to the URL's own options (a search_path, say), not in their place
+            from psycopg.conninfo import conninfo_to_dict
+
+            own = str(conninfo_to_dict(source.target).get("options") or "")
+            kwargs["options"] = f"{own} -c default_transaction_read_only=on".strip()
         conn = psycopg.connect(source.target, **kwargs)
     except Exception as exc:  # noqa: BLE001 - server down, bad credentials, bad URL
         raise CheckpointerError(_("could not connect to {url}: {error}").format(
