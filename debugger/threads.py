@@ -393,22 +393,36 @@ def pending_interrupts(graph: Any, thread_id: str) -> tuple[Any, ...]:
 
 
 def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: str,
-          context: Any = None) -> tuple[Any, bool]:
+          context: Any = None, at: Optional[str] = None) -> tuple[Any, bool]:
     """A live `GraphStepper` at the newest checkpoint of a stored thread, and whether it is a fork.
 
     Writable store: the stepper runs `graph` on the store's saver, on the thread itself (what the user's
     application would do with `Command(resume=...)`). Read-only: the thread is copied into `own` (the
-    debugger's checkpointer) as `fork_id` first, and the stepper runs there; the user's database is not written."""
+    debugger's checkpointer) as `fork_id` first, and the stepper runs there; the user's database is not written.
+
+    `at`, a past checkpoint id: go on from there instead. LangGraph's own time travel does it: `update_state(
+    config at that checkpoint, None, as_node="__copy__")` writes a copy of it as the new head (source `fork`, its
+    `Send` tasks kept; without `__copy__` LangGraph applies an empty update as the last node and moves on), in
+    the fork or, writable, in the user's thread (the newer checkpoints stay, on another branch)."""
     from debugger.stepper import GraphStepper
 
     if store.source.writable:
-        stepper = GraphStepper(on_store(graph, store), thread_id=thread_id, context=context)
-        stepper.attach(thread_id)
-        return stepper, False
-    fork_thread(store, thread_id, own, fork_id)
-    stepper = GraphStepper(graph.copy(update={"checkpointer": own}), thread_id=fork_id, context=context)
-    stepper.attach(fork_id)
-    return stepper, True
+        bound, tid, forked = on_store(graph, store), thread_id, False
+    else:
+        fork_thread(store, thread_id, own, fork_id)
+        bound, tid, forked = graph.copy(update={"checkpointer": own}), fork_id, True
+    if at:
+        past = {"configurable": {"thread_id": tid, "checkpoint_ns": "", "checkpoint_id": at}}
+        try:
+            if bound.checkpointer.get_tuple(past) is None:
+                raise LookupError(_("no such checkpoint in this thread"))
+            bound.update_state(past, None, as_node="__copy__")
+        except Exception as exc:  # noqa: BLE001 - an unknown checkpoint, or one this graph cannot read
+            raise CheckpointerError(_("cannot go on from checkpoint {id}: {error}").format(
+                id=at, error=_scrub(f"{type(exc).__name__}: {exc}", store.source)[:300])) from None
+    stepper = GraphStepper(bound, thread_id=tid, context=context)
+    stepper.attach(tid)
+    return stepper, forked
 
 
 __all__ = [

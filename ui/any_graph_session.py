@@ -326,9 +326,10 @@ class AnyGraphSession:
         seg.thread.more = window.more
         return seg
 
-    def go_on_thread(self) -> GraphSegment:
-        """Run on from the opened thread's newest checkpoint: in place when the store is writable,
-        else in a fork copied into the debugger's own checkpointer. Step, Continue and answers work then."""
+    def go_on_thread(self, after_step: Optional[int] = None) -> GraphSegment:
+        """Run on from the opened thread's newest checkpoint (or from the one after stored step `after_step`,
+        time travel): in place when the store is writable, else in a fork copied into the debugger's own
+        checkpointer. Step, Continue and answers work then; the stored steps before it stay in the timeline."""
         from langgraph.checkpoint.memory import InMemorySaver
 
         from debugger.threads import go_on
@@ -336,10 +337,16 @@ class AnyGraphSession:
         seg = self._require()
         if seg.thread is None or not seg.replay:
             raise DebuggerUserError(_("open a stored thread first"))
+        at = None
+        steps = seg.stepper.all_steps
+        if after_step is not None and 0 <= after_step < len(steps) - 1:
+            at = steps[after_step].after_checkpoint_id
+            seg.stepper.restart()  # the stored steps shown before the new ones end there
+            seg.stepper.run_to_end(max_steps=after_step + 1)
         self._runs += 1
         stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
                                 fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
-                                context=self.context)
+                                context=self.context, at=at)
         live = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
                             thread=StoredThread(store=seg.thread.store, thread_id=seg.thread.thread_id, forked=forked))
         self.segments = [seg, live]

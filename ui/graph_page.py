@@ -30,7 +30,7 @@ from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_sty
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
-from ui.threads_panel import render_threads
+from ui.threads_panel import render_threads, render_travel_go_on
 
 SESSION_KEY = "any_graph_session"
 ERROR_KEY = "any_graph_error"
@@ -444,6 +444,7 @@ def _workbench() -> None:
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
+    render_travel_go_on(session, travel)
     values = render_inspector(session, travel, parts=_parts(session))
     if session.finished and travel is None:
         st.success(_("The run finished. Its final state:"))

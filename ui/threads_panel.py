@@ -51,8 +51,8 @@ def on_older(session: AnyGraphSession) -> None:
         reset_time_travel()
 
 
-def on_go_on(session: AnyGraphSession) -> None:
-    live = guarded(session.go_on_thread)
+def on_go_on(session: AnyGraphSession, after_step: Optional[int] = None) -> None:
+    live = guarded(session.go_on_thread, after_step)
     if live is not None:
         reset_time_travel()
         if live.thread is not None and live.thread.forked:
@@ -145,3 +145,16 @@ def render_opened(session: AnyGraphSession) -> None:
                          "written.").format(id=live.thread_id))
         elif live is not None:
             st.caption(_("Running thread {id} in place, in your checkpointer.").format(id=live.thread_id))
+
+
+def render_travel_go_on(session: AnyGraphSession, travel: Optional[int]) -> None:
+    """Inside the workbench (time travel reruns only that part): go on from the stored step being viewed."""
+    seg = session.current
+    if travel is None or seg is None or seg.thread is None or not session.replay_mode:
+        return
+    if travel >= len(seg.stepper.all_steps) - 1:
+        return
+    help_text = (_("Runs in place, in your checkpointer (a new branch of the thread)") if seg.thread.store.source.writable
+                 else _("Copies the thread into the debugger's own checkpointer as a fork and runs there"))
+    st.button(_("Go on from step {n}").format(n=travel + 1), key="yg_go_on_travel", on_click=on_go_on,
+              args=(session, travel), help=help_text, icon=":material/call_split:")

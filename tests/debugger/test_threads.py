@@ -202,3 +202,35 @@ def test_redact_and_uuid6_time():
     assert redact("postgresql://me:s3cret@db.local:5432/app") == "postgresql://me:***@db.local:5432/app"
     assert redact("postgresql://db.local/app") == "postgresql://db.local/app"
     assert uuid6_time("not-an-id") is None
+
+
+def test_going_on_from_a_past_checkpoint_reruns_from_there_in_a_fork(db):
+    before = digest(db)
+    store = store_of(db)
+    window = read_window(on_store(builder().compile(), store), "t-fanout")
+    fan = next(c for c in window.checkpoints if c.next == ("work",) * 4)
+    stepper, forked = go_on(store, "t-fanout", builder().compile(), own=InMemorySaver(), fork_id="again", at=fan.checkpoint_id)
+    assert forked and stepper.next_nodes == ("work",) * 4
+    stepper.run_to_end()
+    assert stepper.done and stepper.current_values() == window.checkpoints[-1].values
+    assert [s.nodes for s in stepper.steps] == [("work",), ("finish",), ("review",)]
+    store.close()
+    assert digest(db) == before
+
+
+def test_writable_goes_on_from_a_past_checkpoint_on_a_new_branch_of_the_thread(db):
+    store = store_of(db, writable=True)
+    graph = on_store(builder().compile(), store)
+    first = read_window(graph, "t-finished").checkpoints
+    review = next(c for c in first if c.next == ("review",))
+    stepper, forked = go_on(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="unused",
+                            at=review.checkpoint_id)
+    assert not forked and stepper.next_nodes == ("review",)
+    stepper.step()
+    assert stepper.done and store.count("t-finished") == len(first) + 2  # the copy of the past checkpoint, its step
+
+
+def test_going_on_from_an_unknown_checkpoint_is_refused(db):
+    store = store_of(db)
+    with pytest.raises(CheckpointerError, match="cannot go on from checkpoint"):
+        go_on(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="x", at="not-a-checkpoint")

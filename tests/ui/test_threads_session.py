@@ -47,3 +47,18 @@ def test_going_on_from_a_paused_thread_runs_in_a_fork_after_the_stored_steps(tmp
     assert session.current.stepper.current_values()["answer"] == "yes"
     with pytest.raises(DebuggerUserError, match="open a stored thread first"):
         session.go_on_thread()
+
+
+def test_going_on_from_a_past_step_keeps_the_stored_steps_up_to_it(tmp_path):
+    path = str(tmp_path / "app.db")
+    with SqliteSaver.from_conn_string(path) as saver:
+        write_threads(saver)
+    store = open_store(parse_checkpointer_url(f"sqlite:///{path}"))
+    session = AnyGraphSession(spec="g", graph=builder().compile())
+    session.open_thread(store, "t-finished")
+    assert [rec.nodes for _s, rec in session.all_steps()] == [("plan",), ("work",), ("finish",), ("review",)]
+    session.go_on_thread(after_step=1)
+    session.run_to_end()
+    nodes = [rec.nodes for _s, rec in session.all_steps()]
+    assert nodes == [("plan",), ("work",), ("finish",), ("review",)] and session.finished
+    assert session.segments[1].thread.forked and len(session.segments[0].stepper.steps) == 2
