@@ -62,3 +62,18 @@ def test_going_on_from_a_past_step_keeps_the_stored_steps_up_to_it(tmp_path):
     nodes = [rec.nodes for _s, rec in session.all_steps()]
     assert nodes == [("plan",), ("work",), ("finish",), ("review",)] and session.finished
     assert session.segments[1].thread.forked and len(session.segments[0].stepper.steps) == 2
+
+
+@pytest.mark.parametrize("argv, env, url, writable", [
+    (["--checkpointer", "sqlite:///a.db"], {}, "sqlite:///a.db", False),
+    ([], {"RAG_DEBUG_CHECKPOINTER": "postgresql://h/db"}, "postgresql://h/db", False),
+    (["--checkpointer", "sqlite:///a.db"], {"RAG_DEBUG_CHECKPOINTER": "sqlite:///b.db"}, "sqlite:///a.db", False),
+    (["--checkpointer", "sqlite:///a.db", "--checkpointer-writable"], {}, "sqlite:///a.db", True),
+    ([], {"RAG_DEBUG_CHECKPOINTER": "sqlite:///a.db", "RAG_DEBUG_CHECKPOINTER_WRITABLE": "1"}, "sqlite:///a.db", True),
+    ([], {"RAG_DEBUG_CHECKPOINTER_WRITABLE": "0"}, None, False),
+])
+def test_the_checkpointer_comes_from_the_command_line_or_the_environment(argv, env, url, writable):
+    from ui.launch import parse_launch
+
+    opts = parse_launch(argv, env)
+    assert (opts.checkpointer, opts.checkpointer_writable) == (url, writable)
