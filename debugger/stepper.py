@@ -284,6 +284,14 @@ class GraphStepper:
         self._set_head(self._streamed_head(checkpoints, None))
         self.start_checkpoint_id = _checkpoint_id(self._snapshot().config)
 
+    def attach(self, thread_id: str) -> None:
+        """Go on with an existing thread from its newest checkpoint (a user's stored thread, or a fork of one):
+        no input is fed and nothing runs. `restart()` then has no input to start over with."""
+        self.thread_id = self._base_thread_id = thread_id
+        self.steps, self.error, self._input, self._head = [], None, _UNSET, None
+        self._started = True
+        self.start_checkpoint_id = _checkpoint_id(self._snapshot().config)
+
     def restart(self, input: Any = None) -> None:
         """Start again on a new thread, with `input` or else the last input."""
         if input is None:

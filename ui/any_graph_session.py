@@ -84,6 +84,17 @@ def load_saved_input(path: str) -> dict:
 
 
 @dataclass
+class StoredThread:
+    """Which stored thread a segment shows, and how it went on (`forked`: in the debugger's copy)."""
+
+    store: Any
+    thread_id: str
+    more: bool = False
+    pending: tuple = ()
+    forked: bool = False
+
+
+@dataclass
 class GraphSegment:
     stepper: Any
     label: str = N_("run")
@@ -93,6 +104,8 @@ class GraphSegment:
     started_at: float = 0.0
     run_id: Optional[str] = None
     """Runs of your own graph are not kept in the run history (export one to keep it)."""
+    thread: Optional[StoredThread] = None
+    """Set on a segment that shows (or goes on with) a thread of the user's own checkpointer."""
 
     @property
     def graph(self) -> Any:
@@ -296,6 +309,70 @@ class AnyGraphSession:
                                 context=self.context, context_spec=self.context_spec, parent=self)
         child.start(inp)
         return child
+
+    # ----- threads of the user's own checkpointer ----------------------------------------------
+    def open_thread(self, store: Any, thread_id: str) -> GraphSegment:
+        """Show a stored thread's newest checkpoints (a window: a long thread is not read whole) as a
+        replay positioned at its end, so the timeline, diffs and time travel show it at once."""
+        from debugger.threads import CheckpointerError, on_store, pending_interrupts, read_window
+
+        stored = on_store(self.graph, store)
+        try:
+            window = read_window(stored, thread_id)
+            pending = pending_interrupts(stored, thread_id)
+            stepper = ReplayStepper(window.checkpoints, graph=self.graph, thread_id=thread_id)
+        except StepperError as exc:
+            raise CheckpointerError(str(exc)) from None
+        stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
+        seg = GraphSegment(stepper=stepper, label=N_("stored thread"), replay=True,
+                           thread=StoredThread(store=store, thread_id=thread_id, more=window.more, pending=pending))
+        self.segments = [seg]
+        self.replay_mode = True
+        self.last_input = None
+        return seg
+
+    def older_checkpoints(self) -> GraphSegment:
+        """Read the window before the oldest checkpoint shown, and show the thread from there (still at its end)."""
+        from debugger.threads import on_store, read_window
+
+        seg = self._require()
+        if seg.thread is None or not seg.replay or not seg.thread.more:
+            raise DebuggerUserError(_("no older checkpoints to read"))
+        shown = list(seg.stepper.recorded)
+        window = read_window(on_store(self.graph, seg.thread.store), seg.thread.thread_id,
+                             before=shown[0].checkpoint_id)
+        stepper = ReplayStepper([*window.checkpoints, *shown], graph=self.graph, thread_id=seg.thread.thread_id)
+        stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
+        seg.stepper = stepper
+        seg.thread.more = window.more
+        return seg
+
+    def go_on_thread(self, after_step: Optional[int] = None) -> GraphSegment:
+        """Run on from the opened thread's newest checkpoint (or from the one after stored step `after_step`,
+        time travel): in place when the store is writable, else in a fork copied into the debugger's own
+        checkpointer. Step, Continue and answers work then; the stored steps before it stay in the timeline."""
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from debugger.threads import go_on
+
+        seg = self._require()
+        if seg.thread is None or not seg.replay:
+            raise DebuggerUserError(_("open a stored thread first"))
+        at = None
+        steps = seg.stepper.all_steps
+        if after_step is not None and 0 <= after_step < len(steps) - 1:
+            at = steps[after_step].after_checkpoint_id
+            seg.stepper.restart()  # the stored steps shown before the new ones end there
+            seg.stepper.run_to_end(max_steps=after_step + 1)
+        self._runs += 1
+        stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
+                                fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
+                                context=self.context, at=at)
+        live = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
+                            thread=StoredThread(store=seg.thread.store, thread_id=seg.thread.thread_id, forked=forked))
+        self.segments = [seg, live]
+        self.replay_mode = False
+        return live
 
     # ----- export and replay ------------------------------------------------------------------
     def export_run(self) -> dict:

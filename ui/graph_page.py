@@ -32,6 +32,7 @@ from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_sty
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+from ui.threads_panel import render_threads, render_travel_go_on
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 """The bundled example graphs: any page may load them."""
@@ -441,6 +442,7 @@ def render_page() -> None:
                      "when one is next, “Step into” runs it node by node on its own.").format(
             names=", ".join(session.subgraphs())))
     render_lint(session)
+    render_threads(session)
     render_input_form(session)
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
@@ -468,6 +470,7 @@ def _workbench() -> None:
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
+    render_travel_go_on(session, travel)
     values = render_inspector(session, travel, parts=_parts(session))
     if session.finished and travel is None:
         st.success(_("The run finished. Its final state:"))

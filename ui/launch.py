@@ -1,8 +1,10 @@
 """What the app was started with, for the "Your graph" page:
 
     streamlit run app.py -- --graph my_pkg.agent:graph [--input input.json] [--context my_pkg.agent:Context]
+                            [--checkpointer sqlite:///checkpoints.db] [--checkpointer-writable]
 
-or the same through the environment (`RAG_DEBUG_GRAPH`, `RAG_DEBUG_INPUT`, `RAG_DEBUG_CONTEXT`); the
+or the same through the environment (`RAG_DEBUG_GRAPH`, `RAG_DEBUG_INPUT`, `RAG_DEBUG_CONTEXT`,
+`RAG_DEBUG_CHECKPOINTER`, `RAG_DEBUG_CHECKPOINTER_WRITABLE=1`); the
 command line wins. Streamlit hands the script the arguments after `--` as `sys.argv[1:]`. Unknown
 arguments are ignored rather than fatal: the app must open even when run under another harness
 (AppTest sees pytest's own arguments there).
@@ -19,6 +21,9 @@ class LaunchOptions(NamedTuple):
     graph: Optional[str] = None
     input: Optional[str] = None
     context: Optional[str] = None
+    checkpointer: Optional[str] = None
+    """The URL of the user's own checkpointer, whose threads the page lists (read-only unless writable)."""
+    checkpointer_writable: bool = False
 
 
 def parse_launch(argv: Sequence[str], env: Mapping[str, str]) -> LaunchOptions:
@@ -26,6 +31,8 @@ def parse_launch(argv: Sequence[str], env: Mapping[str, str]) -> LaunchOptions:
     parser.add_argument("--graph")
     parser.add_argument("--input")
     parser.add_argument("--context")
+    parser.add_argument("--checkpointer")
+    parser.add_argument("--checkpointer-writable", action="store_true")
     known, _ = parser.parse_known_args(list(argv))
 
     def pick(flag: Optional[str], name: str) -> Optional[str]:
@@ -33,7 +40,10 @@ def parse_launch(argv: Sequence[str], env: Mapping[str, str]) -> LaunchOptions:
         return value.strip() if value and value.strip() else None
 
     return LaunchOptions(graph=pick(known.graph, "RAG_DEBUG_GRAPH"), input=pick(known.input, "RAG_DEBUG_INPUT"),
-                         context=pick(known.context, "RAG_DEBUG_CONTEXT"))
+                         context=pick(known.context, "RAG_DEBUG_CONTEXT"),
+                         checkpointer=pick(known.checkpointer, "RAG_DEBUG_CHECKPOINTER"),
+                         checkpointer_writable=known.checkpointer_writable
+                         or (env.get("RAG_DEBUG_CHECKPOINTER_WRITABLE") or "").strip().lower() in ("1", "true", "yes"))
 
 
 def launch_options() -> LaunchOptions:
