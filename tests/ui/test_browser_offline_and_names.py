@@ -1,0 +1,111 @@
+"""A real browser on a real server started the way a user would from another folder (no usage-stats flag,
+so only the app's own settings apply): no page makes a request to any host but the app's own, and every
+button on the debugger has a name of its own (a screen reader, or a search for "Continue", finds one)."""
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlsplit
+
+from rag.demo import load_demo_questions
+from tests.support.browser import ROOT, chromium_page, free_port, load_demo, settle, wait_idle
+from ui.navigation import PAGES
+
+
+@contextlib.contextmanager
+def server_from_elsewhere(cwd, args=()):
+    """`streamlit run /path/to/app.py` from `cwd`, with only the flags a user types (the README's command)."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--server.fileWatcherType", "none", *(["--", *args] if args else [])]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    env["RAG_MODEL_PROVIDER"] = "offline"
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None, proc.stdout.read().decode(errors="replace")[-2000:]
+            assert time.monotonic() < deadline, "streamlit did not become healthy in time"
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def watch_requests(page, own: str) -> list[str]:
+    """Every request the page makes to another host (and it is stopped there: nothing leaves the machine)."""
+    foreign: list[str] = []
+
+    def route(r):
+        parts = urlsplit(r.request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.netloc != own:
+            foreign.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+    page.context.route("**/*", route)
+    page.on("request", lambda req: (urlsplit(req.url).scheme in ("http", "https") and urlsplit(req.url).netloc != own
+                                    and req.url not in foreign and foreign.append(req.url)))
+    return foreign
+
+
+def visible_button_names(page) -> list[str]:
+    buttons = page.get_by_role("button")
+    names = []
+    for i in range(buttons.count()):
+        b = buttons.nth(i)
+        if b.is_visible():
+            names.append(b.evaluate("e => (e.getAttribute('aria-label') || e.innerText || '').trim()"))
+    return names
+
+
+def test_no_page_requests_another_host_and_debugger_buttons_have_names_of_their_own(tmp_path):
+    pages = ["", *(p.path.removeprefix("pages/").removesuffix(".py") for p in PAGES)]
+    found: dict[str, list[str]] = {}
+    with server_from_elsewhere(tmp_path) as url, chromium_page() as page:
+        foreign = watch_requests(page, urlsplit(url).netloc)
+        for name in pages:
+            page.goto(f"{url}/{name}")
+            wait_idle(page)
+            page.wait_for_timeout(500)  # the favicon and late assets
+            found[name or "/"] = list(foreign)
+            foreign.clear()
+
+        page.goto(url)
+        wait_idle(page)
+        load_demo(page, load_demo_questions()[0].id)
+        # the control is "Continue to end"; no other button's name holds "Continue" (the breakpoints one did)
+        assert page.get_by_role("button", name="Continue to end", exact=True).count() == 1
+        assert page.get_by_role("button", name="Continue").count() == 1
+        names = [n for n in visible_button_names(page) if n]
+        assert [n for n, c in collections.Counter(names).items() if c > 1] == [], names
+    assert not {k: v for k, v in found.items() if v}, found
+
+
+def test_your_graph_with_a_graph_loaded_requests_no_other_host(tmp_path):
+    with server_from_elsewhere(tmp_path, ["--graph", "examples.fanout:graph"]) as url, chromium_page() as page:
+        foreign = watch_requests(page, urlsplit(url).netloc)
+        page.goto(url)
+        wait_idle(page)
+        page.locator('button[data-action="step"]').first.click()
+        settle(page)
+        page.wait_for_timeout(500)
+        assert page.get_by_text("Graph lint").count() >= 1
+        names = [n for n in visible_button_names(page) if n]
+        assert [n for n, c in collections.Counter(names).items() if c > 1] == [], names
+    assert foreign == []
