@@ -59,58 +59,71 @@ class GoldItem:
         return bool(self.covers)
 
 
+class GoldIndex:
+    """The knowledge base's chunks indexed once for gold lookups (children, ancestors, collapsed
+    text, leaves per file): resolving a case's gold must not rescan a large corpus per case."""
+
+    def __init__(self, chunks: Iterable):
+        self.chunks = list(chunks)
+        self.by_id = {c.chunk_id: c for c in self.chunks}
+        self.children: dict[str, list[str]] = {}
+        for c in self.chunks:
+            if c.parent_id:
+                self.children.setdefault(c.parent_id, []).append(c.chunk_id)
+        self.texts = [(c, collapse(c.text)) for c in self.chunks]
+        self.by_file: dict[str, set[str]] = {}
+        for c in self.chunks:
+            if c.chunk_id not in self.children:
+                self.by_file.setdefault(file_name(c.filename), set()).add(c.chunk_id)
+
+    def leaves_under(self, cid: str) -> set[str]:
+        kids = self.children.get(cid)
+        if not kids:
+            return {cid}
+        out: set[str] = set()
+        for k in kids:
+            out |= self.leaves_under(k)
+        return out
+
+    def covering(self, leaves: set[str]) -> frozenset[str]:
+        out = set(leaves)
+        for leaf in leaves:
+            pid = self.by_id[leaf].parent_id if leaf in self.by_id else None
+            while pid and pid not in out:
+                out.add(pid)
+                pid = self.by_id[pid].parent_id if pid in self.by_id else None
+        return frozenset(out)
+
+    def passage(self, passage: str) -> GoldItem:
+        if passage.startswith(CHUNK_PREFIX):
+            cid = passage[len(CHUNK_PREFIX):].strip()
+            leaves = self.leaves_under(cid) if cid in self.by_id else set()
+        else:
+            needle = collapse(passage)
+            matches = [c for c, text in self.texts if needle and needle in text]
+            deepest = max((c.level for c in matches), default=None)
+            leaves = set()
+            for c in matches:
+                if c.level == deepest:
+                    leaves |= self.leaves_under(c.chunk_id)
+        return GoldItem(passage, self.covering(leaves))
+
+    def source(self, source: str) -> GoldItem:
+        return GoldItem(f"file:{source}", self.covering(self.by_file.get(file_name(source), set())))
+
+    def resolve(self, passages: Sequence[str], sources: Sequence[str]) -> list[GoldItem]:
+        return [*(self.passage(p) for p in passages), *(self.source(s) for s in sources)]
+
+
 def resolve_gold(passages: Sequence[str], sources: Sequence[str], chunks: Iterable) -> list[GoldItem]:
     """Each `expected_passages` entry and each `expected_sources` file as a gold item.
 
     `chunks` are the knowledge base's chunk records (any object with chunk_id, parent_id, level,
     filename, text). A passage's leaves are the leaves whose text contains it; a passage that
     spans leaves matches the smallest parents containing it and takes their leaves. An item is
-    covered by its leaves and every ancestor of them (a merged parent carries the leaf's text)."""
-    chunks = list(chunks)
-    by_id = {c.chunk_id: c for c in chunks}
-    children: dict[str, list[str]] = {}
-    for c in chunks:
-        if c.parent_id:
-            children.setdefault(c.parent_id, []).append(c.chunk_id)
-    texts = {c.chunk_id: collapse(c.text) for c in chunks}
-
-    def leaves_under(cid: str) -> set[str]:
-        kids = children.get(cid)
-        if not kids:
-            return {cid}
-        out: set[str] = set()
-        for k in kids:
-            out |= leaves_under(k)
-        return out
-
-    def covering(leaves: set[str]) -> frozenset[str]:
-        out = set(leaves)
-        for leaf in leaves:
-            pid = by_id[leaf].parent_id if leaf in by_id else None
-            while pid and pid not in out:
-                out.add(pid)
-                pid = by_id[pid].parent_id if pid in by_id else None
-        return frozenset(out)
-
-    items: list[GoldItem] = []
-    for passage in passages:
-        if passage.startswith(CHUNK_PREFIX):
-            cid = passage[len(CHUNK_PREFIX):].strip()
-            leaves = leaves_under(cid) if cid in by_id else set()
-        else:
-            needle = collapse(passage)
-            matches = [c for c in chunks if needle and needle in texts[c.chunk_id]]
-            deepest = max((c.level for c in matches), default=None)
-            leaves = set()
-            for c in matches:
-                if c.level == deepest:
-                    leaves |= leaves_under(c.chunk_id)
-        items.append(GoldItem(passage, covering(leaves)))
-    for source in sources:
-        name = file_name(source)
-        leaves = {c.chunk_id for c in chunks if file_name(c.filename) == name and c.chunk_id not in children}
-        items.append(GoldItem(f"file:{source}", covering(leaves)))
-    return items
+    covered by its leaves and every ancestor of them (a merged parent carries the leaf's text).
+    Many cases on one knowledge base: build a `GoldIndex` once and call its `resolve`."""
+    return GoldIndex(chunks).resolve(passages, sources)
 
 
 @dataclass(frozen=True)
@@ -200,5 +213,5 @@ def stage_rankings(trace: Mapping, final_ids: Sequence[str]) -> dict[str, list[s
     return out
 
 
-__all__ = ["STAGES", "GoldItem", "LostAt", "resolve_gold", "lost_at", "funnel", "format_funnel",
+__all__ = ["STAGES", "GoldItem", "GoldIndex", "LostAt", "resolve_gold", "lost_at", "funnel", "format_funnel",
            "stage_rankings", "collapse"]

@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence
 
 from rag.eval.cases import EvalCase
 from rag.eval.ir_metrics import METRICS, mean_metrics
-from rag.eval.lost_at import GoldItem, funnel, lost_at, resolve_gold, stage_rankings
+from rag.eval.lost_at import GoldIndex, GoldItem, funnel, lost_at, stage_rankings
 from rag.eval.scoring import percentile
 from rag.settings import RagSettings
 
@@ -56,7 +56,8 @@ class Workbench:
             want_dense = settings.dense_enabled if dense is None else dense
             self.kb = get_knowledge_base(kb_dir_of(settings), dense=want_dense and settings.retriever_backend != "bm25",
                                          settings=settings)
-        self._chunks = list(self.kb.by_id.values()) if self.kb is not None else []
+        self._gold = GoldIndex(self.kb.by_id.values() if self.kb is not None else [])
+        self._gold_of: dict[tuple, list[GoldItem]] = {}
 
     def retriever(self, settings: RagSettings):
         if self.kb is not None:
@@ -68,7 +69,11 @@ class Workbench:
         return build_retriever(settings)
 
     def gold(self, case: EvalCase) -> list[GoldItem]:
-        return resolve_gold(case.expected_passages, case.expected_sources, self._chunks)
+        """The case's gold items, resolved once per case for every pass and sweep point."""
+        key = (tuple(case.expected_passages), tuple(case.expected_sources))
+        if key not in self._gold_of:
+            self._gold_of[key] = self._gold.resolve(*key)
+        return self._gold_of[key]
 
 
 def _in_gold_keys(ranking: Sequence[str], gold: Sequence[GoldItem]) -> list[str]:
