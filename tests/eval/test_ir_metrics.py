@@ -30,8 +30,9 @@ def test_a_fixed_ranking_scores_as_the_library_does():
 
 
 def test_ties_keep_our_order_not_the_document_ids():
-    # trec_eval would put "a" before "z" on equal scores; our order says "z" first.
+    # trec_eval orders equal scores by document id (one way or the other): both orders are checked.
     assert per_query({"q": ["a"]}, {"q": ["z", "a"]}, 1)["q"]["hit_rate"] == 0.0
+    assert per_query({"q": ["z"]}, {"q": ["a", "z"]}, 1)["q"]["hit_rate"] == 0.0
     assert per_query({"q": ["a"]}, {"q": ["z", "a"]}, 2)["q"]["mrr"] == 0.5
 
 
