@@ -298,6 +298,14 @@ def on_open_case(question: str) -> None:
 
 # ----- rendering ----------------------------------------------------------------------------------
 
+def _tuning(settings: RagSettings, choice: str, kb: str) -> None:
+    """Retrieval-only evaluation and sweeps (ui/retrieval_tuning_view.py), on the same pickers."""
+    from rag.eval.runner import kb_dir_for
+    from ui.retrieval_tuning_view import render_tuning
+
+    render_tuning(settings, choice, kb, _load_set, kb_dir_for(kb))
+
+
 def render_one(record: EvalRecord) -> None:
     results = record.results()
     s = record.summary
@@ -490,6 +498,7 @@ def render_page() -> None:
             if group:
                 st.session_state[GROUP_KEY] = group
             show_flash()
+    _tuning(settings, choice, kb)
     try:
         store = _store()
     except Exception as exc:  # noqa: BLE001 - an unwritable disk: say so, keep the page

@@ -7,6 +7,11 @@ per-route confusion table, and ends with `route_accuracy: X`, `source_hit_rate: 
 (the baseline), both configurations are printed side by side with the cases that regressed or got
 fixed; the last lines and the gate are those of `--prompt-version` (the configuration under test).
 Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
+
+`--retrieval-only` runs only retrieval (rag.eval.retrieval_eval) and prints, per case, where its
+gold was lost, then `lost_at: not_in_kb=N ... kept=N` and one `<metric>@<k>: X` line per metric.
+`--sweep NAME=V1,V2` (repeatable; implies --retrieval-only) runs the grid (rag.eval.sweep) and
+prints a table; `--out FILE.json|FILE.csv` writes the points. Ctrl-C keeps the points done (exit 130).
 """
 from __future__ import annotations
 
@@ -114,7 +119,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also write the evaluation as one self-contained HTML file (opens with no server)")
     parser.add_argument("--no-cache", action="store_true", help="always call the model (no disk cache of calls)")
     parser.add_argument("--quiet", action="store_true", help="no per-case lines")
+    parser.add_argument("--retrieval-only", action="store_true",
+                        help="run only retrieval (no planner, grader or rewriter) and say where the gold was lost")
+    parser.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
+                        help="a retrieval setting and its values (repeatable; implies --retrieval-only)")
     args = parser.parse_args(argv)
+    if args.retrieval_only or args.sweep:
+        from rag.eval.retrieval_cli import main_retrieval
+
+        return main_retrieval(args)
     if args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
     if args.min_route_accuracy is not None and not 0 <= args.min_route_accuracy <= 1:

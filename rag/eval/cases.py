@@ -9,6 +9,8 @@ answers is "answer"; a comparison whose sub-questions are all answered is "answe
 through `resume_rag_from_hitl` and judges the RESUMED run, so `expected_route` is then the route
 after the answer (a run that does not ask is judged as it is).
 `expected_sources` are file names; a case hits when any of them is in the run's final evidence.
+`expected_passages` name the right chunk (`chunk:<id>`, or text it contains, whitespace collapsed);
+with the sources they are the gold that `rag.eval.lost_at` follows through retrieval.
 Blank lines and lines starting with `#` are skipped, so a set can carry comments.
 
 CSV: a header row names the columns (the same field names); list columns (`expected_sources`,
@@ -37,6 +39,8 @@ class EvalCase(BaseModel):
     question: str = Field(min_length=1)
     expected_route: Optional[ExpectedRoute] = None
     expected_sources: list[str] = Field(default_factory=list)
+    #: `chunk:<id>` or a piece of text the right chunk contains (rag.eval.lost_at).
+    expected_passages: list[str] = Field(default_factory=list)
     hitl_answer: Optional[str] = None
     tags: list[str] = Field(default_factory=list)
 
@@ -103,7 +107,7 @@ def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalC
     return case
 
 
-LIST_FIELDS = ("expected_sources", "tags")
+LIST_FIELDS = ("expected_sources", "expected_passages", "tags")
 
 
 def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:

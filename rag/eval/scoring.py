@@ -82,9 +82,18 @@ def source_hit(expected: Sequence[str], sources: Sequence[str]) -> Optional[bool
     return any(e.replace("\\", "/").rsplit("/", 1)[-1].lower() in names for e in expected)
 
 
+def _source_ranks(results: Sequence[CaseResult]) -> list[dict[str, float]]:
+    """Per judged case (one naming sources) its reciprocal rank and hit, computed by the IR library
+    (rag.eval.ir_metrics); `source_hit` / `reciprocal_rank` below stay as the per-case readout."""
+    from rag.eval.ir_metrics import source_reciprocal_ranks
+
+    rows = source_reciprocal_ranks([(str(i), r.expected_sources, r.sources) for i, r in enumerate(results)])
+    return list(rows.values())
+
+
 def source_hit_rate(results: Sequence[CaseResult]) -> Optional[float]:
-    hits = [h for h in (source_hit(r.expected_sources, r.sources) for r in results) if h is not None]
-    return sum(hits) / len(hits) if hits else None
+    rows = _source_ranks(results)
+    return sum(r["hit_rate"] for r in rows) / len(rows) if rows else None
 
 
 def format_confusion(table: dict[str, dict[str, int]]) -> str:
@@ -125,8 +134,8 @@ def reciprocal_rank(expected: Sequence[str], sources: Sequence[str]) -> Optional
 
 
 def mean_reciprocal_rank(results: Sequence[CaseResult]) -> Optional[float]:
-    ranks = [x for x in (reciprocal_rank(r.expected_sources, r.sources) for r in results) if x is not None]
-    return sum(ranks) / len(ranks) if ranks else None
+    rows = _source_ranks(results)
+    return sum(r["mrr"] for r in rows) / len(rows) if rows else None
 
 
 def accuracy_by_route(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:

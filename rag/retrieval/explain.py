@@ -13,6 +13,8 @@ from typing import Callable, Iterable, Mapping, Optional
 EXPLAIN_KEY = "retrieval_candidates"
 LEGS_KEY = "_recall_legs"
 """Where a backend leaves {leg name: [chunk ids, best first]} for `finish` (popped there)."""
+RECALL_LEGS_KEY = "retrieval_recall_legs"
+"""The raw trace key `finish` keeps those rankings under (dropped by the normalized trace, like EXPLAIN_KEY)."""
 OUTCOMES = ("kept", "cut by top-k", "cut by threshold", "merged into parent")
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from rag.ingest.models import LEAF_LEVEL
 from rag.redaction import redact_url
-from rag.retrieval.explain import EXPLAIN_KEY, LEGS_KEY, explain_candidates
+from rag.retrieval.explain import EXPLAIN_KEY, LEGS_KEY, RECALL_LEGS_KEY, explain_candidates
 from rag.retrieval.rerank import call_rerank, rerank_config
 from rag.retrieval.stages import apply_min_score, auto_merge, resolve_candidate_k, score_order
 from rag.schemas import Chunk, RetrievalResult
@@ -85,6 +85,8 @@ def finish(query: str, docs: list[dict], fields: dict, settings: RagSettings,
     fields["post_threshold_count"] = len(docs)
     if recalled:  # debugger-side detail: a raw key the normalized trace drops (rag/retrieval/explain.py)
         fields[EXPLAIN_KEY] = explain_candidates(recalled, merged, replaced, reranked, docs, legs, parents)
+        # Each leg's own ranking, for `rag.eval.lost_at` (a gold chunk a leg found but fusion cut).
+        fields[RECALL_LEGS_KEY] = {leg: list(ids) for leg, ids in (legs or {}).items()}
     return RetrievalResult(chunks=[Chunk(**d) for d in docs], trace_fields=fields)
 
 

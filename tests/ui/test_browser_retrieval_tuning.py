@@ -1,0 +1,38 @@
+"""A real browser on `streamlit run app.py`: the Evaluate page's retrieval sweep draws its chart
+(recall@k against latency, the Pareto front in the legend), shows the command line, and "Use these
+settings" applies the picked point to this browser session and says so (the overrides themselves are
+checked under AppTest, tests/ui/test_retrieval_tuning_apptest.py)."""
+from __future__ import annotations
+
+import os
+
+from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle, wait_shown
+
+
+def test_a_sweep_is_plotted_and_a_point_applied_to_the_session(tmp_path):
+    env = {**os.environ, "RAG_MODEL_PROVIDER": "offline", "RAG_DENSE_ENABLED": "false",
+           "RAG_HISTORY_DB": str(tmp_path / "history.sqlite"), "RAG_CACHE_DIR": str(tmp_path / "cache")}
+    with streamlit_server(ROOT / "app.py", env=env) as url, chromium_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(url + "/evaluate")
+        wait_idle(page)
+        page.get_by_text("Tune retrieval: where the right chunk was lost").first.click()
+        wait_shown(page, ".st-key-retr_axes textarea")
+        axes = page.locator(".st-key-retr_axes textarea")
+        axes.fill("RAG_TOP_K=1,3\nRAG_RRF_K=60")
+        axes.press("Control+Enter")
+        settle(page)
+        page.locator(".st-key-retr_sweep_run button").click()
+        wait_shown(page, ".st-key-retr_chart canvas, .st-key-retr_chart svg", grace_ms=60_000)
+        chart = page.locator(".st-key-retr_chart").first
+        chart.scroll_into_view_if_needed()
+        assert chart.locator("canvas, svg").first.bounding_box()["height"] > 100  # vega drew the plot
+        assert page.get_by_text("--sweep RAG_TOP_K=1,3 --sweep RAG_RRF_K=60").first.is_visible()
+        assert not page.get_by_text("Traceback").count()
+
+        page.locator(".st-key-retr_pick").click()
+        page.get_by_role("option", name="2: RAG_TOP_K=3 RAG_RRF_K=60").click()
+        settle(page)
+        page.locator(".st-key-retr_use button").click()
+        settle(page)
+        page.get_by_text("This session's debugger now uses: RAG_TOP_K=3, RAG_RRF_K=60").first.wait_for(timeout=30_000)
