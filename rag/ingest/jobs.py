@@ -15,6 +15,7 @@ question searches the new files.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -32,7 +33,11 @@ from rag.settings import RagSettings
 
 log = logging.getLogger(__name__)
 
-JobStatus = Literal["queued", "running", "done", "failed"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+
+#: How much lower than the page's threads an ingestion runs (Linux `nice`, per thread): parsing and
+#: embedding take every core they are given, and the debugger's Step must not wait behind them.
+NICE_INCREMENT = 10
 
 #: Share of the progress bar per phase: files (parse + chunk), then embedding, then the index sync.
 FILES_SHARE, EMBED_SHARE = 0.5, 0.45
@@ -64,7 +69,7 @@ class JobState(BaseModel):
 
     @property
     def finished(self) -> bool:
-        return self.status in ("done", "failed")
+        return self.status in ("done", "failed", "cancelled")
 
     def skipped_reasons(self) -> dict[str, str]:
         """filename → why the last ingestion skipped it (files still on disk). The report is read
@@ -84,6 +89,7 @@ class IngestJob:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._cancel = threading.Event()
         self._state = JobState(job_id=uuid.uuid4().hex[:12], kb=folders.name, rejected=list(rejected),
                                backend=settings.retriever_backend)
         self._files: dict[str, FileProgress] = {}
@@ -95,6 +101,14 @@ class IngestJob:
             state = self._state.model_copy(deep=True)
             state.files = [f.model_copy() for f in self._files.values()]
             return state
+
+    def cancel(self) -> None:
+        """Ask the job to stop after the file (or embedding batch) in hand; the files done are kept."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """True once the job finished (done or failed) within `timeout` seconds."""
@@ -159,11 +173,14 @@ class IngestJob:
         return default_embedder(self.settings)
 
     def _run(self) -> None:
+        _lower_priority()
         try:
             with _run_lock:
                 self._set(status="running", stage="starting")
                 self._ingest()
-            self._set(status="done", stage="finished", fraction=1.0, finished_at=time.time())
+            cancelled = self.snapshot().report is not None and self.snapshot().report.cancelled
+            self._set(status="cancelled" if cancelled else "done", stage="cancelled" if cancelled else "finished",
+                      fraction=1.0, finished_at=time.time())
         except Exception as exc:  # noqa: BLE001 - reported on the page; the full traceback goes to the log
             log.exception("ingestion of knowledge base %s failed", self.folders.name)
             text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
@@ -187,7 +204,8 @@ class IngestJob:
         from rag.retrieval import factory
 
         embedder, embedding_error = self._embedder()
-        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event)
+        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event,
+                               should_stop=self._cancel.is_set)
         if embedding_error and not report.embedding_error:
             report.embedding_error = embedding_error
         self._set(report=report)
@@ -207,6 +225,15 @@ class IngestJob:
             _atomic_write(self.folders.last_ingest, state.model_dump_json(indent=1).encode("utf-8"))
         except OSError:
             log.warning("could not write %s", self.folders.last_ingest, exc_info=True)
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the embedding threads it starts, which inherit it) at a lower priority,
+    so the server's other threads (a Step, a page) get the CPU first. Linux only; elsewhere a no-op."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE_INCREMENT)
+    except (AttributeError, OSError):
+        pass
 
 
 _jobs: dict[str, IngestJob] = {}
@@ -247,6 +274,15 @@ def job_state(name: str) -> Optional[JobState]:
         return JobState.model_validate_json(existing_kb(name).last_ingest.read_text("utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def cancel_ingest(name: str) -> bool:
+    """Ask the running (or queued) ingestion of a knowledge base to stop; False when none runs."""
+    job = get_job(name)
+    if job is None or job.snapshot().finished:
+        return False
+    job.cancel()
+    return True
 
 
 def is_busy(name: str) -> bool:
