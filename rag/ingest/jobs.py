@@ -298,13 +298,22 @@ def forget_job(name: str) -> None:
             del _jobs[name]
 
 
-def delete_knowledge_base(name: str, settings: RagSettings) -> None:
+def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "") -> None:
     """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
-    collection; the retrievers of this process forget it. Refused while it is being ingested."""
+    collection; the retrievers of this process forget it. Refused while it is being ingested, and,
+    with a login (`login`), to anyone but its creator and `RAG_ADMINS` (`rag.ingest.owners`)."""
     from rag.ingest.kbs import delete_kb
+    from rag.ingest.owners import admins, may_delete, read_owner
     from rag.retrieval import factory
 
     folders = existing_kb(name)
+    owner = read_owner(folders.root)
+    if not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
+        raise UserInputError(
+            _("only {owner} (who created {name}) or an administrator (RAG_ADMINS) can delete it").format(
+                owner=owner, name=repr(folders.name)) if owner else
+            _("only an administrator (RAG_ADMINS) can delete {name}: nobody is recorded as its creator").format(
+                name=repr(folders.name)))
     if is_busy(folders.name):
         raise UserInputError(_("knowledge base {name} is being ingested; delete it when that finishes")
                              .format(name=repr(folders.name)))

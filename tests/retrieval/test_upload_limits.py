@@ -17,7 +17,13 @@ from rag.ingest.store import Store
 from rag.ingest.uploads import UploadLimits, folder_bytes, safe_relative_name, save_document, save_zip
 from rag.retrieval import factory
 from tests.retrieval.conftest import make_settings
-from tests.retrieval.test_knowledge_bases import LUMA, ZORBLAX, CountingEmbedder, kb_cache, make_zip  # noqa: F401
+from tests.retrieval.test_knowledge_bases import LUMA, ZORBLAX, CountingEmbedder, make_zip
+
+
+@pytest.fixture
+def kb_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
 
 LONG_CHINESE = "知" * 83 + ".md"  # 84 characters, 252 bytes in UTF-8: legal on ext4
 
