@@ -204,7 +204,7 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
     first = jobs.IngestJob(folders, make_settings(), embedder=CountingEmbedder())
     first.thread.start()
     assert first.wait(60) and first.snapshot().status == "done"
-    for i in range(6, 30):
+    for i in range(6, 150):
         (folders.docs / f"f{i}.md").write_bytes(LUMA + f"\n\nLamp {i}: a text of its own.\n".encode() * 3)
     embedder = GatedEmbedder()
     job = jobs.IngestJob(folders, make_settings(), embedder=embedder)
@@ -220,7 +220,7 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
 
     assert all(text_hash(leaf.search_text()) in store.vectors for leaf in store.leaves())
     assert {f"f{i}.md" for i in range(6)} <= set(store.files)  # what was done before stays searchable
-    assert len(store.files) < 30
+    assert len(store.files) < 150  # the batches not started were dropped, with their files
     found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text
