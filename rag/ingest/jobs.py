@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 import uuid
@@ -183,7 +184,7 @@ class IngestJob:
                       fraction=1.0, finished_at=time.time())
         except Exception as exc:  # noqa: BLE001 - reported on the page; the full traceback goes to the log
             log.exception("ingestion of knowledge base %s failed", self.folders.name)
-            text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            text = without_paths(str(exc).strip().splitlines()[0])[:300] if str(exc).strip() else ""
             self._set(status="failed", stage="failed", finished_at=time.time(),
                       error=f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
         finally:
@@ -234,6 +235,15 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE_INCREMENT)
     except (AttributeError, OSError):
         pass
+
+
+_PATH = re.compile(r"(?<![\w:/.])/(?:[^\s/'\"]+/)*[^\s/'\"]+")
+
+
+def without_paths(text: str) -> str:
+    """`text` with every absolute file path replaced by its last name (pure): a job's error is shown
+    to every visitor of the page, the server's folders only to its log."""
+    return _PATH.sub(lambda m: "…/" + m.group(0).rsplit("/", 1)[-1], text)
 
 
 _jobs: dict[str, IngestJob] = {}

@@ -224,3 +224,23 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
     found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("[Errno 13] Permission denied: '/srv/cache/kbs/a/store/docstore.jsonl'", "Permission denied: '…/docstore.jsonl'"),
+    ("cannot open /tmp/x.db now", "cannot open …/x.db now"),
+    ("see http://host/a/b", "see http://host/a/b"),
+    ("3/4 done", "3/4 done"),
+])
+def test_a_failed_jobs_error_names_no_server_folder(raw, shown):
+    assert shown in jobs.without_paths(raw) and "/srv/" not in jobs.without_paths(raw)
+
+
+def test_a_failed_ingestion_shows_no_server_path(kb_cache):
+    folders = create_kb("broken")
+    (folders.docs / "a.md").write_bytes(ZORBLAX)
+    folders.store.write_text("a file where the store folder should be")
+    job = jobs.start_ingest("broken", make_settings(dense_enabled=False), embedder=None)
+    assert job.wait(60)
+    state = job.snapshot()
+    assert state.status == "failed" and str(kb_cache) not in (state.error or "")
