@@ -109,3 +109,18 @@ def test_an_upload_past_the_quota_is_refused_with_its_number(kb_env, monkeypatch
     kb_page(at).run()
     table = files_table(at)
     assert "quota of 1 MB" in table.loc["big.md", "reason"], table
+
+
+def test_an_uploaded_evaluation_set_past_the_case_cap_is_refused_with_the_number(env, monkeypatch):
+    from tests.ui.test_evaluate_apptest import evaluate_page
+    from tests.ui.test_evaluate_apptest import new_app as eval_app
+    from ui.evaluate_view import UPLOAD_CHOICE
+
+    monkeypatch.setenv("RAG_MAX_EVAL_CASES", "3")
+    at = evaluate_page(eval_app())
+    at.selectbox(key="eval_set").set_value(UPLOAD_CHOICE).run()
+    content = "".join('{"question": "Question %d?"}\n' % i for i in range(4)).encode()
+    at.file_uploader(key="eval_upload").set_value(("big.jsonl", content, "application/json")).run()
+    said = [c.value for c in at.caption] + [w.body for w in at.warning]
+    assert any("big.jsonl: more than 3 cases (RAG_MAX_EVAL_CASES)" in text for text in said), said
+    assert not problems(at)
