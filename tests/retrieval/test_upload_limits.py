@@ -195,6 +195,9 @@ def test_cancel_between_files_keeps_the_files_done_and_the_index_answers(kb_cach
     found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text and found.chunks[0].filename in seen
+    again = jobs.start_ingest("cancel-files", make_settings(dense_enabled=False), embedder=None)
+    assert again.wait(60) and again.snapshot().status == "done"  # the next ingestion finishes the rest
+    assert len(Store.load(folders.store).files) == 40
 
 
 def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
