@@ -71,6 +71,16 @@ def location(path: Optional[str | Path] = None) -> str:
     return (redact_url(resolved) or "") if is_database_url(resolved) else resolved
 
 
+def shown(where: str) -> str:
+    """How a page names the history (pure): a database by its URL without credentials, a file by its
+    name only. A page is seen by every visitor; the server's folders are for the README and the log."""
+    return (redact_url(where) or "") if is_database_url(where) else (Path(where).name or where)
+
+
+def shown_location(path: Optional[str | Path] = None) -> str:
+    return shown(location(path))
+
+
 def is_shared(path: Optional[str | Path] = None) -> bool:
     return is_database_url(_resolved(path))
 

@@ -337,17 +337,17 @@ def render_unusable(exc: BaseException) -> None:
     from rag.runs.history import RECOVERY as FILE_RECOVERY
     from rag.runs.history import HistoryDamagedError, is_damage
     from rag.runs.storage import DATABASE_RECOVERY
-    from ui.history_store import db_path, is_shared, location, problem
+    from ui.history_store import is_shared, problem, shown_location
 
     cause = redact_urls_in_text(problem() or friendly(exc))
     if is_shared():
         st.error(_("The shared run history database `{location}` cannot be used ({cause}). The step debugger still "
                    "works, in memory: runs are not recorded until the database is back and the app restarts.").format(
-            location=location(), cause=cause))
+            location=shown_location(), cause=cause))
         st.info("**" + _("To recover:") + "** " + _(DATABASE_RECOVERY))
     elif isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
         st.error(_("The run history file `{path}` is damaged or unreadable ({cause}). The step debugger still works, "
-                   "in memory: runs are not recorded until the file is replaced.").format(path=db_path(), cause=cause))
+                   "in memory: runs are not recorded until the file is replaced.").format(path=shown_location(), cause=cause))
         st.info("**" + _("To recover:") + "** " + _(FILE_RECOVERY))
     else:
         st.error(_("The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.").format(
@@ -400,12 +400,14 @@ def render_page() -> None:
     from rag.workbench.run_owners import sweep
 
     sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
+    from ui.history_store import shown
+
     if history.engine == "postgresql":
         st.caption(_("Runs of the step debugger are recorded in `{location}` shared by every app server pointed at it "
-                     "and survive restarts.").format(location=history.location))
+                     "and survive restarts.").format(location=shown(history.location)))
     else:
         st.caption(_("Runs of the step debugger are recorded in `{location}` and survive restarts.").format(
-            location=history.location))
+            location=shown(history.location)))
     render_tools()
     filters = render_filters(history)
     if filters is None:

@@ -17,9 +17,11 @@ from rag.i18n.formatting import duration_ms
 from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
+from rag.ingest.owners import admins, may_delete, read_owner
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
-from rag.retrieval.paths import kb_label, named_kb_of
+from rag.retrieval.paths import kb_label, kbs_root, named_kb_of
+from ui import streamlit_state
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
 
@@ -47,6 +49,22 @@ def _joined(parts: list[str]) -> str:
     return ("，" if current_language() == "zh" else ", ").join(parts)
 
 
+def login_configured() -> bool:
+    """True when the app has a login (Streamlit's `[auth]` secrets), so a visitor has a name that
+    owning a knowledge base can rest on; someone signed in proves it too."""
+    if streamlit_state.signed_in_email():
+        return True
+    try:
+        return "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - no secrets file at all: no login
+        return False
+
+
+def _may_delete(name: str) -> bool:
+    return may_delete(login=login_configured(), person=streamlit_state.signed_in_email(),
+                      owner=read_owner(existing_kb(name).root), admin_set=admins())
+
+
 def _uploader_key() -> str:
     return f"kb_upload_{st.session_state.get(UPLOAD_ROUND_KEY, 0)}"
 
@@ -55,7 +73,7 @@ def _uploader_key() -> str:
 
 def _on_create() -> None:
     def create():
-        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""))
+        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""), owner=streamlit_state.signed_in_email())
         st.session_state[SELECTED_KEY] = folders.name
         st.session_state[NEW_NAME_KEY] = ""
         flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=folders.name))
@@ -75,13 +93,16 @@ def _on_upload(name: str) -> None:
             flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
             return
         used = folder_bytes(folders.docs)
+        total = folder_bytes(kbs_root())  # every knowledge base's documents, chunks and vectors
+        limits = UploadLimits.from_env()
         written: list[str] = []
         refused: list[SkippedFile] = []
         for f in files:
-            saved = save_document(folders.docs, f.name, f.getvalue(), UploadLimits(), used_bytes=used)
+            saved = save_document(folders.docs, f.name, f.getvalue(), limits, used_bytes=used, total_used=total)
             written += saved.written
             refused += saved.skipped
-            used = folder_bytes(folders.docs) if saved.written else used
+            if saved.written:
+                used, total = folder_bytes(folders.docs), folder_bytes(kbs_root())
         jobs.start_ingest(folders.name, current_settings(), rejected=refused)
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
@@ -99,11 +120,19 @@ def _on_delete_file(name: str) -> None:
         if jobs.is_busy(name):
             flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
+        if not _may_delete(name):
+            flash("warning", _("Only the creator of **{name}** or an administrator can delete its files.").format(name=name))
+            return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
         jobs.start_ingest(name, current_settings())
         flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
     guarded(delete)
+
+
+def _on_cancel(name: str) -> None:
+    if jobs.cancel_ingest(name):
+        flash("info", _("Cancelling: the file in hand is finished, the files done stay searchable."))
 
 
 def _on_reingest(name: str) -> None:
@@ -117,7 +146,8 @@ def _on_delete_kb(name: str) -> None:
 
     def delete():
         settings = current_settings()
-        jobs.delete_knowledge_base(name, settings)
+        jobs.delete_knowledge_base(name, settings, login=login_configured(),
+                                   person=streamlit_state.signed_in_email())
         if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
             apply_overrides({"kb_dir": None})
         st.session_state.pop(SELECTED_KEY, None)
@@ -147,6 +177,9 @@ def _summary(state: jobs.JobState) -> str:
         return _("Ingestion failed: {error}").format(error=state.error)
     if report is None:
         return _stage(state.stage)
+    if state.status == "cancelled":
+        return _("Ingestion cancelled: {done} file(s) ingested before it stopped; the others wait for the next "
+                 "ingestion.").format(done=len(report.ingested))
     parts = [_("{n} ingested").format(n=len(report.ingested)), _("{n} unchanged").format(n=len(report.unchanged)),
              _("{n} skipped").format(n=len(report.skipped) + len(state.rejected))]
     if report.removed:
@@ -186,6 +219,8 @@ def _progress_panel(name: str) -> None:
         st.progress(state.fraction, text=_("Ingesting: {stage}").format(stage=_stage(state.stage)))
     elif state.status == "failed":
         st.error(_summary(state))
+    elif state.status == "cancelled":
+        st.warning(_summary(state))
     else:
         if state.report is not None:
             text = _("All files processed in {duration}").format(duration=duration_ms(state.report.seconds * 1000))
@@ -242,22 +277,44 @@ def _kb_panel(name: str) -> None:
         state = jobs.job_state(name)
         if state is not None:
             st.session_state[WATCHING_KEY] = state.job_id
+        job = jobs.get_job(name)
+        asked = job is not None and job.cancel_requested
+        st.button(_("Cancelling…") if asked else _("Cancel ingestion"), key="kb_cancel", on_click=_on_cancel,
+                  args=(name,), disabled=asked, help=_("Stop after the file in hand; the files done stay searchable"))
     st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
 
     files = [r.filename for r in file_rows(name)]
+    allowed = _may_delete(name)
     with st.expander(_("Manage files and the knowledge base")):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
         c1.selectbox(_("File"), files, key=DELETE_FILE_KEY, index=None, placeholder=_("Choose a file to delete"),
-                     disabled=not files or busy)
+                     disabled=not files or busy or not allowed)
         c2.button(_("Delete file"), key="kb_delete_button", on_click=_on_delete_file, args=(name,),
-                  disabled=not files or busy, width="stretch")
+                  disabled=not files or busy or not allowed, width="stretch")
         c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
                   width="stretch", help=_("Check every file again (unchanged files cost nothing)"))
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
         c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=name),
-                    key="kb_delete_confirm", disabled=busy)
-        c2.button(_("Delete it"), key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy,
+                    key="kb_delete_confirm", disabled=busy or not allowed)
+        c2.button(_("Delete it"), key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy or not allowed,
                   width="stretch")
+        _who_may_delete(name, allowed)
+
+
+def _who_may_delete(name: str, allowed: bool) -> None:
+    """Say who may delete, so nobody takes a shared server's knowledge base for a private one."""
+    if not login_configured():
+        st.caption(_("This server has no login: anyone who opens this page can delete this knowledge base and its "
+                     "files."))
+        return
+    owner = read_owner(existing_kb(name).root)
+    if allowed:
+        st.caption(_("Only its creator ({owner}) and the administrators (RAG_ADMINS) can delete it.").format(
+            owner=owner or _("not recorded")))
+    elif owner:
+        st.caption(_("Only {owner}, who created it, or an administrator (RAG_ADMINS) can delete it.").format(owner=owner))
+    else:
+        st.caption(_("Only an administrator (RAG_ADMINS) can delete it: nobody is recorded as its creator."))
 
 
 def render_page() -> None:

@@ -79,7 +79,7 @@ def current_prompts() -> PromptSet:
 def _versions_dir_note() -> str:
     from rag.prompts.versions import versions_dir
 
-    return str(versions_dir())
+    return versions_dir().name  # the folder's name, not the server's path (RAG_PROMPT_DIR says where)
 
 
 def template_b(role: str) -> str:

@@ -118,7 +118,7 @@ def shared_history() -> Any:
 
 def history_notice() -> None:
     """The one notice of an unusable history, in the sidebar of every page."""
-    from ui.history_store import is_shared, location, problem
+    from ui.history_store import is_shared, problem, shown_location
 
     shared_history()  # the first page of a session may not have tried the file yet
     if problem():
@@ -128,7 +128,7 @@ def history_notice() -> None:
         else:
             text = _("**Run history off** — `{location}` is damaged or unreadable, so runs are debugged in memory and "
                      "not recorded. The Run history page says how to recover.")
-        st.sidebar.warning(text.format(location=location()), icon=":material/warning:")
+        st.sidebar.warning(text.format(location=shown_location()), icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:

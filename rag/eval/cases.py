@@ -63,7 +63,15 @@ class EvalSetError(UserFixableError):
     """A set file that cannot be used; the message names the file, the line and the field."""
 
 
-def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
+def _check_count(cases: list[EvalCase], max_cases: Optional[int], source: str) -> None:
+    """Refuse a set past `max_cases` as soon as the next case would pass it: an upload of a million
+    one-line cases must not be parsed (nor run) on a shared server."""
+    if max_cases is not None and len(cases) >= max_cases:
+        raise EvalSetError(_("{source}: more than {limit} cases (RAG_MAX_EVAL_CASES); split the set").format(
+            source=source, limit=max_cases))
+
+
+def parse_cases(lines: list[str], source: str = "<set>", max_cases: Optional[int] = None) -> list[EvalCase]:
     """Cases from the lines of a set file. Ids default to `line<N>`; duplicate ids are an error
     (a report keyed by id would silently merge them)."""
     cases: list[EvalCase] = []
@@ -80,6 +88,7 @@ def parse_cases(lines: list[str], source: str = "<set>") -> list[EvalCase]:
         except RecursionError:
             raise EvalSetError(_("{source}:{line}: field 'case': the JSON nests too deeply to be a case").format(
                 source=source, line=number)) from None
+        _check_count(cases, max_cases, source)
         cases.append(_case(data, number, source, seen))
     if not cases:
         raise EvalSetError(_("{source}: no cases").format(source=source))
@@ -110,7 +119,7 @@ def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalC
 LIST_FIELDS = ("expected_sources", "expected_passages", "tags")
 
 
-def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
+def parse_csv(text: str, source: str = "<set>", max_cases: Optional[int] = None) -> list[EvalCase]:
     """Cases from CSV text with a header row; line numbers are the file's (the header is line 1)."""
     reader = csv.DictReader(io.StringIO(text))
     known = set(EvalCase.model_fields)
@@ -139,6 +148,7 @@ def parse_csv(text: str, source: str = "<set>") -> list[EvalCase]:
             data[key] = [v.strip() for v in value.split(";") if v.strip()] if key in LIST_FIELDS else value
         if not data:
             continue  # a blank row
+        _check_count(cases, max_cases, source)
         cases.append(_case(data, number, source, seen))
     if not cases:
         raise EvalSetError(_("{source}: no cases").format(source=source))
@@ -169,8 +179,12 @@ def load_cases(path: Path | str) -> list[EvalCase]:
 
 
 def cases_from_upload(name: str, data: bytes) -> list[EvalCase]:
-    """Cases from an uploaded file's bytes (the app): CSV by its name, JSON Lines otherwise."""
+    """Cases from an uploaded file's bytes (the app): CSV by its name, JSON Lines otherwise; at most
+    `RAG_MAX_EVAL_CASES` cases (a local file given to the CLI has no such cap)."""
+    from rag.ingest.limits import max_eval_cases
+
+    limit = max_eval_cases()
     text = utf8_text(data, name)
     if name.lower().endswith(".csv"):
-        return parse_csv(text, name)
-    return parse_cases(text.splitlines(), name)
+        return parse_csv(text, name, limit)
+    return parse_cases(text.splitlines(), name, limit)

@@ -14,7 +14,7 @@ from rag.ingest.chunking import ChunkingConfig, chunk_pages
 from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_bytes, read_pages
 from rag.ingest.models import ChunkRecord, IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
-from rag.ingest.words import OUTSIDE_LINK
+from rag.ingest.words import CANCELLED_BEFORE, OUTSIDE_LINK, TOO_MANY_CHUNKS
 
 __all__ = ["ingest_folder", "embed_missing", "IngestEvent", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store",
            "OUTSIDE_LINK"]
@@ -57,7 +57,8 @@ def _candidate_files(folder: Path, exclude: Optional[Path]) -> tuple[list[Path],
 
 
 def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, batch: int = 8,
-                  workers: Optional[int] = None, events: Optional[Events] = None) -> int:
+                  workers: Optional[int] = None, events: Optional[Events] = None,
+                  should_stop: Optional[Callable[[], bool]] = None) -> int:
     """Embed the leaves whose text has no cached vector; returns how many were embedded.
     `events` receives an "embedding" `IngestEvent` before the first batch and after each one.
 
@@ -66,7 +67,8 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
     ~1.7x faster than one. Batches of 8: small enough that the workers finish together on a small
     knowledge base (with 32, the bundled one split into five batches and one core idled at the end).
     An embedder without handles of its own is simply called from each thread in turn (its own lock,
-    if any, serialises it)."""
+    if any, serialises it). `should_stop` is asked after every batch: when it says yes, the batches
+    not started are dropped (the caller removes the files left without vectors)."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from rag.retrieval.dense import embed_workers
@@ -90,6 +92,13 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
         futures = {pool.submit(embedder.embed_passages, [todo[k] for k in part]): part for part in parts}
         for future in as_completed(futures):
             part = futures[future]
+            if should_stop is not None and should_stop():
+                for pending in futures:
+                    pending.cancel()
+                if future.cancelled() or future.exception() is not None:
+                    continue
+            elif future.cancelled():
+                continue
             store.vectors.put(part, future.result())
             done += len(part)
             if progress:
@@ -97,6 +106,17 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
             if events:
                 events(IngestEvent(stage="embedding", filename=source[part[-1]], done=done, total=len(keys)))
     return len(keys)
+
+
+def _drop_unembedded(store: Store, report: IngestReport) -> None:
+    """After a Cancel mid-embedding: the files with a leaf that has no vector leave the store, so
+    the dense leg still finds a vector for every leaf (else it turns itself off for the whole KB)."""
+    missing = sorted({leaf.filename for leaf in store.leaves() if text_hash(leaf.search_text()) not in store.vectors})
+    for name in missing:
+        store.remove_file(name)
+        if name in report.ingested:
+            report.ingested.remove(name)
+        report.skipped.append(SkippedFile(filename=name, reason=CANCELLED_BEFORE))
 
 
 def ingest_folder(
@@ -108,6 +128,9 @@ def ingest_folder(
     max_file_bytes: int = MAX_FILE_BYTES,
     progress: Optional[Progress] = None,
     events: Optional[Events] = None,
+    max_pages: Optional[int] = None,
+    max_chunks: Optional[int] = None,
+    should_stop: Optional[Callable[[], bool]] = None,
 ) -> IngestReport:
     """Ingest every supported file under `folder` (Markdown, text, PDF) into `store_dir`
     (default: the folder's store in the cache, see `rag.retrieval.paths.default_store_dir`).
@@ -117,7 +140,14 @@ def ingest_folder(
     `model_id` / `embed_passages`. Raises FileNotFoundError / NotADirectoryError for a bad folder.
     `events` receives an `IngestEvent` per stage of each file (the app draws its progress bar from
     them); `progress` receives the CLI's text lines.
+
+    `max_pages` / `max_chunks`: a document with more pages or leaf chunks is skipped with the number
+    (defaults `RAG_MAX_PAGES_PER_DOC`, `RAG_MAX_CHUNKS_PER_DOC`). `should_stop` (a Cancel) is asked
+    before each file and after each embedding batch; when it says yes, the files done are kept, the
+    files not reached keep what the store had, a file left without vectors leaves the store (it is
+    "not ingested yet"), and the report says `cancelled`: the store is saved whole either way.
     """
+    from rag.ingest.limits import max_chunks_per_doc
     from rag.retrieval.paths import default_store_dir
 
     started = time.perf_counter()
@@ -134,12 +164,17 @@ def ingest_folder(
         store.files, store.chunks, store.chunking = {}, [], cfg.model_dump()
     say = progress or (lambda _msg: None)
     emit = events or (lambda _event: None)
+    stop = should_stop or (lambda: False)
+    max_chunks = max_chunks or max_chunks_per_doc()
 
     files, outside = _candidate_files(folder, store_path)
     report.skipped.extend(outside)
     emit(IngestEvent(stage="start", total=len(files)))
     seen: set[str] = set()
     for n, path in enumerate(files, 1):
+        if stop():
+            report.cancelled = True
+            break
         name = path.relative_to(folder).as_posix()
         at = {"filename": name, "index": n, "total": len(files)}
         try:
@@ -157,11 +192,14 @@ def ingest_folder(
             continue
         try:
             emit(IngestEvent(stage="parsing", **at))
-            pages = read_pages(path, data, max_bytes=max_file_bytes)
+            pages = read_pages(path, data, max_bytes=max_file_bytes, max_pages=max_pages)
             emit(IngestEvent(stage="chunking", **at))
             chunks = chunk_pages(name, pages, markdown=kind == "markdown", config=cfg)
             if not chunks:
                 raise BadFile("no text after chunking")
+            leaf_count = sum(c.level == 3 for c in chunks)
+            if leaf_count > max_chunks:
+                raise BadFile(TOO_MANY_CHUNKS.format(count=leaf_count, limit=max_chunks))
         except BadFile as exc:
             seen.discard(name)
             report.skipped.append(SkippedFile(filename=name, reason=str(exc)))
@@ -173,7 +211,10 @@ def ingest_folder(
         say(f"[{n}/{len(files)}] {name}: {leaves} leaf chunks")
         emit(IngestEvent(stage="ingested", chunks=leaves, **at))
 
-    for name in sorted(set(store.files) - seen):
+    # after a Cancel only the files gone from the folder leave the store: the others were not reached
+    gone = set(store.files) - seen if not report.cancelled else \
+        set(store.files) - {p.relative_to(folder).as_posix() for p in files}
+    for name in sorted(gone):
         store.remove_file(name)
         report.removed.append(name)
         emit(IngestEvent(stage="removed", filename=name))
@@ -185,9 +226,12 @@ def ingest_folder(
     vectors_before = len(store.vectors)
     if embedder is not None:
         try:
-            report.embedded = embed_missing(store, embedder, say, events=events)
+            report.embedded = embed_missing(store, embedder, say, events=events, should_stop=stop)
         except Exception as exc:
             report.embedding_error = f"embedding failed: {type(exc).__name__}: {exc}"
+        if stop():
+            report.cancelled = True
+            _drop_unembedded(store, report)
     if report.changed or report.embedded or len(store.vectors) != vectors_before or not (store_path / "manifest.json").exists():
         store.save()
     report.chunk_counts = store.level_counts()

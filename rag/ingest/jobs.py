@@ -15,6 +15,8 @@ question searches the new files.
 from __future__ import annotations
 
 import logging
+import os
+import re
 import threading
 import time
 import uuid
@@ -32,7 +34,11 @@ from rag.settings import RagSettings
 
 log = logging.getLogger(__name__)
 
-JobStatus = Literal["queued", "running", "done", "failed"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+
+#: How much lower than the page's threads an ingestion runs (Linux `nice`, per thread): parsing and
+#: embedding take every core they are given, and the debugger's Step must not wait behind them.
+NICE_INCREMENT = 10
 
 #: Share of the progress bar per phase: files (parse + chunk), then embedding, then the index sync.
 FILES_SHARE, EMBED_SHARE = 0.5, 0.45
@@ -64,7 +70,7 @@ class JobState(BaseModel):
 
     @property
     def finished(self) -> bool:
-        return self.status in ("done", "failed")
+        return self.status in ("done", "failed", "cancelled")
 
     def skipped_reasons(self) -> dict[str, str]:
         """filename → why the last ingestion skipped it (files still on disk). The report is read
@@ -84,6 +90,7 @@ class IngestJob:
         self.embedder = embedder
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._cancel = threading.Event()
         self._state = JobState(job_id=uuid.uuid4().hex[:12], kb=folders.name, rejected=list(rejected),
                                backend=settings.retriever_backend)
         self._files: dict[str, FileProgress] = {}
@@ -95,6 +102,14 @@ class IngestJob:
             state = self._state.model_copy(deep=True)
             state.files = [f.model_copy() for f in self._files.values()]
             return state
+
+    def cancel(self) -> None:
+        """Ask the job to stop after the file (or embedding batch) in hand; the files done are kept."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """True once the job finished (done or failed) within `timeout` seconds."""
@@ -159,14 +174,17 @@ class IngestJob:
         return default_embedder(self.settings)
 
     def _run(self) -> None:
+        _lower_priority()
         try:
             with _run_lock:
                 self._set(status="running", stage="starting")
                 self._ingest()
-            self._set(status="done", stage="finished", fraction=1.0, finished_at=time.time())
+            cancelled = self.snapshot().report is not None and self.snapshot().report.cancelled
+            self._set(status="cancelled" if cancelled else "done", stage="cancelled" if cancelled else "finished",
+                      fraction=1.0, finished_at=time.time())
         except Exception as exc:  # noqa: BLE001 - reported on the page; the full traceback goes to the log
             log.exception("ingestion of knowledge base %s failed", self.folders.name)
-            text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            text = without_paths(str(exc).strip().splitlines()[0])[:300] if str(exc).strip() else ""
             self._set(status="failed", stage="failed", finished_at=time.time(),
                       error=f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
         finally:
@@ -187,7 +205,8 @@ class IngestJob:
         from rag.retrieval import factory
 
         embedder, embedding_error = self._embedder()
-        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event)
+        report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event,
+                               should_stop=self._cancel.is_set)
         if embedding_error and not report.embedding_error:
             report.embedding_error = embedding_error
         self._set(report=report)
@@ -207,6 +226,24 @@ class IngestJob:
             _atomic_write(self.folders.last_ingest, state.model_dump_json(indent=1).encode("utf-8"))
         except OSError:
             log.warning("could not write %s", self.folders.last_ingest, exc_info=True)
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the embedding threads it starts, which inherit it) at a lower priority,
+    so the server's other threads (a Step, a page) get the CPU first. Linux only; elsewhere a no-op."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE_INCREMENT)
+    except (AttributeError, OSError):
+        pass
+
+
+_PATH = re.compile(r"(?<![\w:/.])/(?:[^\s/'\"]+/)*[^\s/'\"]+")
+
+
+def without_paths(text: str) -> str:
+    """`text` with every absolute file path replaced by its last name (pure): a job's error is shown
+    to every visitor of the page, the server's folders only to its log."""
+    return _PATH.sub(lambda m: "…/" + m.group(0).rsplit("/", 1)[-1], text)
 
 
 _jobs: dict[str, IngestJob] = {}
@@ -249,6 +286,15 @@ def job_state(name: str) -> Optional[JobState]:
         return None
 
 
+def cancel_ingest(name: str) -> bool:
+    """Ask the running (or queued) ingestion of a knowledge base to stop; False when none runs."""
+    job = get_job(name)
+    if job is None or job.snapshot().finished:
+        return False
+    job.cancel()
+    return True
+
+
 def is_busy(name: str) -> bool:
     job = get_job(name)
     return job is not None and not job.snapshot().finished
@@ -262,13 +308,22 @@ def forget_job(name: str) -> None:
             del _jobs[name]
 
 
-def delete_knowledge_base(name: str, settings: RagSettings) -> None:
+def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "") -> None:
     """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
-    collection; the retrievers of this process forget it. Refused while it is being ingested."""
+    collection; the retrievers of this process forget it. Refused while it is being ingested, and,
+    with a login (`login`), to anyone but its creator and `RAG_ADMINS` (`rag.ingest.owners`)."""
     from rag.ingest.kbs import delete_kb
+    from rag.ingest.owners import admins, may_delete, read_owner
     from rag.retrieval import factory
 
     folders = existing_kb(name)
+    owner = read_owner(folders.root)
+    if not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
+        raise UserInputError(
+            _("only {owner} (who created {name}) or an administrator (RAG_ADMINS) can delete it").format(
+                owner=owner, name=repr(folders.name)) if owner else
+            _("only an administrator (RAG_ADMINS) can delete {name}: nobody is recorded as its creator").format(
+                name=repr(folders.name)))
     if is_busy(folders.name):
         raise UserInputError(_("knowledge base {name} is being ingested; delete it when that finishes")
                              .format(name=repr(folders.name)))

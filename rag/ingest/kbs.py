@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from rag.errors import UserInputError
 from rag.i18n import N_, _
 from rag.ingest import words
+from rag.ingest.owners import write_owner
 from rag.ingest.store import DOCSTORE, Store
 from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
@@ -68,14 +69,16 @@ def list_kbs() -> list[str]:
                   if p.is_dir() and not p.is_symlink() and NAME_PATTERN.match(p.name) and (p / "docs").is_dir())
 
 
-def create_kb(name: str) -> KbFolders:
-    """Create an empty knowledge base; UserInputError when the name is invalid or taken."""
+def create_kb(name: str, owner: str = "") -> KbFolders:
+    """Create an empty knowledge base, recording `owner` (the signed-in creator, if any);
+    UserInputError when the name is invalid or taken."""
     folders = kb_folders(name)
     if folders.docs.exists():
         raise UserInputError(_("a knowledge base named {name} already exists").format(name=repr(folders.name)))
     if len(list_kbs()) >= MAX_KBS:
         raise UserInputError(_("there are already {count} knowledge bases; delete one first").format(count=MAX_KBS))
     folders.docs.mkdir(parents=True)
+    write_owner(folders.root, owner)
     return folders
 
 

@@ -45,8 +45,11 @@ def read_file_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         raise BadFile(words.UNREADABLE.format(error=exc.strerror or exc)) from exc
 
 
-def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES) -> list[tuple[Optional[int], str]]:
-    """(page number, text) pairs; page numbers are 1-based for PDF and None for unpaged text."""
+def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FILE_BYTES,
+               max_pages: Optional[int] = None) -> list[tuple[Optional[int], str]]:
+    """(page number, text) pairs; page numbers are 1-based for PDF and None for unpaged text. A PDF of
+    more than `max_pages` pages (default `RAG_MAX_PAGES_PER_DOC`) is refused before any page is read:
+    1.7 MB of PDF can declare 5,000 pages, each one parsed and chunked on the server's CPU."""
     kind = file_kind(path)
     if data is None:
         data = read_file_bytes(path, max_bytes)
@@ -55,7 +58,9 @@ def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FI
     if not data.strip():
         raise BadFile(words.EMPTY_FILE)
     if kind == "pdf":
-        pages = _pdf_pages(data)
+        from rag.ingest.limits import max_pages_per_doc
+
+        pages = _pdf_pages(data, max_pages or max_pages_per_doc())
     else:
         pages = [(None, _decode(data))]
     if not any(text.strip() for _, text in pages):
@@ -63,7 +68,7 @@ def read_pages(path: Path, data: Optional[bytes] = None, max_bytes: int = MAX_FI
     return pages
 
 
-def _pdf_pages(data: bytes) -> list[tuple[Optional[int], str]]:
+def _pdf_pages(data: bytes, max_pages: int) -> list[tuple[Optional[int], str]]:
     import io
     import logging
 
@@ -76,6 +81,8 @@ def _pdf_pages(data: bytes) -> list[tuple[Optional[int], str]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise BadFile(words.ENCRYPTED_PDF)
+        if len(reader.pages) > max_pages:
+            raise BadFile(words.TOO_MANY_PAGES.format(count=len(reader.pages), limit=max_pages))
         return [(i + 1, page.extract_text() or "") for i, page in enumerate(reader.pages)]
     except BadFile:
         raise

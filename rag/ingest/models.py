@@ -44,6 +44,7 @@ class IngestReport(BaseModel):
     chunk_counts: dict[str, int] = Field(default_factory=dict, description="level -> chunks in the store")
     embedded: int = 0
     embedding_error: Optional[str] = None
+    cancelled: bool = Field(False, description="stopped by a Cancel: the files not reached keep their old chunks")
     seconds: float = 0.0
 
     @property

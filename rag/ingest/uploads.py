@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from rag.errors import UserInputError
 from rag.i18n import _
+from rag.ingest import limits as env_limits
 from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES
 from rag.ingest.models import SkippedFile
 
@@ -36,9 +37,16 @@ class UploadLimits(BaseModel):
     max_zip_bytes: int = 50 * 1024 * 1024         # the archive as uploaded
     max_zip_members: int = 1000                   # entries in one archive
     max_zip_total_bytes: int = 200 * 1024 * 1024  # everything one archive inflates to
-    max_ratio: float = 100.0                      # inflated / compressed size of one member
+    max_ratio: float = 100.0                      # bytes written / compressed bytes, of a member and of the archive
     max_kb_bytes: int = 1024 * 1024 * 1024        # all documents of one knowledge base
+    max_total_bytes: int = 10 * 1024 * 1024 * 1024  # every knowledge base together (RAG_KB_QUOTA_MB)
     max_path_parts: int = 8                       # folders kept from an archive, file included
+
+    @classmethod
+    def from_env(cls) -> "UploadLimits":
+        """The limits of this server (`rag.ingest.limits`: RAG_KB_QUOTA_MB, RAG_KB_MAX_MB, RAG_ZIP_MAX_RATIO)."""
+        return cls(max_ratio=float(env_limits.zip_max_ratio()), max_kb_bytes=env_limits.kb_max_bytes(),
+                   max_total_bytes=env_limits.kb_quota_bytes())
 
 
 class Saved(BaseModel):
@@ -48,8 +56,18 @@ class Saved(BaseModel):
     skipped: list[SkippedFile] = []
 
 
-_SAFE_PART = re.compile(r"^[\w\-. ()+,&@#\[\]]{1,120}$", re.UNICODE)
+_SAFE_PART = re.compile(r"^[\w\-. ()+,&@#\[\]]+$", re.UNICODE)
 _CHUNK = 1024 * 1024
+#: Bytes in one name of a path on the file systems we run on (ext4, XFS, tmpfs, APFS: 255). Counted
+#: in UTF-8, so 85 Chinese characters fit, and the temporary file of a write must not lengthen it.
+MAX_NAME_BYTES = 255
+#: An archive may always write this much, however small it is: a ratio on a 2 KB zip is meaningless.
+_RATIO_FLOOR = _CHUNK
+
+
+def _os_reason(exc: OSError) -> str:
+    """An OSError without the file name it carries: that is a path of the server, never shown."""
+    return exc.strerror or type(exc).__name__
 
 
 def safe_relative_name(name: str, max_parts: int = 8) -> str:
@@ -68,6 +86,9 @@ def safe_relative_name(name: str, max_parts: int = 8) -> str:
             raise UserInputError(_("unsafe file name {name}: it climbs out of the folder (..)").format(name=repr(name)))
         if part.startswith("."):
             raise UserInputError(_("hidden file or folder {name} is not taken").format(name=repr(part)))
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise UserInputError(_("file name {name} is too long: {size} bytes in UTF-8 (at most {limit})")
+                                 .format(name=repr(part), size=len(part.encode("utf-8")), limit=MAX_NAME_BYTES))
         if not _SAFE_PART.match(part):
             raise UserInputError(_("unsafe file name {name}: use letters, digits, spaces and - _ . ( ) only")
                                  .format(name=repr(name)))
@@ -97,18 +118,20 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
-def _write_stream(dest: Path, chunks, limit: int) -> int:
+def _write_stream(dest: Path, chunks, limit: int, too_much: Optional[str] = None) -> int:
     """Write `chunks` to `dest` atomically (temp file then rename), refusing past `limit` bytes, so
-    a reader never sees half a file and a lying archive never fills the disk."""
+    a reader never sees half a file and a lying archive never fills the disk. The temporary name is
+    short and fixed-length: built from the document's name it pushed a legal 252-byte name past the
+    file system's limit. `too_much`: the refusal's text (default: the byte limit)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".upload-", suffix=".part")
     written = 0
     try:
         with os.fdopen(fd, "wb") as fh:
             for chunk in chunks:
                 written += len(chunk)
                 if written > limit:
-                    raise UserInputError(_("too large (more than {limit} bytes)").format(limit=limit))
+                    raise UserInputError(too_much or _("too large (more than {limit} bytes)").format(limit=limit))
                 fh.write(chunk)
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
@@ -131,14 +154,22 @@ def _target(folder: Path, rel: str) -> Path:
     return dest
 
 
+def _quota_problem(limits: UploadLimits, total_used: int, adding: int) -> Optional[str]:
+    if total_used + adding > limits.max_total_bytes:
+        return _("all knowledge bases together would exceed their quota of {limit} MB (RAG_KB_QUOTA_MB)").format(
+            limit=limits.max_total_bytes // (1024 * 1024))
+    return None
+
+
 def save_document(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits] = None,
-                  used_bytes: Optional[int] = None) -> Saved:
+                  used_bytes: Optional[int] = None, total_used: Optional[int] = None) -> Saved:
     """Save one uploaded document into `folder` (a zip goes through `save_zip`). Never raises for a
-    bad file: the result says what was written and what was refused."""
+    bad file: the result says what was written and what was refused. `total_used`: the bytes of
+    every knowledge base together, checked against `max_total_bytes` (default: this folder's)."""
     limits = limits or UploadLimits()
     folder = Path(folder)
     if PurePosixPath((name or "").replace("\\", "/")).suffix.lower() == ZIP_SUFFIX:
-        return save_zip(folder, name, data, limits, used_bytes)
+        return save_zip(folder, name, data, limits, used_bytes, total_used)
     out = Saved()
     try:
         rel = safe_relative_name(PurePosixPath((name or "").replace("\\", "/")).name, limits.max_path_parts)
@@ -150,10 +181,15 @@ def save_document(folder: Path, name: str, data: bytes, limits: Optional[UploadL
         used = folder_bytes(folder) if used_bytes is None else used_bytes
         if used + len(data) > limits.max_kb_bytes:
             raise UserInputError(_("the knowledge base would exceed {limit} bytes").format(limit=limits.max_kb_bytes))
+        quota = _quota_problem(limits, used if total_used is None else total_used, len(data))
+        if quota:
+            raise UserInputError(quota)
         _write_stream(_target(folder, rel), [data], limits.max_file_bytes)
         out.written.append(rel)
-    except (UserInputError, OSError) as exc:
+    except UserInputError as exc:
         out.skipped.append(SkippedFile(filename=name or "(no name)", reason=str(exc)))
+    except OSError as exc:
+        out.skipped.append(SkippedFile(filename=name or "(no name)", reason=_os_reason(exc)))
     return out
 
 
@@ -175,11 +211,16 @@ def _member_problem(info: zipfile.ZipInfo, limits: UploadLimits) -> Optional[str
 
 
 def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits] = None,
-             used_bytes: Optional[int] = None) -> Saved:
+             used_bytes: Optional[int] = None, total_used: Optional[int] = None) -> Saved:
     """Extract the documents of an uploaded archive into `folder`, keeping its sub-folders. Refused
     as a whole: not a zip, too large, too many members, or more inflated bytes than allowed. Refused
     per member (with the reason): unsafe or hidden names, symlinks, encrypted members, unsupported
-    types (nested archives included), members over the size or ratio limits."""
+    types (nested archives included), members over the size or ratio limits.
+
+    Every limit is counted on the bytes actually written, not on the sizes the archive declares:
+    a 296 KB zip of 1,000 members of 190 KB each (every member under the old 1 MB ratio floor)
+    wrote 190 MB. The archive as a whole may write `max_ratio` times its own size (at least 1 MB);
+    when it reaches a limit, extraction stops and the rest is refused in one line."""
     limits = limits or UploadLimits()
     folder = Path(folder)
     out = Saved()
@@ -208,9 +249,11 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
                                            size=declared, limit=limits.max_zip_total_bytes)))
         return out
     used = folder_bytes(folder) if used_bytes is None else used_bytes
+    total = used if total_used is None else total_used
+    ratio_cap = int(max(limits.max_ratio * len(data), _RATIO_FLOOR))
     inflated = 0
     with zf:
-        for info in files:
+        for n, info in enumerate(files):
             shown = f"{label}:{info.filename}"
             if info.filename.startswith("__MACOSX/"):
                 continue  # Finder's resource forks: not documents, not worth a line in the report
@@ -219,15 +262,42 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
                 problem = _member_problem(info, limits) or document_suffix_ok(rel)
                 if problem:
                     raise UserInputError(problem)
-                budget = min(limits.max_file_bytes, limits.max_zip_total_bytes - inflated,
-                             limits.max_kb_bytes - used)
+                budgets = [
+                    (limits.max_file_bytes, _("too large (more than {limit} bytes)").format(limit=limits.max_file_bytes)),
+                    (int(max(limits.max_ratio * max(info.compress_size, 1), _CHUNK)),
+                     _("suspicious compression ratio (more than {ratio} times its {compressed} compressed bytes): "
+                       "a zip bomb?").format(ratio=int(limits.max_ratio), compressed=info.compress_size)),
+                    (ratio_cap - inflated, _("the archive wrote {limit} bytes, {ratio} times its own size: a zip bomb?")
+                     .format(limit=ratio_cap, ratio=int(limits.max_ratio))),
+                    (limits.max_zip_total_bytes - inflated, _("archive inflates to more than {limit} bytes").format(
+                        limit=limits.max_zip_total_bytes)),
+                    (limits.max_kb_bytes - used, _("the knowledge base would exceed {limit} bytes").format(
+                        limit=limits.max_kb_bytes)),
+                    (limits.max_total_bytes - total, _quota_problem(limits, limits.max_total_bytes, 1)),
+                ]
+                budget, too_much = min(budgets, key=lambda b: b[0])
                 if budget <= 0:
-                    raise UserInputError(_("the archive or the knowledge base reached its size limit"))
-                with zf.open(info) as member:
-                    size = _write_stream(_target(folder, rel), iter(lambda: member.read(_CHUNK), b""), budget)
+                    out.skipped.append(SkippedFile(filename=label, reason=_(
+                        "{reason}; {count} file(s) of the archive not extracted").format(
+                            reason=too_much, count=len(files) - n)))
+                    break
+                try:
+                    with zf.open(info) as member:
+                        size = _write_stream(_target(folder, rel), iter(lambda: member.read(_CHUNK), b""), budget,
+                                             too_much)
+                except UserInputError:
+                    if budgets.index((budget, too_much)) < 2:
+                        raise  # this member's own limit: the next one may be fine
+                    out.skipped.append(SkippedFile(filename=label, reason=_(
+                        "{reason}; {count} file(s) of the archive not extracted").format(
+                            reason=too_much, count=len(files) - n)))
+                    break
                 inflated += size
                 used += size
+                total += size
                 out.written.append(rel)
-            except (UserInputError, OSError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError) as exc:
+            except OSError as exc:
+                out.skipped.append(SkippedFile(filename=shown, reason=_os_reason(exc)))
+            except (UserInputError, zipfile.BadZipFile, RuntimeError, ValueError, EOFError) as exc:
                 out.skipped.append(SkippedFile(filename=shown, reason=str(exc) or type(exc).__name__))
     return out

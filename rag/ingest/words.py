@@ -23,6 +23,9 @@ UNREADABLE_PDF = N_("unreadable PDF: {error}")
 OUTSIDE_LINK = N_("symbolic link leading outside the knowledge-base folder: not followed")
 NOT_INGESTED_YET = N_("not ingested yet")
 SKIPPED = N_("skipped")
+TOO_MANY_PAGES = N_("too many pages ({count} > {limit}, RAG_MAX_PAGES_PER_DOC)")
+TOO_MANY_CHUNKS = N_("too many chunks ({count} > {limit}, RAG_MAX_CHUNKS_PER_DOC)")
+CANCELLED_BEFORE = N_("ingestion cancelled before this file was embedded")
 
 FOUND_FILES = N_("found {n} file(s)")
 EMBEDDING_CHUNKS = N_("embedding chunks {done}/{total}")
@@ -42,7 +45,8 @@ def _value(name: str, value: str) -> str:
 
 _TABLE = TemplateTable(
     (BINARY_TEXT, NOT_TEXT, UNSUPPORTED_TYPE, TOO_LARGE, UNREADABLE, EMPTY_FILE, NO_TEXT, NOT_PDF, ENCRYPTED_PDF,
-     UNREADABLE_PDF, OUTSIDE_LINK, NOT_INGESTED_YET, SKIPPED, FOUND_FILES, EMBEDDING_CHUNKS, WAITING_FOR_OTHER,
+     UNREADABLE_PDF, OUTSIDE_LINK, NOT_INGESTED_YET, SKIPPED, TOO_MANY_PAGES, TOO_MANY_CHUNKS, CANCELLED_BEFORE,
+     FOUND_FILES, EMBEDDING_CHUNKS, WAITING_FOR_OTHER,
      FILE_STAGE_AT, FILE_STAGE),
     values=_value,
 )
