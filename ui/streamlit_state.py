@@ -84,6 +84,8 @@ def get_session() -> DebugSession:
         session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
     session.run_by = current_person()  # read on every rerun: a sign-in or a new name applies to the next run
+    if session.history is None:  # the history was down (at start or mid-run): record again once it answers
+        session.attach_history(shared_history())
     return session
 
 
