@@ -180,6 +180,12 @@ def abandon_leftovers(found: RunHistory) -> None:
         log.info("marked %d unfinished run(s) of a previous process abandoned", len(marked))
 
 
+def open_histories() -> list[RunHistory]:
+    """The histories this process has open (the shutdown watcher marks and sweeps them: ui/shutdown.py)."""
+    with _lock:
+        return [found for found in _histories.values() if not found._closed]  # noqa: SLF001
+
+
 def close_all() -> None:
     """Close every open history (tests; a clean shutdown)."""
     with _lock:
@@ -192,4 +198,4 @@ def close_all() -> None:
 
 
 __all__ = ["ENV_DB", "ENV_URL", "ENV_SERVER", "DEFAULT_DB", "db_path", "history_url", "location", "is_shared",
-           "server_id", "history", "problem", "close_all"]
+           "server_id", "history", "problem", "open_histories", "close_all"]

@@ -263,6 +263,9 @@ def run_page(render: Callable[[], Any]) -> None:
     provider_banner()
     guarded_page(render)
     history_notice()
+    from ui.shutdown import watch
+
+    watch()  # leave within seconds on SIGTERM; let go of runs of closed tabs (ui/shutdown.py)
     warm_up_after_paint()
 
 
