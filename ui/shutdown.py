@@ -7,6 +7,7 @@ exits (a thread pool worker mid model call, a script run mid step), for as long 
 watcher looks at Streamlit's runtime state; once it is stopping, it marks this server's unfinished runs
 abandoned (bounded by the history's connect timeout) and ends the process `EXIT_GRACE_S` seconds after
 it saw the stop if it is still there (`os._exit`: the runs are marked and the histories closed by then).
+A clean exit that comes before the watcher sees the stop marks them from `atexit`.
 
 Closed tabs: every `SWEEP_S` seconds it sweeps the runs whose browser tab is no longer connected
 (`rag.workbench.run_owners.sweep`), so they are marked abandoned within that bound of the tab closing,
@@ -14,6 +15,7 @@ not only at the next run or the next start. The sweep runs in this thread, never
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -48,6 +50,7 @@ def watch() -> None:
             return
         _thread = threading.Thread(target=_watch, args=(instance,), name="rag-shutdown-watch", daemon=True)
         _thread.start()
+        atexit.register(abandon_unfinished)  # a clean exit can come before the watcher sees the stop
 
 
 def stopping(state: Any) -> bool:
