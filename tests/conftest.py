@@ -17,7 +17,7 @@ def postgres_server():
         pytest.fail(f"the PostgreSQL test server could not start: {exc}", pytrace=False)
 
 
-_SERVER_HINTS = ("streamlit_server(", "subprocess.Popen", "postgres_server")
+_SERVER_HINTS = ("streamlit_server(", "subprocess.Popen", "postgres_server", "postgres_cluster(")
 
 
 def pytest_collection_modifyitems(config, items):

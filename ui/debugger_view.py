@@ -276,6 +276,14 @@ def render_report_download(session: DebugSession, travel: Optional[int]) -> None
                               "with time travel, every step's diff, the evidence and the answer, in both languages"))
 
 
+def render_history_lost(session: DebugSession) -> None:
+    """Once, when the run history stopped answering under this run (its database went down)."""
+    if session.take_history_lost():
+        st.warning(_("**The run history stopped answering**, so this run goes on in memory: Step, Continue and time "
+                     "travel work as before, but the run is no longer recorded (the history marks it abandoned when "
+                     "it answers again). New runs are recorded again as soon as it does."))
+
+
 def render_page() -> None:
     """The page body below its heading (pages/debugger.py draws the heading before this module's
     imports, so the first paint does not wait for LangGraph)."""
@@ -315,6 +323,7 @@ def _workbench() -> None:
     run_pending(session)
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
     show_flash()
+    render_history_lost(session)
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     values = render_inspector(session, travel, box=_question())

@@ -13,7 +13,10 @@ Thread safety: both engines are shared by Streamlit's script threads (SQLite: on
 A history that cannot be used (damaged file, unreadable folder, a database that is down or refuses
 the login), at open or later, is given up for the rest of the process: `history()` raises, the
 debugger runs in memory (`ui.streamlit_state`), and `problem()` is the one notice the pages show.
-The cause is logged once, not on every rerun. A database URL is only ever shown or logged through
+The cause is logged once, not on every rerun. A database is tried again (`retry_seconds()` after it
+failed, on the next page a visitor opens or reruns), so the history comes back by itself when the database
+answers again, also when it was down at start; reopening marks this server's runs the outage cut short
+abandoned (`abandon_leftovers`). A database URL is only ever shown or logged through
 `location()` (without its password).
 
 Which server: every run is stamped with `server_id()`, stable across restarts of one server
@@ -26,6 +29,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -39,11 +43,22 @@ log = logging.getLogger("rag_debugger.history")
 ENV_DB = "RAG_HISTORY_DB"
 ENV_URL = "RAG_HISTORY_URL"
 ENV_SERVER = "RAG_SERVER_ID"
+ENV_RETRY = "RAG_HISTORY_RETRY_S"
 DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
 
 _lock = threading.Lock()
 _histories: dict[str, RunHistory] = {}
 _problems: dict[str, str] = {}
+_given_up_at: dict[str, float] = {}
+
+
+def retry_seconds() -> float:
+    """How long after a failure a database is tried again: env `RAG_HISTORY_RETRY_S`, else 10 s (a try
+    against a host that does not answer costs a page up to the connect timeout)."""
+    try:
+        return max(0.0, float(os.environ.get(ENV_RETRY, "") or 10))
+    except ValueError:
+        return 10.0
 
 
 def db_path() -> Path:
@@ -108,10 +123,13 @@ def _unusable(resolved: str, cause: str) -> HistoryDamagedError:
 def history(path: Optional[str | Path] = None) -> RunHistory:
     """The process-wide history for `path` (default: `RAG_HISTORY_URL`, else `db_path()`), created (with its folder) on
     first use and reused afterwards. Raises (HistoryDamagedError, OSError...) when the file cannot be
-    used, and keeps raising for this path once it failed: see `problem()`."""
+    used, and keeps raising for this path once it failed (a database: until a retry answers, see
+    `retry_seconds()`): see `problem()`."""
     resolved = _resolved(path)
     with _lock:
-        if resolved in _problems:
+        retrying = resolved in _problems
+        if retrying and not (is_database_url(resolved)
+                             and time.monotonic() - _given_up_at.get(resolved, 0.0) >= retry_seconds()):
             raise _unusable(resolved, _problems[resolved])
         found = _histories.get(resolved)
         if found is not None and found.damage:
@@ -123,20 +141,27 @@ def history(path: Optional[str | Path] = None) -> RunHistory:
             try:
                 found = RunHistory(resolved, server_id=server_id())
             except HistoryDamagedError as exc:
-                _give_up(resolved, exc.cause)
+                _give_up(resolved, exc.cause, quiet=retrying)
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. a folder that cannot be created
                 from rag.redaction import redact_urls_in_text
 
-                _give_up(resolved, redact_urls_in_text(f"{type(exc).__name__}: {exc}"))
+                _give_up(resolved, redact_urls_in_text(f"{type(exc).__name__}: {exc}"), quiet=retrying)
                 raise
+            if retrying:
+                _problems.pop(resolved, None)
+                log.warning("run history %s answers again; runs are recorded again", location(resolved))
             _histories[resolved] = found
             abandon_leftovers(found)
         return found
 
 
-def _give_up(resolved: str, cause: str) -> None:
+def _give_up(resolved: str, cause: str, *, quiet: bool = False) -> None:
     _problems[resolved] = cause
+    _given_up_at[resolved] = time.monotonic()
+    if quiet:  # a retry that failed again: logged once already
+        log.debug("run history %s still unusable: %s", location(resolved), cause)
+        return
     log.error("run history %s is unusable, the debugger runs in memory without recording: %s", location(resolved),
               cause)
 
@@ -165,15 +190,22 @@ def abandon_leftovers(found: RunHistory) -> None:
         log.info("marked %d unfinished run(s) of a previous process abandoned", len(marked))
 
 
+def open_histories() -> list[RunHistory]:
+    """The histories this process has open (the shutdown watcher marks and sweeps them: ui/shutdown.py)."""
+    with _lock:
+        return [found for found in _histories.values() if not found._closed]  # noqa: SLF001
+
+
 def close_all() -> None:
     """Close every open history (tests; a clean shutdown)."""
     with _lock:
         items = list(_histories.values())
         _histories.clear()
         _problems.clear()
+        _given_up_at.clear()
     for item in items:
         item.close()
 
 
 __all__ = ["ENV_DB", "ENV_URL", "ENV_SERVER", "DEFAULT_DB", "db_path", "history_url", "location", "is_shared",
-           "server_id", "history", "problem", "close_all"]
+           "server_id", "history", "problem", "open_histories", "close_all"]

@@ -84,6 +84,8 @@ def get_session() -> DebugSession:
         session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
     session.run_by = current_person()  # read on every rerun: a sign-in or a new name applies to the next run
+    if session.history is None:  # the history was down (at start or mid-run): record again once it answers
+        session.attach_history(shared_history())
     return session
 
 
@@ -261,6 +263,9 @@ def run_page(render: Callable[[], Any]) -> None:
     provider_banner()
     guarded_page(render)
     history_notice()
+    from ui.shutdown import watch
+
+    watch()  # leave within seconds on SIGTERM; let go of runs of closed tabs (ui/shutdown.py)
     warm_up_after_paint()
 
 

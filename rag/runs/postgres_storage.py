@@ -29,13 +29,16 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from rag.errors import HistoryUnavailableError
 from rag.redaction import MASK, redact_url, redact_urls_in_text
 from rag.runs import schema
+from rag.runs.mirrored_saver import MirroredSaver
 from rag.runs.run_info import now_iso
 from rag.runs.storage import DATABASE_RECOVERY, Execute, HistoryStorage
 
 RECOVERY = DATABASE_RECOVERY
 
-#: Connect timeout in seconds for the first connection and for the pool's.
-CONNECT_TIMEOUT = int(os.environ.get("RAG_HISTORY_CONNECT_TIMEOUT", "5") or 5)
+#: Connect timeout in seconds for the first connection, the pool's connections and a wait for a pooled one:
+#: short, because a Step that writes a checkpoint while the database is down waits this long once (then the
+#: run goes on in memory, `rag.runs.mirrored_saver`).
+CONNECT_TIMEOUT = int(os.environ.get("RAG_HISTORY_CONNECT_TIMEOUT", "3") or 3)
 #: Advisory lock key for migrations (any constant shared by every app server of the database).
 _MIGRATION_LOCK = 7_150_015
 #: Errors that mean the database cannot be used (down, gone, login refused), as opposed to a bad statement.
@@ -70,16 +73,18 @@ class PostgresStorage(HistoryStorage):
         self.damage = None
         self.closed = False
         self._pool: Optional[ConnectionPool] = None
-        kwargs = {"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0}
+        kwargs = {"autocommit": True, "row_factory": dict_row, "prepare_threshold": 0,
+                  "connect_timeout": CONNECT_TIMEOUT}
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT, autocommit=True):
                 pass  # the clear reason when the server is down or refuses the login
             size = max_size or int(os.environ.get("RAG_HISTORY_POOL_SIZE", "8") or 8)
             self._pool = ConnectionPool(url, min_size=1, max_size=max(size, 2), kwargs=kwargs, open=False,
-                                        name="rag-history", timeout=CONNECT_TIMEOUT * 2,
+                                        name="rag-history", timeout=CONNECT_TIMEOUT,
                                         configure=None, check=ConnectionPool.check_connection)
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
             self._saver = _WatchedPostgresSaver(self._pool)
+            self._mirror = MirroredSaver(self._saver)
             self._setup()
         except HistoryUnavailableError:
             self.close()
@@ -87,7 +92,7 @@ class PostgresStorage(HistoryStorage):
         except (psycopg.Error, PoolTimeout) as exc:
             self.close()
             raise HistoryUnavailableError(self.location, self.describe_error(exc)) from None
-        self._saver.on_damage = self.report_damage
+        self._saver.on_damage = self._mirror.on_lost = self.report_damage
 
     def _setup(self) -> None:
         """Our tables and the saver's, migrated by one server at a time (an advisory lock held on a
@@ -103,8 +108,9 @@ class PostgresStorage(HistoryStorage):
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
 
     @property
-    def checkpointer(self) -> PostgresSaver:
-        return self._saver
+    def checkpointer(self) -> MirroredSaver:
+        """Live runs in memory, copied to the database while it answers (`rag.runs.mirrored_saver`)."""
+        return self._mirror
 
     @contextmanager
     def transaction(self) -> Iterator[Execute]:

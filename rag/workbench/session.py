@@ -161,6 +161,11 @@ class DebugSession:
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
+        self.history_lost = False
+        """Set when the history stopped answering under this session (its database went down); the page
+        says so once (`take_history_lost`)."""
+        self._cut_runs: set[str] = set()
+        """Runs the outage cut short: marked abandoned (incomplete) when a history answers again."""
 
     # ----- collaborators ------------------------------------------------------------------
     def _sink(self, step: ProgressStep) -> None:
@@ -226,7 +231,38 @@ class DebugSession:
         if self.checkpointer is self.history.checkpointer:
             self.checkpointer = _default_saver()
         self.history = None
+        self.history_lost = True
+        self._cut_runs |= self.open_runs
+        self.open_runs = set()
         return True
+
+    def take_history_lost(self) -> bool:
+        """True once after the history stopped answering under this session (the page's one warning)."""
+        lost, self.history_lost = self.history_lost, False
+        return lost
+
+    def attach_history(self, history: Any) -> bool:
+        """A history answers again (or for the first time: it was down when this session began): later
+        runs are recorded in it, and the runs an outage cut short are marked abandoned there, never left
+        `running`. The run on screen goes on where it is (in memory, unrecorded). True when attached."""
+        if history is None or self.history is not None or getattr(history, "damage", None):
+            return False
+        self.history = history
+        self.checkpointer = history.checkpointer
+        if self._cut_runs:
+            abandon_runs(history, self._cut_runs)
+        return True
+
+    def _forget_threads(self) -> None:
+        """The loaded runs are replaced: a checkpointer that keeps live threads in memory
+        (`rag.runs.mirrored_saver`) lets their copies go (the history keeps its own)."""
+        for seg in self.segments:
+            forget = getattr(getattr(seg.stepper.graph, "checkpointer", None), "forget", None)
+            if forget is not None and not seg.replay:
+                try:
+                    forget(seg.stepper.thread_id)
+                except Exception:  # noqa: BLE001 - only memory to free
+                    log.debug("could not forget a thread", exc_info=True)
 
     def _new_segment(self, kind: str, inp: dict, label: str, answer: Optional[str] = None) -> Segment:
         self._drop_damaged_history()
@@ -312,6 +348,7 @@ class DebugSession:
         """Start a new main run paused before its first node (nothing runs yet). The loaded run
         is let go first, also when the question is refused: the page must then show only why, not
         the previous question's result under it as if it answered this one (it stays in the history)."""
+        self._forget_threads()
         self.question = ""
         self.segments = []
         self.replay_mode = False
@@ -344,6 +381,8 @@ class DebugSession:
             raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
         with self._timed_steps():
             record = seg.stepper.step()
+        if not record.error:  # the database went down during the step: the run goes on in memory
+            self._drop_damaged_history()
         self._record_progress(seg)
         self._check_history(record.error)
         return record
@@ -352,6 +391,8 @@ class DebugSession:
         seg = self._require()
         with self._timed_steps():
             records = seg.stepper.run_to_end()
+        if not (records and records[-1].error):
+            self._drop_damaged_history()
         self._record_progress(seg)
         self._check_history(records[-1].error if records else None)
         return records
@@ -480,6 +521,7 @@ class DebugSession:
             self._pending, self._pending_calls = [], []
         with self._timed_steps():
             stepper.run_to_end()
+        self._drop_damaged_history()
         self._record_progress(fork)
         return fork
 

@@ -24,6 +24,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
+"""The process of each running `streamlit_server`, by its URL (the shutdown tests signal it)."""
+
+
 @contextlib.contextmanager
 def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0, poll_s: float = 0.2,
                      args: list[str] | None = None):
@@ -41,6 +45,7 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
     full_env = {**os.environ, "RAG_MODEL_PROVIDER": "offline", **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    SERVER_PROCESSES[url] = proc
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -57,6 +62,7 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
             time.sleep(poll_s)
         yield url
     finally:
+        SERVER_PROCESSES.pop(url, None)
         proc.terminate()
         try:
             proc.wait(timeout=10)

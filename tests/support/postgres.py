@@ -29,11 +29,17 @@ class PgCluster:
     port: int
     data_dir: Path
     stop_command: list[str] | None = None
+    start_command: list[str] | None = None
 
     def stop(self) -> None:
         """Stop the server now (a database that goes down under a running app)."""
         if self.stop_command:
             subprocess.run(self.stop_command, capture_output=True, timeout=120)
+
+    def start(self) -> None:
+        """Start a stopped server again, on the same port and data (the database comes back)."""
+        if self.start_command:
+            _run(self.start_command)
 
     def url(self, database: str = "postgres", *, schema: str | None = None) -> str:
         url = f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -106,10 +112,11 @@ def postgres_cluster() -> Iterator[PgCluster]:
     started = False
     try:
         _run([*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
-        _run([*prefix, pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "120", "-o",
-              f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
+        start = [*prefix, pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w", "-t", "120", "-o",
+                 f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start"]
+        _run(start)
         started = True
-        yield PgCluster(port=port, data_dir=data,
+        yield PgCluster(port=port, data_dir=data, start_command=start,
                         stop_command=[*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"])
     except RuntimeError as exc:
         log = base / "server.log"
