@@ -91,7 +91,7 @@ def main(argv=None) -> tuple[float, float]:
     exporter.reset()
     # Steps differ (a lane step costs more than the planner's), so each step index is compared with
     # itself: the median of each index over the sessions, summed.
-    per_step = {on: [statistics.median(col) for col in zip(*steps[on])] for on in (False, True)}
+    per_step = {on: [statistics.median(col) for col in zip(*steps[on], strict=True)] for on in (False, True)}
     step_ratio = sum(per_step[True]) / sum(per_step[False])
     runs_ratio = totals[True] / totals[False]
     print(f"a run's Steps, export off / on: {sum(per_step[False]) * 1000:.1f} ms / {sum(per_step[True]) * 1000:.1f} ms "
