@@ -64,3 +64,21 @@ def test_the_settings_switch_turns_export_off_and_on_but_not_elsewhere(monkeypat
         assert exporter.tracer() is not None and exporter.status().endpoint == "http://127.0.0.1:9"
     finally:
         exporter.reset()
+
+
+def test_grpc_and_http_pick_their_exporter():
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as Grpc
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
+
+    from rag.telemetry.config import export_config
+    from rag.telemetry.exporter import _otlp_exporter
+
+    grpc = _otlp_exporter(export_config({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+                                         "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}))
+    http = _otlp_exporter(export_config({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:6006/"}))
+    full = _otlp_exporter(export_config({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:6006/x/traces"}))
+    assert isinstance(grpc, Grpc) and isinstance(http, Http)
+    assert http._endpoint == "http://127.0.0.1:6006/v1/traces", "the base endpoint gets /v1/traces, once"
+    assert full._endpoint == "http://127.0.0.1:6006/x/traces", "a traces endpoint is used as given"
+    for e in (grpc, http, full):
+        e.shutdown()

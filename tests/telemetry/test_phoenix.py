@@ -89,3 +89,21 @@ def test_debugger_api_and_hitl_resume_runs_arrive_in_phoenix(phoenix, monkeypatc
                for s in llm)
     assert {_attrs(s).get("llm.model_name") for s in llm} == {"fast-model", "grade-model"}
     assert FAKE_KEY not in repr(spans)
+
+
+def test_an_api_run_arrives_over_grpc(phoenix, monkeypatch):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", phoenix.otlp_grpc)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    monkeypatch.setenv("OTEL_SERVICE_NAME", PROJECT + "-grpc")
+    exporter.reset()
+    try:
+        run_rag_graph("How do I reset the Nova Thermostat?", settings=RagSettings(model_provider="offline"))
+        assert exporter.flush(15000)
+        assert exporter.status().state == "ok" and exporter.status().protocol == "grpc", exporter.status()
+        deadline, spans = time.monotonic() + 30, []
+        while time.monotonic() < deadline and not any(s.get("name") == "rag.run" for s in spans):
+            time.sleep(0.5)
+            spans = phoenix.spans(PROJECT + "-grpc")
+    finally:
+        exporter.reset()
+    assert {s.get("span_kind") for s in spans} == {"CHAIN", "RETRIEVER"}
