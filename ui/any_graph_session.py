@@ -202,9 +202,15 @@ class AnyGraphSession:
         steps = steps_from_stepper(stepper.steps)
         start = steps[0].start_ns if steps else time.time_ns()
         values = stepper.steps[-1].values_after if stepper.steps else {}
+        try:  # the app's configured keys, should your graph's state carry one
+            from rag.settings import load_settings
+
+            secrets = load_settings().secret_strings()
+        except Exception:  # noqa: BLE001 - settings that do not load hold no secret to hide
+            secrets = []
         send_run(RunRecord(kind="graph", start_ns=start, end_ns=steps[-1].end_ns if steps else start,
                            values=dict(values or {}), steps=steps, graph_name=self.spec, error=stepper.error),
-                 (), tracer)
+                 secrets, tracer)
 
     def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
         """Answer the pending `interrupt()` (one superstep)."""
