@@ -25,6 +25,20 @@ def _compiled(kind: str):
     return compiled_graph(kind)
 
 
+def _invoke(kind: str, inp: dict, ctx: RagContext) -> dict:
+    """Run a graph; when OpenTelemetry export is on (rag/telemetry), streamed and sent as a trace."""
+    from rag.telemetry.runs import active
+
+    tracer = active()
+    if tracer is None:
+        return _compiled(kind).invoke(inp, context=ctx)
+    from rag.telemetry.runs import traced_invoke
+
+    return traced_invoke(_compiled(kind), inp, context=ctx, kind=kind, tracer=tracer,
+                         secrets=ctx.settings.secret_strings(), prompt_version=ctx.settings.prompt_version,
+                         snapshot=inp.get("hitl_snapshot"))
+
+
 def validate_text(text: Any, *, what: str, limit: int) -> str:
     """The cleaned text (`rag.rules.text.clean_text`), or InvalidQuestionError saying why it is unusable:
     not text, not valid Unicode, empty (only blanks, NULs or zero-width characters) or too long."""
@@ -130,7 +144,7 @@ def run_rag_graph(
     text = validate_text(question, what="question", limit=settings.max_question_chars)  # before loading anything
     ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
     ctx.reset_clock()
-    final = _compiled("main").invoke(initial_state(text), context=ctx)
+    final = _invoke("main", initial_state(text), ctx)
     return build_result(final, ctx)
 
 
@@ -150,7 +164,7 @@ def resume_rag_from_hitl(
     inp = resume_input(snapshot, answer, limit=settings.max_question_chars)  # before loading anything
     ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
     ctx.reset_clock()
-    final = _compiled("resume").invoke(inp, context=ctx)
+    final = _invoke("resume", inp, ctx)
     return build_result(final, ctx)
 
 

@@ -12,6 +12,7 @@ run. A recording (`export_run`) can be opened read-only with `open_replay`.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -83,6 +84,11 @@ def load_saved_input(path: str) -> dict:
     return data
 
 
+def _note_step_end(record: StepRecord) -> None:
+    """Where the step sits in an OpenTelemetry trace (rag/telemetry/records.py)."""
+    record.annotations["wall_end_ns"] = time.time_ns()
+
+
 @dataclass
 class StoredThread:
     """Which stored thread a segment shows, and how it went on (`forked`: in the debugger's copy)."""
@@ -106,6 +112,8 @@ class GraphSegment:
     """Runs of your own graph are not kept in the run history (export one to keep it)."""
     thread: Optional[StoredThread] = None
     """Set on a segment that shows (or goes on with) a thread of the user's own checkpointer."""
+    traced: bool = False
+    """Sent to OpenTelemetry already (rag/telemetry)."""
 
     @property
     def graph(self) -> Any:
@@ -176,7 +184,8 @@ class AnyGraphSession:
     def start(self, inp: dict) -> GraphSegment:
         """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
         self._runs += 1
-        stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context)
+        stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context,
+                               on_step=_note_step_end)
         stepper.start(inp)
         if stepper.error:
             raise DebuggerUserError(_("the run could not start: {error}").format(error=stepper.error))
@@ -200,10 +209,42 @@ class AnyGraphSession:
             raise DebuggerUserError(_("the run has finished: press Restart to run it again"))
         if self.pending_interrupts():
             raise DebuggerUserError(_("the graph is waiting for your answer to its interrupt() first"))
-        return seg.stepper.step()
+        record = seg.stepper.step()
+        self._export_trace(seg)
+        return record
 
     def run_to_end(self) -> list[StepRecord]:
-        return self._require().stepper.run_to_end()
+        seg = self._require()
+        records = seg.stepper.run_to_end()
+        self._export_trace(seg)
+        return records
+
+    def _export_trace(self, seg: GraphSegment) -> None:
+        """A finished or failed run to OpenTelemetry when export is on: the run and node spans only (the
+        RAG-specific spans need the workflow's own records), built after the run."""
+        stepper = seg.stepper
+        if seg.replay or seg.traced or not (stepper.done or stepper.error):
+            return
+        from rag.telemetry.runs import active, send_run
+
+        tracer = active()
+        if tracer is None:
+            return
+        seg.traced = True
+        from rag.telemetry.records import RunRecord, steps_from_stepper
+
+        steps = steps_from_stepper(stepper.steps)
+        start = steps[0].start_ns if steps else time.time_ns()
+        values = stepper.steps[-1].values_after if stepper.steps else {}
+        try:  # the app's configured keys, should your graph's state carry one
+            from rag.settings import load_settings
+
+            secrets = load_settings().secret_strings()
+        except Exception:  # noqa: BLE001 - settings that do not load hold no secret to hide
+            secrets = []
+        send_run(RunRecord(kind="graph", start_ns=start, end_ns=steps[-1].end_ns if steps else start,
+                           values=dict(values or {}), steps=steps, graph_name=self.spec, error=stepper.error),
+                 secrets, tracer)
 
     def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
         """Answer the pending `interrupt()` (one superstep)."""
@@ -211,9 +252,11 @@ class AnyGraphSession:
         if self.replay_mode:
             raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
         try:
-            return seg.stepper.resume(value, interrupt_id=interrupt_id)
+            record = seg.stepper.resume(value, interrupt_id=interrupt_id)
         except StepperError as exc:
             raise DebuggerUserError(str(exc)) from None
+        self._export_trace(seg)
+        return record
 
     def _require(self) -> GraphSegment:
         if not self.segments:

@@ -197,6 +197,9 @@ def render_page() -> None:
                       value="" if settings.min_score is None else str(settings.min_score))
         st.form_submit_button(_("Save retrieval settings"), on_click=_save_retrieval)
     render_person()
+    from ui.telemetry_view import render_telemetry
+
+    render_telemetry()
     with st.expander(_("All effective settings (secrets hidden)")):
         st.json(settings.public_dict())
 

@@ -31,9 +31,30 @@ def usage_of(raw: Any) -> tuple[Optional[int], Optional[int]]:
     return usage.get("input_tokens"), usage.get("output_tokens")
 
 
+def _task_id() -> Optional[str]:
+    """The LangGraph task (lane) making the call, so a trace can hang the call under its lane."""
+    try:
+        from langgraph.config import get_config
+
+        ns = get_config().get("metadata", {}).get("langgraph_checkpoint_ns") or ""
+    except Exception:  # noqa: BLE001 - outside a graph run there is no task
+        return None
+    return ns.rpartition("|")[2].partition(":")[2] or None
+
+
+def _output_of(raw: Any) -> Optional[str]:
+    content = getattr(raw, "content", None)
+    if content:
+        return content if isinstance(content, str) else str(content)
+    calls = getattr(raw, "tool_calls", None)
+    return str(calls) if calls else None
+
+
 def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
-                      error_kind: Optional[str] = None) -> None:
-    """`started` is `time.perf_counter()` at the call's start; a no-op without a sink."""
+                      error_kind: Optional[str] = None, method: Optional[str] = None,
+                      prompt: Optional[str] = None) -> None:
+    """`started` is `time.perf_counter()` at the call's start; a no-op without a sink. The prompt and
+    the output travel unredacted: every consumer that shows or sends them redacts them itself."""
     sink = _SINK.get()
     if sink is None:
         return
@@ -41,6 +62,8 @@ def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
     try:
         sink({"role": role, "model": model, "started": started,
               "elapsed_ms": round((time.perf_counter() - started) * 1000.0, 3),
-              "tokens_in": tokens_in, "tokens_out": tokens_out, "ok": error_kind is None, "error_kind": error_kind})
+              "tokens_in": tokens_in, "tokens_out": tokens_out, "ok": error_kind is None, "error_kind": error_kind,
+              "method": method, "prompt": prompt, "output": _output_of(raw), "task_id": _task_id(),
+              "wall_end_ns": time.time_ns()})
     except Exception:  # noqa: BLE001 - a broken observer must not fail the model call
         pass

@@ -307,9 +307,10 @@ class ClientPool:
         except Exception as exc:  # noqa: BLE001 - every failure becomes ModelCallError
             error = classify_error(exc, **ctx)
             log.debug("model call failed: kind=%s %s", error.kind, error)
-            record_model_call(role, model, started, error_kind=error.kind)
+            record_model_call(role, model, started, error_kind=error.kind, method=method, prompt=prompt)
             raise error from None
-        record_model_call(role, model, started, raw=result.get("raw") if isinstance(result, dict) else None)
+        record_model_call(role, model, started, raw=result.get("raw") if isinstance(result, dict) else None,
+                          method=method, prompt=prompt)
         parsed, problem = result.get("parsed"), result.get("parsing_error")
         if problem is not None:
             error = classify_error(problem, **ctx)

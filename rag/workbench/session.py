@@ -112,10 +112,18 @@ class Segment:
     """The history's RunInfo of a replayed run."""
     fork_of: Any = None
     """A what-if fork: (the segment it forked from, the step index there, the edited field, its new value)."""
+    traced: bool = False
+    """Sent to OpenTelemetry already (rag/telemetry)."""
 
     @property
     def graph(self) -> Any:
         return self.stepper.graph
+
+
+def _telemetry_on() -> bool:
+    from rag.telemetry.runs import active
+
+    return active() is not None
 
 
 def model_call_span(call: dict, step_t0: float) -> dict:
@@ -184,6 +192,9 @@ class DebugSession:
         record.annotations["progress"] = [s.model_dump() for s in steps]
         t0 = self._step_t0 if self._step_t0 is not None else time.perf_counter() - record.duration_ms / 1000.0
         record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls
+        record.annotations["wall_end_ns"] = time.time_ns()  # where the step sits in an OpenTelemetry trace
+        if calls and _telemetry_on():
+            record.annotations["model_calls"] = calls  # the trace's LLM spans (_export_trace)
         self._step_t0 = time.perf_counter()  # run_to_end: the next step starts now
 
     @contextmanager
@@ -343,6 +354,35 @@ class DebugSession:
         except Exception:  # noqa: BLE001
             log.warning("could not record the end of a run", exc_info=True)
 
+    def _export_trace(self, seg: Segment) -> None:
+        """Send a live segment that finished or failed to OpenTelemetry when export is on (rag/telemetry),
+        once: built from its step records after the run, so a Step never waits for it."""
+        stepper = seg.stepper
+        if seg.replay or seg.ctx is None or not (stepper.done or stepper.error) or seg.traced:
+            return
+        from rag.telemetry.runs import active
+
+        tracer = active()
+        if tracer is None:
+            return
+        seg.traced = True
+        from rag.telemetry.records import CallRecord, RunRecord, steps_from_stepper
+        from rag.telemetry.runs import send_run
+
+        steps = steps_from_stepper(stepper.steps)
+        calls = [CallRecord.from_sink(c) for rec in stepper.steps for c in rec.annotations.get("model_calls") or []]
+        values = stepper.current_values() if stepper.done else (stepper.steps[-1].values_after if stepper.steps else {})
+        first = stepper.steps[0] if stepper.steps else None
+        start = steps[0].start_ns if steps else time.time_ns()
+        parent = next((s.run_id for s in reversed(self.segments[:-1]) if s is not seg), None) \
+            if seg.kind == "resume" else None
+        snapshot = first.values_before.get("hitl_snapshot") if first is not None else None
+        send_run(RunRecord(kind=seg.kind, start_ns=start, end_ns=steps[-1].end_ns if steps else start,
+                           question=self.question, values=dict(values or {}), steps=steps, calls=calls,
+                           run_id=seg.run_id, parent_run_id=parent, prompt_version=seg.prompt_version,
+                           error=stepper.error, snapshot=snapshot),
+                 self.settings.secret_strings(), tracer)
+
     # ----- commands -----------------------------------------------------------------------
     def start(self, question: str) -> Segment:
         """Start a new main run paused before its first node (nothing runs yet). The loaded run
@@ -384,6 +424,7 @@ class DebugSession:
         if not record.error:  # the database went down during the step: the run goes on in memory
             self._drop_damaged_history()
         self._record_progress(seg)
+        self._export_trace(seg)
         self._check_history(record.error)
         return record
 
@@ -394,6 +435,7 @@ class DebugSession:
         if not (records and records[-1].error):
             self._drop_damaged_history()
         self._record_progress(seg)
+        self._export_trace(seg)
         self._check_history(records[-1].error if records else None)
         return records
 

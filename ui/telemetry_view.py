@@ -1,0 +1,37 @@
+"""The Settings page's OpenTelemetry section: is export on, where to (without credentials), does it work.
+
+Why only a switch: the destination, headers and service name come from the server's environment
+(`OTEL_EXPORTER_OTLP_*`), so a visitor of a shared server cannot send the team's runs elsewhere
+(docs/decisions.md). The switch is the process's, like the receiver it points at.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag.i18n import _
+from rag.telemetry import exporter
+
+
+def _toggled() -> None:
+    exporter.set_switch(bool(st.session_state.get("set_otel_on")))
+
+
+def render_telemetry() -> None:
+    st.subheader(_("Send runs to OpenTelemetry"))
+    on = exporter.tracer() is not None
+    st.toggle(_("Send every run as a trace (Phoenix, Langfuse, Jaeger, a collector)"), value=on, key="set_otel_on",
+              on_change=_toggled)
+    status = exporter.status()
+    if status.state == "off":
+        st.caption(_("Off. The server's OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_EXPORTER_OTLP_HEADERS and "
+                     "OTEL_SERVICE_NAME) says where traces go; without it, the switch sends them to the "
+                     "OpenTelemetry default receiver on this machine (localhost:4318)."))
+    elif status.state == "waiting":
+        st.info(_("On: traces go to {endpoint} ({protocol}) as service {service}; nothing sent yet.").format(
+            endpoint=status.endpoint, protocol=status.protocol, service=status.service_name))
+    elif status.state == "ok":
+        st.success(_("On: {count} spans sent to {endpoint} ({protocol}) as service {service}.").format(
+            count=status.sent, endpoint=status.endpoint, protocol=status.protocol, service=status.service_name))
+    else:
+        st.warning(_("The receiver at {endpoint} does not take the traces ({problem}): runs go on, their spans "
+                     "are dropped until it answers.").format(endpoint=status.endpoint, problem=status.problem))
