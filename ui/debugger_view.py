@@ -6,8 +6,6 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import streamlit as st
 
 from debugger.breakpoints import breakpoint_hit
@@ -24,7 +22,7 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
-from ui.question_row import QUESTION_KEY, LazyNodes, graph_nodes, question_row_slot, render_question_row
+from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
@@ -163,7 +161,7 @@ def render_replay_banner(session: DebugSession) -> None:
                   help=_("Back to live debugging; the recorded run stays in the history"))
 
 
-def render_question(session: DebugSession, nodes: Sequence[str]) -> None:
+def render_question(session: DebugSession, nodes: list[str]) -> None:
     """The replay banner, then the question row (`ui.question_row`), in the row's one slot."""
     with question_row_slot():
         if session.replay_mode:
@@ -220,7 +218,7 @@ def render_page(*, question_row_drawn: bool = False) -> None:
         session = followed
         st.session_state[QUESTION_KEY] = session.question
     if not question_row_drawn:
-        render_question(session, LazyNodes(graph_nodes))
+        render_question(session, graph_nodes())  # LangGraph is loaded by now: the list costs nothing
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
 

@@ -8,9 +8,6 @@ arrives while the first run is still importing is taken by the next run, not los
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Callable, Optional
-
 import streamlit as st
 
 from rag.i18n import _
@@ -32,26 +29,6 @@ def demo_questions() -> list:
         return load_demo_questions()
     except Exception:  # noqa: BLE001 - demos are a convenience; the debugger works without them
         return []
-
-
-class LazyNodes(Sequence):
-    """The breakpoint picker's options, read from the graph only when the picker is opened: the
-    graph's module brings LangGraph, and the folded picker needs no option to draw its button."""
-
-    def __init__(self, load: Callable[[], list[str]]):
-        self._load = load
-        self._nodes: Optional[list[str]] = None
-
-    def _all(self) -> list[str]:
-        if self._nodes is None:
-            self._nodes = list(self._load())
-        return self._nodes
-
-    def __getitem__(self, index):
-        return self._all()[index]
-
-    def __len__(self) -> int:
-        return len(self._all())
 
 
 def graph_nodes() -> list[str]:
@@ -87,7 +64,7 @@ def question_row_slot():
     return st.container(key=ROW_KEY)
 
 
-def render_question_row(*, replay: bool, loaded: str, has_run: bool, nodes: Sequence[str]) -> None:
+def render_question_row(*, replay: bool, loaded: str, has_run: bool, nodes: list[str]) -> None:
     """One row: the question box, and beside it the demos and the breakpoints as two buttons that
     open a panel. Lines of their own pushed the graph below the fold at 1024x768."""
     if replay:
@@ -107,7 +84,7 @@ def render_question_row(*, replay: bool, loaded: str, has_run: bool, nodes: Sequ
             with lazy_popover(_("Demo questions — one per route"), key="demos_folded") as is_open:
                 if is_open:
                     render_demo_buttons(demos, columns=2)
-        render_breakpoints(nodes)  # type: ignore[arg-type] - a sequence; the picker reads it only when open
+        render_breakpoints(nodes)
     if demos and not has_run:  # nothing loaded yet: the demos are the way in, one click each
         with st.container(border=True, key="demos"):
             st.caption(_("Demo questions — one per route"))
@@ -127,5 +104,7 @@ def first_paint() -> bool:
     if not can_draw_before_session():
         return False
     with question_row_slot():
-        render_question_row(replay=False, loaded="", has_run=False, nodes=LazyNodes(graph_nodes))
+        # No node list yet: it needs the graph's module (LangGraph). The picker is folded on a first visit;
+        # opened in the gap, it shows its nodes from the next run on, when the session exists.
+        render_question_row(replay=False, loaded="", has_run=False, nodes=[])
     return True
