@@ -1,5 +1,6 @@
-"""The step debugger. The heading is drawn before the debugger's modules are imported: they bring
-LangGraph and the engine (~1.5 s cold), and a page that shows its heading at once reads as fast."""
+"""The step debugger. The heading, and on a first visit the question box and the demo buttons, are
+drawn before the debugger's modules are imported: they bring LangGraph and the engine (~2–3 s cold),
+and a demo button that is there at once can be clicked at once (its click loads the engine)."""
 import streamlit as st
 
 from rag.i18n import N_, _
@@ -11,9 +12,12 @@ TITLE = N_("Step debugger")  # shown through `_()` when the page draws (the lang
 
 def _render() -> None:
     st.title(f"{ICON} {_(TITLE)}")
+    from ui.question_row import first_paint
+
+    drawn = first_paint()
     from ui.debugger_view import render_page
 
-    render_page()
+    render_page(question_row_drawn=drawn)
 
 
 run_page(_render)

@@ -16,35 +16,22 @@ from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
-from ui.panels.breakpoints import breakpoints, render_breakpoints
+from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
-from ui.panels.lazy import lazy_popover
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
+from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
 
-QUESTION_KEY = "question"
 N_("Replay — recorded run, no model and no knowledge base")
 """`rag.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;
 if the engine's wording changes, the Chinese page tests see an English banner."""
-KEPT_QUESTION_KEY = "question_kept"
-"""A copy of the box that outlives the page: Streamlit forgets a widget's value when a page
-without it runs, so the box came back empty after a visit to another page."""
-
-
-def _demo_questions() -> list:
-    try:
-        from rag.demo import load_demo_questions
-
-        return load_demo_questions()
-    except Exception:  # noqa: BLE001 - demos are a convenience; the debugger works without them
-        return []
 
 
 # ----- callbacks (run before the script body, so the page renders the new state) ------------
@@ -157,14 +144,6 @@ def on_follow_recorded(run_id: str) -> None:
     reset_time_travel()
 
 
-def on_demo(question: str) -> None:
-    st.session_state[QUESTION_KEY] = question
-    session = get_session()
-    if guarded(session.start, question) is not None:
-        flash("info", _("Demo loaded and paused before the first node: press Step to go node by node, or Continue."))
-    reset_time_travel()
-
-
 # ----- rendering -----------------------------------------------------------------------------
 
 def render_replay_banner(session: DebugSession) -> None:
@@ -185,39 +164,12 @@ def render_replay_banner(session: DebugSession) -> None:
 
 
 def render_question(session: DebugSession, nodes: list[str]) -> None:
-    """One row: the question box, and beside it the demos and the breakpoints as two buttons that
-    open a panel. Lines of their own pushed the graph below the fold at 1024x768."""
-    replay = session.replay_mode
-    if replay:
-        render_replay_banner(session)
-        st.session_state[QUESTION_KEY] = session.question  # the box shows the recorded question
-    elif QUESTION_KEY not in st.session_state:  # back from another page
-        st.session_state[QUESTION_KEY] = st.session_state.get(KEPT_QUESTION_KEY, session.question)
-    box, side = st.columns([5, 2], vertical_alignment="bottom")
-    with box:
-        st.text_area(_("Question"), key=QUESTION_KEY, height=80, disabled=replay,
-                     placeholder=_("Ask the knowledge base, e.g. 丹瑾是什么属性？ — or pick a demo below"))
-    st.session_state[KEPT_QUESTION_KEY] = st.session_state.get(QUESTION_KEY, "")
-    demos = _demo_questions()
-    with side, st.container(gap="xsmall"):
-        if demos and session.segments:
-            # Once a run is loaded the list folds away and is built only when opened: 14 buttons on
-            # the page made every Step about 10 ms slower in the browser, even folded.
-            with lazy_popover(_("Demo questions — one per route"), key="demos_folded") as is_open:
-                if is_open:
-                    render_demo_buttons(demos, columns=2)
-        render_breakpoints(nodes)
-    if demos and not session.segments:  # nothing loaded yet: the demos are the way in, one click each
-        with st.container(border=True, key="demos"):
-            st.caption(_("Demo questions — one per route"))
-            render_demo_buttons(demos)
-
-
-def render_demo_buttons(demos: list, columns: int = 3) -> None:
-    cols = st.columns(columns)
-    for i, demo in enumerate(demos):
-        cols[i % columns].button(demo.display_label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
-                                 help=demo.question, width="stretch")
+    """The replay banner, then the question row (`ui.question_row`), in the row's one slot."""
+    with question_row_slot():
+        if session.replay_mode:
+            render_replay_banner(session)
+        render_question_row(replay=session.replay_mode, loaded=session.question, has_run=bool(session.segments),
+                            nodes=nodes)
 
 
 def render_question_to_user(session: DebugSession) -> None:
@@ -284,24 +236,18 @@ def render_history_lost(session: DebugSession) -> None:
                      "it answers again). New runs are recorded again as soon as it does."))
 
 
-def render_page() -> None:
-    """The page body below its heading (pages/debugger.py draws the heading before this module's
-    imports, so the first paint does not wait for LangGraph)."""
+def render_page(*, question_row_drawn: bool = False) -> None:
+    """The page body below its heading (pages/debugger.py draws the heading, and on a first visit the
+    question row, before this module's imports, so the first paint does not wait for LangGraph)."""
     session = get_session()
     followed = open_from_url(session)  # a reload, a bookmark or a link: ?run=<id>&step=<n>
     if followed is not session:  # a reload took its run over: the box shows that run's question
         session = followed
         st.session_state[QUESTION_KEY] = session.question
-    render_question(session, graph_nodes())
+    if not question_row_drawn:
+        render_question(session, graph_nodes())  # LangGraph is loaded by now: the list costs nothing
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
-
-
-def graph_nodes() -> list[str]:
-    """The workflow's nodes in the order they were added (the breakpoint picker's options)."""
-    from rag.graph.build import node_docs
-
-    return sorted(node_docs())
 
 
 @st.fragment

@@ -37,10 +37,10 @@ from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
-from ui.debugger_view import KEPT_QUESTION_KEY, QUESTION_KEY
 from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
+from ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 from ui.text import as_text
 
