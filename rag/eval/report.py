@@ -56,7 +56,7 @@ def _summary(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str
         rows.append([label, s["cases"], fmt_rate(s["route_accuracy"]), fmt_rate(s["source_hit_rate"]),
                      "-" if s["mrr"] is None else f"{s['mrr']:.3f}", s["errors"]])
     return "<h2>" + esc(_("Summary")) + "</h2>" + _table(
-        [_("configuration"), _("cases"), _("route accuracy"), _("source hit rate"), "MRR", _("errors")], rows)
+        [_("configuration"), _("cases"), _("Route accuracy"), _("Source hit rate"), "MRR", _("errors")], rows)
 
 
 def _confusion(label: str, results: Sequence[CaseResult]) -> str:

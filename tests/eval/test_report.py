@@ -39,7 +39,7 @@ def test_regressed_and_fixed_cases_and_both_languages():
     assert "退步（A 下正确，B 下错误） · 1" in text
     assert 'id="rer-zh" checked' in text
     assert text.count('<details class="case">') == 4  # two cases, once per language
-    assert "retrieve_initial" in text and "route accuracy" in text and "路由准确率" in text
+    assert "retrieve_initial" in text and "Route accuracy" in text and "路由准确率" in text
 
 
 def test_the_cli_writes_the_report(tmp_path, monkeypatch, capsys):

@@ -26,7 +26,10 @@ def test_a_sweep_is_plotted_and_a_point_applied_to_the_session(tmp_path):
         wait_shown(page, ".st-key-retr_chart canvas, .st-key-retr_chart svg", grace_ms=60_000)
         chart = page.locator(".st-key-retr_chart").first
         chart.scroll_into_view_if_needed()
-        assert chart.locator("canvas, svg").first.bounding_box()["height"] > 100  # vega drew the plot
+        # vega drew the plot: its marks (canvas or svg) are taller than any icon in the container
+        page.wait_for_function("() => [...document.querySelectorAll('.st-key-retr_chart canvas, "
+                               ".st-key-retr_chart svg')].some(e => e.getBoundingClientRect().height > 100)",
+                               timeout=60_000)
         assert page.get_by_text("--sweep RAG_TOP_K=1,3 --sweep RAG_RRF_K=60").first.is_visible()
         assert not page.get_by_text("Traceback").count()
 
