@@ -35,16 +35,14 @@ from typing import Optional
 
 from rag.redaction import redact_url
 from rag.runs.history import HistoryDamagedError, HistoryUnavailableError, RunHistory
+from rag.runs.location import db_path, history_url
 from rag.runs.storage import is_database_url
 
 log = logging.getLogger("rag_debugger.history")
 
 
-ENV_DB = "RAG_HISTORY_DB"
-ENV_URL = "RAG_HISTORY_URL"
 ENV_SERVER = "RAG_SERVER_ID"
 ENV_RETRY = "RAG_HISTORY_RETRY_S"
-DEFAULT_DB = Path.home() / ".cache" / "rag-debugger" / "history.db"
 
 _lock = threading.Lock()
 _histories: dict[str, RunHistory] = {}
@@ -59,17 +57,6 @@ def retry_seconds() -> float:
         return max(0.0, float(os.environ.get(ENV_RETRY, "") or 10))
     except ValueError:
         return 10.0
-
-
-def db_path() -> Path:
-    """The history file: env `RAG_HISTORY_DB`, else `~/.cache/rag-debugger/history.db`."""
-    env = os.environ.get(ENV_DB, "").strip()
-    return Path(env).expanduser() if env else DEFAULT_DB
-
-
-def history_url() -> Optional[str]:
-    """The shared database (env `RAG_HISTORY_URL`), or None for the SQLite file."""
-    return os.environ.get(ENV_URL, "").strip() or None
 
 
 def _resolved(path: Optional[str | Path]) -> str:
@@ -207,5 +194,5 @@ def close_all() -> None:
         item.close()
 
 
-__all__ = ["ENV_DB", "ENV_URL", "ENV_SERVER", "DEFAULT_DB", "db_path", "history_url", "location", "is_shared",
+__all__ = ["ENV_SERVER", "db_path", "history_url", "location", "is_shared",
            "server_id", "history", "problem", "open_histories", "close_all"]

@@ -98,11 +98,15 @@ class RunComparison(BaseModel):
 # loading
 # ----------------------------------------------------------------------------------------------
 
-def side_from_file(path: Path) -> RunSide:
+def read_run_documents(path: Path) -> list[Any]:
+    """The raw run documents a file holds: one export, or a bundle of them (`rag.runs.record`), in order.
+    Not yet checked as exports; a file that is not JSON text says so."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise CompareError(_("{ref}: the file is not UTF-8 text; is it a run export?").format(ref=path)) from None
+    except FileNotFoundError:
+        raise CompareError(_("{ref}: no such file").format(ref=path)) from None
     except OSError as exc:
         raise CompareError(_("{ref}: cannot read it ({error})").format(ref=path, error=exc.strerror or exc)) from None
     try:
@@ -114,7 +118,11 @@ def side_from_file(path: Path) -> RunSide:
     raw = data.get("runs") if isinstance(data, Mapping) and data.get("format") == BUNDLE_FORMAT else [data]
     if not isinstance(raw, list) or not raw:
         raise CompareError(_("{ref}: the file holds no run").format(ref=path))
-    return RunSide(ref=str(path), documents=[_document(item, str(path)) for item in raw])
+    return raw
+
+
+def side_from_file(path: Path) -> RunSide:
+    return RunSide(ref=str(path), documents=[_document(item, str(path)) for item in read_run_documents(path)])
 
 
 def _document(item: Any, ref: str) -> RunDocument:

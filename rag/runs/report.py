@@ -15,7 +15,6 @@ layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.reco
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import tempfile
@@ -25,27 +24,13 @@ from typing import Any, Optional
 
 def _open(ref: str, tmp: Path) -> tuple[Any, Any]:
     """(history, session) with the run replayed to its end."""
-    from rag.runs.compare import BUNDLE_FORMAT
+    from rag.runs.compare import read_run_documents
     from rag.runs.export import import_run
     from rag.runs.history import RunHistory
 
     path = Path(ref)
     if path.suffix.lower() == ".json" or path.exists():
-        from rag.errors import RunImportError
-
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RunImportError(f"{ref}: no such file") from None
-        except UnicodeDecodeError:
-            raise RunImportError(f"{ref}: the file is not UTF-8 text; is it a run export?") from None
-        except RecursionError:
-            raise RunImportError(f"{ref}: the JSON nests too deeply to be a run export") from None
-        except ValueError as exc:
-            raise RunImportError(f"{ref}: not valid JSON ({exc})") from None
-        docs = data.get("runs") if isinstance(data, dict) and data.get("format") == BUNDLE_FORMAT else [data]
-        if not isinstance(docs, list) or not docs:
-            raise RunImportError(f"{ref}: the file holds no run")
+        docs = read_run_documents(path)
         history = RunHistory(tmp / "report.db")
         run_id = ""
         for doc in docs:
