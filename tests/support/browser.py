@@ -30,20 +30,22 @@ SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 
 @contextlib.contextmanager
 def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 60.0, poll_s: float = 0.2,
-                     args: list[str] | None = None):
+                     args: list[str] | None = None, cwd: Path = ROOT, as_a_user: bool = False):
     """`streamlit run` on a loopback port; yields the base URL; always stops the server. `poll_s` is how
     often health is asked (the startup benchmark polls finely so the poll does not blur its figure).
-    `args` go to the script after `--` (`streamlit run app.py -- --graph ...`)."""
+    `args` go to the script after `--` (`streamlit run app.py -- --graph ...`). `as_a_user`: only the flags
+    a user types (no headless or usage-stats flag, no STREAMLIT_* variables), so only the app's own
+    settings apply; with `cwd` elsewhere, as started from another folder."""
     port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-        "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+           "--server.port", str(port), "--server.fileWatcherType", "none"]
+    if not as_a_user:
+        cmd += ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
     if args:
         cmd += ["--", *args]
-    full_env = {**os.environ, "RAG_MODEL_PROVIDER": "offline", **(env or {})}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = {k: v for k, v in os.environ.items() if not (as_a_user and k.startswith("STREAMLIT_"))}
+    full_env = {**base, "RAG_MODEL_PROVIDER": "offline", **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     SERVER_PROCESSES[url] = proc
     try:

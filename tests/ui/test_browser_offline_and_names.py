@@ -4,48 +4,16 @@ button on the debugger has a name of its own (a screen reader, or a search for "
 from __future__ import annotations
 
 import collections
-import contextlib
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from urllib.parse import urlsplit
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, free_port, load_demo, settle, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
 from ui.navigation import PAGES
 
 
-@contextlib.contextmanager
 def server_from_elsewhere(cwd, args=()):
     """`streamlit run /path/to/app.py` from `cwd`, with only the flags a user types (the README's command)."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--server.fileWatcherType", "none", *(["--", *args] if args else [])]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
-    env["RAG_MODEL_PROVIDER"] = "offline"
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None, proc.stdout.read().decode(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, "streamlit did not become healthy in time"
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return streamlit_server(ROOT / "app.py", cwd=cwd, args=list(args), timeout=90, as_a_user=True)
 
 
 def watch_requests(page, own: str) -> list[str]:
