@@ -10,7 +10,7 @@ from typing import Optional
 
 import streamlit as st
 
-from debugger.breakpoints import breakpoint_hit
+from debugger import StepRecord
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
@@ -88,40 +88,35 @@ def on_continue() -> None:
 
 
 def run_pending(session: DebugSession) -> None:
-    """Run to the end with live progress: one line per emitted step, as it happens."""
+    """Run to the end (Run) or to the next breakpoint (Continue) with live progress: the session
+    steps (`DebugSession.continue_`), the page writes one line per emitted step as it happens."""
     pending = st.session_state.pop(PENDING_KEY, False)
     if not pending or not session.segments or session.done:
         return
     seg = session.current
-    stops = breakpoints() if pending == "continue" else set()
-    hit = None
     run = shown_name(seg.label)
     with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
-        for _attempt in range(200):
-            if seg.stepper.done or seg.stepper.error:
-                break
-            record = guarded(session.step)
-            if record is None:
-                break
-            hit = None if seg.stepper.done else breakpoint_hit(seg.stepper.next_nodes, stops)
-            for p in record.annotations.get("progress") or []:
-                group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
-                st.write(f"**{as_text(translate_progress(p.get('label', '')))}**{group} — "
-                         f"{as_text(translate_progress(p.get('detail', '')))} · {duration_ms(p.get('elapsed_ms', 0))}")
-            if not record.annotations.get("progress"):
-                st.write(f"`{', '.join(record.nodes)}` · {duration_ms(record.duration_ms)}")
-            if hit:
-                break
+        ended = guarded(session.continue_, breakpoints() if pending == "continue" else (), _progress_lines)
         if seg.stepper.error:
             status.update(label=_("{run}: a step failed").format(run=run), state="error")
-        elif hit:
-            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=run, node=hit),
+        elif ended is not None and ended.hit:
+            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=run, node=ended.hit),
                           state="complete", expanded=False)
             flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-                  .format(node=hit))
+                  .format(node=ended.hit))
         else:
             steps = len(seg.stepper.steps)
             status.update(label=_("{run}: {n} steps run").format(run=run, n=steps), state="complete", expanded=False)
+
+
+def _progress_lines(record: StepRecord) -> None:
+    """A step's progress events as lines of the status box (its nodes and duration when it emitted none)."""
+    for p in record.annotations.get("progress") or []:
+        group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
+        st.write(f"**{as_text(translate_progress(p.get('label', '')))}**{group} — "
+                 f"{as_text(translate_progress(p.get('detail', '')))} · {duration_ms(p.get('elapsed_ms', 0))}")
+    if not record.annotations.get("progress"):
+        st.write(f"`{', '.join(record.nodes)}` · {duration_ms(record.duration_ms)}")
 
 
 def on_restart() -> None:

@@ -45,6 +45,24 @@ def send_run(run: RunRecord, secrets: Iterable[str] = (), tracer: Any = None) ->
         _log_once("could not build the OpenTelemetry spans of a run")
 
 
+def send_stepped_run(records: list, *, kind: str, values: Optional[dict], secrets: Iterable[str] = (),
+                     tracer: Any = None, question: Optional[str] = None, error: Optional[str] = None,
+                     **run: Any) -> None:
+    """A run that was stepped (the debugger's segments, Your graph), sent after it finished or failed,
+    from its step records: the step and lane spans, and the model calls its steps noted. `run`: the
+    rest of `RunRecord` (run_id, parent_run_id, prompt_version, snapshot, graph_name)."""
+    tracer = tracer or active()
+    if tracer is None:
+        return
+    from rag.telemetry.records import steps_from_stepper
+
+    steps = steps_from_stepper(records)
+    calls = [CallRecord.from_sink(c) for rec in records for c in rec.annotations.get("model_calls") or []]
+    start = steps[0].start_ns if steps else time.time_ns()
+    send_run(RunRecord(kind=kind, start_ns=start, end_ns=steps[-1].end_ns if steps else start, question=question,
+                       values=dict(values or {}), steps=steps, calls=calls, error=error, **run), secrets, tracer)
+
+
 def traced_invoke(graph: Any, inp: dict, *, context: Any, kind: str, tracer: Any,
                   secrets: Iterable[str] = (), prompt_version: Optional[str] = None,
                   snapshot: Optional[dict] = None) -> dict:

@@ -37,7 +37,7 @@ def test_two_callers_with_the_same_checkpointer_share_one_compiled_graph(tmp_pat
     from rag.graph.build import compiled_graph
     from rag.playground.ab_fork import _resolve_checkpointer
     from rag.runs.history import RunHistory
-    from rag.workbench.session import shared_graph
+    from rag.workbench.graphs import shared_graph
 
     saver = InMemorySaver()
     assert shared_graph("main", saver) is compiled_graph("main", saver)

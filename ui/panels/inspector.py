@@ -28,8 +28,9 @@ from debugger.waterfall import waterfall_html
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language
 from rag.outcome_words import outcome_words
+from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
-from rag.workbench.session import DebugSession, route_decision
+from rag.workbench.session import DebugSession
 from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action, target_texts
 from ui.panels.degradation import degraded_html

@@ -1,0 +1,50 @@
+"""A finished segment's outcome, worked out once, when the step that finished it ran.
+
+Why at step time: the result (rag/api `build_result`) and the answering agent's answer (a model call
+of seconds with a live model) used to be built while the page was drawn, so drawing reached into the
+API, the HITL rules, the answering agent and the model client, and a page that drew twice asked
+twice. Now a Step (or Continue, a seek in a replay, a fork) settles the segment it moved, and every
+reader (the inspector, the HITL panel, the recorder, the HTML report) reads `Segment.outcome`."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from rag.api import build_result
+from rag.workbench.segments import Outcome, Segment
+
+
+def cut_short(seg: Optional[Segment]) -> bool:
+    """A replayed run whose recording stops before the graph's end (it never finished)."""
+    return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
+
+
+def settle(seg: Segment, settings: Any) -> Optional[Outcome]:
+    """The outcome of where `seg` is now (None while it has not finished), built only when its
+    position changed since the last time."""
+    if not seg.stepper.done or cut_short(seg):
+        seg.outcome = None
+        return None
+    key = seg.position_key
+    if seg.outcome is not None and seg.outcome.key == key:
+        return seg.outcome
+    result = build_result(seg.stepper.current_values(), seg.ctx)
+    if seg.replay and seg.info is not None:
+        result["provider"] = seg.info.provider
+        result["retriever"] = "recorded (replay)"
+    seg.outcome = Outcome(key=key, result=result, answer=_answer(seg, result, settings))
+    return seg.outcome
+
+
+def _answer(seg: Segment, result: dict, settings: Any) -> Any:
+    """What the answering agent says after an `answer` route, outside the graph: a replay shows the
+    recorded one; a live run asks the connected model, or quotes the evidence offline."""
+    if result.get("route") != "answer":
+        return None
+    from rag.answering import Answer, answer_for, model_completer
+
+    recorded = ((seg.info.result or {}).get("answer") if seg.replay and seg.info is not None else None)
+    if recorded:
+        return Answer.model_validate(recorded)
+    live_model = seg.ctx is not None and str(seg.ctx.roles.provider).startswith("openai")
+    complete, model = model_completer(settings) if live_model else (None, None)
+    return answer_for(seg.stepper.current_values(), complete, model, template=seg.answerer_prompt)

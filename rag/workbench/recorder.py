@@ -1,0 +1,153 @@
+"""Recording a session's runs into the run history, and what happens when the history fails.
+
+Every segment is a run of the history: `start` when it starts, `finish` when it ends or fails (a
+resume links to its parent run, a fork to the run it forked from with the edit), on the history's
+own checkpointer, so the history page can list, export and replay it after a restart. Recording never
+breaks debugging: a failing write is logged and the run goes on; a history that turns out damaged or
+stops answering is dropped (the session goes on in memory, the page says so once) and re-attached
+when one answers again, with the runs the outage cut short marked abandoned there."""
+from __future__ import annotations
+
+import json
+import logging
+import weakref
+from typing import Any, Callable, Optional
+
+from debugger.diff import json_default
+from debugger.replay import step_timings
+from rag.workbench import run_owners
+from rag.workbench.segments import Outcome, Segment
+
+log = logging.getLogger("rag_debugger.session")
+
+
+def abandon_runs(history: Any, run_ids: set) -> None:
+    """Mark unfinished runs abandoned in the history and forget them; never raises."""
+    ids = list(run_ids)
+    run_ids.clear()
+    run_owners.release(ids)
+    if history is None or not ids:
+        return
+    try:
+        history.mark_abandoned(ids)
+    except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
+        log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
+
+
+def plain(value: Any) -> Any:
+    """JSON-able, as the export will write it."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
+
+
+class RunRecorder:
+    """The history a session records into (None: in memory only) and the runs it left open."""
+
+    def __init__(self, owner: Any, history: Any, checkpointer: Any, memory_saver: Callable[[], Any]):
+        self._owner = weakref.ref(owner)  # run_owners holds sessions weakly: no cycle through here
+        self.history = history
+        self.checkpointer = checkpointer if checkpointer is not None else (
+            history.checkpointer if history is not None else None)
+        self._memory_saver = memory_saver
+        self.open_runs: set[str] = set()
+        """Recorded live runs that have not finished: abandoned when replaced, or when the session is
+        left behind (a reload, a closed tab; see rag/workbench/run_owners.py)."""
+        self.history_lost = False
+        self._cut_runs: set[str] = set()
+        """Runs the outage cut short: marked abandoned (incomplete) when a history answers again."""
+
+    # ----- a failing history ---------------------------------------------------------------
+    def drop_damaged(self) -> bool:
+        """Stop recording into a history whose file turned out damaged: later runs use memory, so
+        recording never breaks debugging. True when it did."""
+        if self.history is None or not getattr(self.history, "damage", None):
+            return False
+        log.error("run history damaged (%s); this session continues in memory", self.history.damage)
+        if self.checkpointer is self.history.checkpointer:
+            self.checkpointer = self._memory_saver()
+        self.history = None
+        self.history_lost = True
+        self._cut_runs |= self.open_runs
+        self.open_runs = set()
+        return True
+
+    def take_lost(self) -> bool:
+        lost, self.history_lost = self.history_lost, False
+        return lost
+
+    def attach(self, history: Any) -> bool:
+        if history is None or self.history is not None or getattr(history, "damage", None):
+            return False
+        self.history = history
+        self.checkpointer = history.checkpointer
+        if self._cut_runs:
+            abandon_runs(history, self._cut_runs)
+        return True
+
+    # ----- runs ------------------------------------------------------------------------------
+    def start(self, seg: Segment, question: str, parent_run_id: Optional[str], *, settings: Any, run_by: str,
+              fork: Optional[dict] = None) -> None:
+        if self.history is None or seg.ctx is None:
+            return
+        try:
+            info = self.history.record_start(
+                question, kind=seg.kind, thread_id=seg.stepper.thread_id, parent_run_id=parent_run_id,
+                provider=seg.ctx.roles.provider, prompt_version=seg.prompt_version, settings=settings,
+                run_by=run_by, fork=fork,
+            )
+            seg.run_id = info.run_id
+        except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+            log.warning("could not record the start of a run", exc_info=True)
+            return
+        self.open_runs.add(info.run_id)
+        owner = self._owner()
+        if owner is not None:
+            run_owners.claim(info.run_id, owner, getattr(owner, "client_id", None))
+        run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
+
+    def abandon_open(self, segments: list[Segment]) -> None:
+        """A new run or a replay replaces the session's runs: the unfinished ones are abandoned."""
+        run_owners.release(seg.run_id for seg in segments if seg.run_id)
+        if self.open_runs:
+            abandon_runs(self.history, self.open_runs)
+
+    def finish(self, seg: Segment, outcome: Optional[Outcome]) -> None:
+        """Close the segment's run in the history when it finished or failed (again after a retry)."""
+        if self.history is None or seg.run_id is None or seg.replay:
+            return
+        stepper = seg.stepper
+        if not (stepper.done or stepper.error):
+            return
+        progress = [p for rec in stepper.steps for p in rec.annotations.get("progress") or []]
+        duration = sum(rec.duration_ms for rec in stepper.steps)
+        head = stepper.steps[-1].after_checkpoint_id if stepper.steps else None
+        if stepper.done:
+            self.open_runs.discard(seg.run_id)
+        try:
+            if stepper.done:
+                result = dict(outcome.result) if outcome is not None and outcome.result is not None else None
+                if result is not None and outcome is not None and outcome.answer is not None:
+                    result["answer"] = outcome.answer.model_dump(mode="json")  # recorded with the run, for replay
+                if result is not None:  # the waterfall's durations, lanes and model calls, for replay
+                    from rag.runs.export import STEP_TIMINGS
+                    result[STEP_TIMINGS] = [t.model_dump(mode="json") for t in step_timings(stepper.steps)]
+                self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
+                                           duration_ms=duration, head_checkpoint_id=head)
+            else:
+                self.history.record_finish(seg.run_id, status="error", error=stepper.error, progress=progress,
+                                           duration_ms=duration, head_checkpoint_id=head)
+        except Exception:  # noqa: BLE001
+            log.warning("could not record the end of a run", exc_info=True)
+
+    def start_fork(self, parent: Segment, fork: Segment, index: int, field: str, old: Any, new: Any, *,
+                   question: str, settings: Any, run_by: str) -> None:
+        """Record a fork as a run of its own: parent run, the parent's step (1-based) and the edit. The
+        live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
+        if self.history is None or parent.run_id is None:
+            return
+        if not parent.replay and parent.stepper.steps:
+            try:
+                self.history.record_head(parent.run_id, parent.stepper.steps[-1].after_checkpoint_id)
+            except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+                log.warning("could not record the head of a forked run", exc_info=True)
+        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by,
+                   fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})

@@ -1,0 +1,75 @@
+"""What a step emitted besides its state: the progress events of its nodes and the model calls they
+made, gathered while it ran (in whichever lane's thread) and written onto its `StepRecord` when it
+ends, for the timeline, the waterfall and OpenTelemetry."""
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator, Optional
+
+from debugger import StepRecord
+from rag.i18n import _
+from rag.models.calls import model_call_sink
+from rag.schemas import ProgressStep
+
+
+def telemetry_on() -> bool:
+    from rag.telemetry.runs import active
+
+    return active() is not None
+
+
+def model_call_span(call: dict, step_t0: float) -> dict:
+    """A model call as a waterfall span: when in its step it started, how long, tokens if reported."""
+    tokens = ""
+    if call.get("tokens_in") is not None or call.get("tokens_out") is not None:
+        tokens = _("{tokens_in} → {tokens_out} tokens").format(tokens_in=call.get("tokens_in", "?"),
+                                                               tokens_out=call.get("tokens_out", "?"))
+    detail = tokens if call.get("ok", True) else _("failed: {kind}").format(kind=call.get("error_kind"))
+    return {"label": f"{call.get('role')} · {call.get('model')}", "start_ms": round((call["started"] - step_t0) * 1000.0, 3),
+            "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
+
+
+class StepEvents:
+    """The sink a run's context reports progress to (`sink`), the model-call sink (`timed`), and the
+    stepper's `on_step` hook that files both onto the step that produced them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._progress: list[ProgressStep] = []
+        self._calls: list[dict] = []
+        self._step_t0: Optional[float] = None
+
+    def sink(self, step: ProgressStep) -> None:
+        with self._lock:
+            self._progress.append(step)
+
+    def _on_call(self, call: dict) -> None:
+        """A model call finished (rag/models/calls.py), in whichever lane's thread made it."""
+        with self._lock:
+            self._calls.append(call)
+
+    def clear(self) -> None:
+        """A new run starts: nothing left over from a run that was replaced belongs to it."""
+        with self._lock:
+            self._progress, self._calls = [], []
+
+    def on_step(self, record: StepRecord) -> None:
+        with self._lock:
+            steps, self._progress = self._progress, []
+            calls, self._calls = self._calls, []
+        record.annotations["progress"] = [s.model_dump() for s in steps]
+        t0 = self._step_t0 if self._step_t0 is not None else time.perf_counter() - record.duration_ms / 1000.0
+        record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls
+        record.annotations["wall_end_ns"] = time.time_ns()  # where the step sits in an OpenTelemetry trace
+        if calls and telemetry_on():
+            record.annotations["model_calls"] = calls  # the trace's LLM spans (rag.workbench.telemetry)
+        self._step_t0 = time.perf_counter()  # run_to_end: the next step starts now
+
+    @contextmanager
+    def timed(self) -> Iterator[None]:
+        """Around the steps of one command: their clock starts now, and model calls are collected."""
+        self._step_t0 = time.perf_counter()
+        with model_call_sink(self._on_call):
+            yield
