@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from debugger.prefix_fold import PrefixFold
+
 START_ID = "__start__"
 END_ID = "__end__"
 
@@ -201,21 +203,28 @@ def fanout_edges_from_steps(graph: Any, steps: Iterable[Any]) -> tuple[tuple[str
     for e in g.edges:
         if e.conditional:
             conditional_sources.setdefault(e.target, set()).add(e.source)
+    records = steps if isinstance(steps, Sequence) else list(steps)
     found: dict[tuple[str, str], int] = {}
-    previous: tuple[str, ...] = ()
-    for step in steps:
-        counts: dict[str, int] = {}
-        for lane in step.lanes:
-            counts[lane.node] = counts.get(lane.node, 0) + 1
-        for node, n in counts.items():
-            if n < 2:
-                continue
-            sources = conditional_sources.get(node, set())
-            chosen = sorted(s for s in sources if s in previous) or sorted(sources)
-            for src in chosen:
-                found[(src, node)] = max(n, found.get((src, node), 0))
-        previous = tuple(step.nodes)
+    for node, n, previous in _fanouts(records, len(records))[0]:
+        sources = conditional_sources.get(node, set())
+        chosen = sorted(s for s in sources if s in previous) or sorted(sources)
+        for src in chosen:
+            found[(src, node)] = max(n, found.get((src, node), 0))
     return tuple((s, t, n) for (s, t), n in sorted(found.items()))
+
+
+def _add_fanouts(state: tuple[tuple, tuple], step: Any) -> tuple[tuple, tuple]:
+    """(every (node, lanes, the previous step's nodes) of a step with several lanes of one node, the
+    last step's nodes): the graph-free part of `fanout_edges_from_steps`, folded once per step."""
+    seen, previous = state
+    counts: dict[str, int] = {}
+    for lane in step.lanes:
+        counts[lane.node] = counts.get(lane.node, 0) + 1
+    more = tuple((node, n, previous) for node, n in counts.items() if n >= 2)
+    return seen + more if more else seen, tuple(step.nodes)
+
+
+_fanouts = PrefixFold(lambda: ((), ()), _add_fanouts)
 
 
 def node_docs(graph: Any) -> dict[str, str]:

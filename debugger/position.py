@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
+from debugger.prefix_fold import PrefixFold
 from debugger.records import StepRecord
 
 START_ID = "__start__"
@@ -37,6 +38,15 @@ def _most_lanes(names: Sequence[str]) -> int:
     return best if best > 1 else 0
 
 
+def _add_step(state: tuple[frozenset, int], rec: StepRecord) -> tuple[frozenset, int]:
+    ran, lanes = state
+    return ran | frozenset(rec.nodes), max(lanes, _most_lanes([lane.node for lane in rec.lanes]))
+
+
+_ran = PrefixFold(lambda: (frozenset(), 0), _add_step)
+"""(nodes run, most lanes of one node in a step) after the first n records; remembered per run."""
+
+
 def marks_after(records: Sequence[StepRecord], steps: Optional[int] = None, *,
                 next_now: Optional[Sequence[str]] = None, finished_now: Optional[bool] = None) -> Marks:
     """The marks after the first `steps` records (default: all of them).
@@ -60,11 +70,9 @@ def marks_after(records: Sequence[StepRecord], steps: Optional[int] = None, *,
         finished = bool(finished_now)
     else:
         finished = n > 0 and not current and not last_error
-    done = {START_ID}
-    lanes = _most_lanes(current)
-    for rec in records[:n]:
-        done.update(rec.nodes)
-        lanes = max(lanes, _most_lanes([lane.node for lane in rec.lanes]))
+    ran, most = _ran(records, n)
+    done = {START_ID, *ran}
+    lanes = max(_most_lanes(current), most)
     if finished:
         done.add(END_ID)
         current = ()

@@ -8,7 +8,7 @@ on `graph_view.graph_to_dot`, so every other mark (current, done, Send) is the s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from debugger.graph_view import END_ID, SEND_LAYOUT_LABEL, START_ID, GraphDrawing, _q, graph_to_dot
 from debugger.i18n import _
@@ -65,6 +65,9 @@ def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: I
     return body[:-1] + "\n".join(lines) + "\n}\n"
 
 
+_layouts: dict[tuple, tuple[Any, Any, str]] = {}
+
+
 @dataclass(frozen=True)
 class SubgraphDrawing(GraphDrawing):
     """A `GraphDrawing` whose picture draws each subgraph of `root` as a cluster: laid out once like
@@ -81,9 +84,20 @@ class SubgraphDrawing(GraphDrawing):
                             fanout_edges=self.fanout_edges, title=self.title, docs=self.docs, legend=False)
 
     def layout_dot(self) -> str:
+        """The unmarked DOT the picture is laid out from, built once per graph, fan-outs seen, title,
+        docs and language (a page draws it at every Step, a file at every position)."""
         bare = tuple((str(e[0]), str(e[1])) for e in self.fanout_edges)
-        return subgraph_dot(self.root, self.graph, fanout_edges=bare, title=self.title, docs=self.docs,
-                            legend=False, fanout_label=SEND_LAYOUT_LABEL)
+        docs = tuple(sorted(self.docs.items())) if isinstance(self.docs, Mapping) else self.docs
+        key = (id(self.root), id(self.graph), bare, self.title, docs, _("{name} (subgraph)"))
+        hit = _layouts.get(key)
+        if hit is not None and hit[0] is self.root and hit[1] is self.graph:
+            return hit[2]
+        dot = subgraph_dot(self.root, self.graph, fanout_edges=bare, title=self.title, docs=self.docs,
+                           legend=False, fanout_label=SEND_LAYOUT_LABEL)
+        if len(_layouts) >= 256:
+            _layouts.clear()
+        _layouts[key] = (self.root, self.graph, dot)  # holds the graphs: their ids stay theirs
+        return dot
 
     def marks(self) -> dict[str, Any]:
         clusters = self._clusters()

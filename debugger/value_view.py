@@ -129,6 +129,9 @@ def list_diff(before: Sequence[Any], after: Sequence[Any],
     with removed items where they were. `key` says which items are "the same item" (a chunk's id):
     same key and a different value is `changed`; without a key an item is its whole value, so an
     edit shows as removed + added. Two items replaced by two at the same place pair up as changed."""
+    if key is None and len(after) >= len(before) and list(after[:len(before)]) == list(before):
+        # appended to (a reducer that adds, the usual growth of a state): no need to match items
+        return ([("same", x, x) for x in before] + [("added", ABSENT, y) for y in after[len(before):]])
     keyf = key or _default_key
     a_keys = [keyf(x) for x in before]
     b_keys = [keyf(x) for x in after]
@@ -145,28 +148,57 @@ def list_diff(before: Sequence[Any], after: Sequence[Any],
     return out
 
 
+SAME_RUN_SHOWN = 2
+"""A run of unchanged items longer than twice this many is folded to its first and last
+`SAME_RUN_SHOWN` items and a line that counts the rest: a list that grows by one item per step
+draws what changed, not all of itself again at every step."""
+
+
 def list_diff_html(path: str, before: Sequence[Any], after: Sequence[Any], *,
                    render: Optional[ValueRenderer] = None, key: Optional[Callable[[Any], Any]] = None) -> str:
-    """A list diff as an ordered list: every item drawn (typed if `render` knows `path[i]`), marked."""
+    """A list diff as an ordered list: every changed item drawn (typed if `render` knows `path[i]`),
+    marked; long runs of unchanged items folded (`SAME_RUN_SHOWN`)."""
+    marks = list_diff(before, after, key)
     counts: dict[str, int] = {}
+    for mark, _old, _new in marks:
+        counts[mark] = counts.get(mark, 0) + 1
     parts = []
     j = 0
-    for mark, old, new in list_diff(before, after, key):
-        counts[mark] = counts.get(mark, 0) + 1
-        item = new if new is not ABSENT else old
-        index = f"{path}[{j}]" if new is not ABSENT else f"{path}[-]"
+    i = 0
+    while i < len(marks):
+        run_end = i
+        while run_end < len(marks) and marks[run_end][0] == "same":
+            run_end += 1
+        if run_end - i > 2 * SAME_RUN_SHOWN + 1:  # fold the middle of a long unchanged run
+            for mark, old, new in marks[i:i + SAME_RUN_SHOWN]:
+                parts.append(_item_html(path, j, mark, old, new, render))
+                j += 1
+            hidden = run_end - i - 2 * SAME_RUN_SHOWN
+            parts.append('<li class="rdi-item rdi-item-fold" data-mark="fold"><span class="rdi-caption">'
+                         + _esc(_("… {n} unchanged items …").format(n=hidden)) + "</span></li>")
+            j += hidden
+            i += SAME_RUN_SHOWN + hidden
+            continue
+        mark, old, new = marks[i]
+        parts.append(_item_html(path, j, mark, old, new, render))
         if new is not ABSENT:
             j += 1
-        body = value_html(index, item, render)
-        if mark == "changed":
-            was, now = _esc(_("was")), _esc(_("now"))
-            body = (f'<div class="rdi-was"><span class="rdi-caption">{was}</span> '
-                    f'{value_html(index, old, render)}</div>'
-                    f'<div class="rdi-now"><span class="rdi-caption">{now}</span> {body}</div>')
-        parts.append(f'<li class="rdi-item rdi-item-{mark}" data-mark="{mark}">'
-                     f'<span class="rdi-mark">{_esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
+        i += 1
     head = " · ".join(_(MARK_COUNTS[m]).format(n=n) for m, n in counts.items() if m != "same") or _("same items")
     return f'<div class="rdi-listdiff"><p class="rdi-caption">{_esc(head)}</p><ol>{"".join(parts)}</ol></div>'
+
+
+def _item_html(path: str, j: int, mark: str, old: Any, new: Any, render: Optional[ValueRenderer]) -> str:
+    item = new if new is not ABSENT else old
+    index = f"{path}[{j}]" if new is not ABSENT else f"{path}[-]"
+    body = value_html(index, item, render)
+    if mark == "changed":
+        was, now = _esc(_("was")), _esc(_("now"))
+        body = (f'<div class="rdi-was"><span class="rdi-caption">{was}</span> '
+                f'{value_html(index, old, render)}</div>'
+                f'<div class="rdi-now"><span class="rdi-caption">{now}</span> {body}</div>')
+    return (f'<li class="rdi-item rdi-item-{mark}" data-mark="{mark}">'
+            f'<span class="rdi-mark">{_esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
 
 
 def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,

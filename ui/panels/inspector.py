@@ -232,7 +232,9 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head = position_html(session, idle_hint=parts.idle_hint)
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
-        values = travel_seg.stepper.state_at(record.after_checkpoint_id)
+        # the app reads the checkpoint (nothing is re-run); a file of a finished run has the record's copy
+        values = (record.values_after if not interactive and record.values_after
+                  else travel_seg.stepper.state_at(record.after_checkpoint_id))
         head += ('<div class="rdi-travel">'
                  + esc(_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
                        .format(n=travel + 1, nodes=", ".join(record.nodes)))
