@@ -56,7 +56,7 @@ _OPEN_LAZY = re.compile(r'(<details data-lazy data-id="[^"]*") open>')
 
 def _closed(section: str) -> str:
     """Folded parts the app builds only while open start closed in the file (their body is there)."""
-    return _OPEN_LAZY.sub(r"\1>", section)
+    return _OPEN_LAZY.sub(r"\1>", section) if "data-lazy" in section else section
 
 
 def script_hash(script: str) -> str:

@@ -82,14 +82,24 @@ def _load(lang: str) -> Translations:
     return out
 
 
+_loaded: dict[str, Translations] = {}
+"""What `_load` gave, read without the lock: every translated string of a page looks its language up."""
+
+
 def translations(lang: str) -> Translations:
+    found = _loaded.get(lang)
+    if found is not None:
+        return found
     with _lock:  # two sessions' first lookups must not both parse the file
-        return _load(lang)
+        found = _loaded[lang] = _load(lang)
+        return found
 
 
 def reload() -> None:
     """Forget what was read (tests that edit a catalogue, `update`)."""
-    _load.cache_clear()
+    with _lock:
+        _loaded.clear()
+        _load.cache_clear()
 
 
 # ---------------------------------------------------------------- keeping the catalogues in step with the code

@@ -66,6 +66,7 @@ class DebugSession:
         self.question: str = ""
         self.segments: list[Segment] = []
         self._runs_started = 0
+        self._all_steps: Optional[tuple[tuple, list[tuple[Segment, StepRecord]]]] = None
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
         self.browser_id: Optional[str] = None
@@ -348,7 +349,12 @@ class DebugSession:
         return original, seg.stepper.current_values()
 
     def all_steps(self) -> list[tuple[Segment, StepRecord]]:
-        return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]
+        """Every step of the session's segments, in timeline order. Kept while no segment moved: the
+        page and a file ask at every position, and rebuilding it made a long run quadratic."""
+        key = tuple((id(seg), len(seg.stepper.steps)) for seg in self.segments)
+        if self._all_steps is None or self._all_steps[0] != key:
+            self._all_steps = (key, [(seg, rec) for seg in self.segments for rec in seg.stepper.steps])
+        return self._all_steps[1]
 
     # ----- replay -------------------------------------------------------------------------
     def open_replay(self, history: Any, run_id: str, *, at_step: int = 0) -> Segment:
