@@ -16,9 +16,9 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
-from debugger.stepper import StepperError
 
 START_NODE = "__start__"
 

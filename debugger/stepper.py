@@ -22,7 +22,7 @@ from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
 from debugger.diff import reducer_fields
-from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
+from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from rag.i18n import _
-from rag.prompts import DEFAULT_DIR, render
+from rag.prompts.templates import DEFAULT_DIR, render
 
 MAX_SENTENCES = 3
 MAX_CONTEXT_CHARS = 12_000

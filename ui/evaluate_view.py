@@ -80,7 +80,7 @@ def default_kb(set_name: str) -> str:
 
 
 def _store() -> EvalStore:
-    from ui.history_store import db_path
+    from rag.runs.location import db_path
 
     return EvalStore(db_path())
 
@@ -303,7 +303,7 @@ def _tuning(settings: RagSettings, choice: str, kb: str) -> None:
     from rag.eval.runner import kb_dir_for
     from ui.retrieval_tuning_view import render_tuning
 
-    render_tuning(settings, choice, kb, _load_set, kb_dir_for(kb))
+    render_tuning(settings, choice, kb, _load_set, kb_dir_for(kb), on_open_case)
 
 
 def render_one(record: EvalRecord) -> None:

@@ -10,15 +10,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import debugger.i18n
-from rag.i18n import (
-    DEFAULT_LANGUAGE,
-    LANGUAGES,
-    gettext,
-    negotiate,
-    ngettext,
-    normalize,
-    set_language_source,
-)
+from rag.i18n import gettext, negotiate, ngettext, normalize, set_language_source
+from rag.i18n.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 LANG_PARAM = "lang"
 LANG_KEY = "ui_language"

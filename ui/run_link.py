@@ -192,8 +192,7 @@ def _take_over(session: Any, run_id: str) -> Any:
 
 def _open(session: Any, link: Link) -> list[str]:
     """Show `link` in `session`; returns messages for people."""
-    from rag.errors import UserInputError
-    from rag.runs.history import UnknownRunError
+    from rag.errors import UnknownRunError, UserInputError
     from ui.panels.time_travel import reset_time_travel, travel_to
     from ui.streamlit_state import shared_history
 

@@ -20,7 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from rag.i18n import LANGUAGES, _, use_language
+from rag.i18n import _, use_language
+from rag.i18n.languages import LANGUAGES
 
 STATIC = Path(__file__).resolve().parent / "panels" / "static"
 SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")

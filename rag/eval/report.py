@@ -21,7 +21,8 @@ from rag.eval.scoring import (
     node_latency,
     summary,
 )
-from rag.i18n import LANGUAGES, _, use_language
+from rag.i18n import _, use_language
+from rag.i18n.languages import LANGUAGES
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 STYLE = """

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from rag.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from rag.i18n.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 ROOT = Path(__file__).resolve().parents[2]

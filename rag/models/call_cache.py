@@ -28,10 +28,10 @@ from typing import Any, Optional
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
+from rag.ingest.paths import cache_root
 from rag.models.base import ModelRoles
 from rag.models.openai_compat import StructuredRole, json_mode_instructions, public_url
-from rag.prompts import render
-from rag.retrieval.paths import cache_root
+from rag.prompts.templates import render
 
 FORMAT = 1
 

@@ -13,8 +13,8 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel, Field
 
+from rag.errors import ModelCallError
 from rag.i18n import N_, _
-from rag.models.base import ModelCallError
 from rag.models.openai_compat import METHODS, ClientPool, public_url
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings, endpoint_problem, is_really_set

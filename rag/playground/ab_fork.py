@@ -29,11 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
-from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
+from rag.errors import ForkNotReachedError, PromptTemplateError
 from rag.graph.build import compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
-from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, validate_template
+from rag.prompts import load_prompts
+from rag.prompts.templates import ROLES, PromptSet, validate_template
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
@@ -398,5 +399,5 @@ def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles:
     return notes
 
 
-__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "Hint", "VariantResult", "ForkNotReachedError", "run_ab",
+__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "Hint", "VariantResult", "run_ab",
            "prompt_sets_for"]

@@ -19,19 +19,18 @@ import numpy as np
 
 from rag.ingest import ingest_folder
 from rag.ingest.models import LEAF_LEVEL, ChunkRecord
+from rag.ingest.paths import fallback_store_dir
+from rag.ingest.profile import load_profile
 from rag.ingest.store import Store, text_hash
 from rag.retrieval.base import CorpusStats
 from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.indexes import DenseIndex, SparseIndex
-from rag.retrieval.paths import fallback_store_dir
 from rag.retrieval.pipeline import (
-    PIPELINE,  # noqa: F401 - re-exported for older imports
     base_fields,
     failed_result,
     finish,
     record_mode,
 )
-from rag.retrieval.profile import load_profile
 from rag.retrieval.stages import rrf_fuse
 from rag.retrieval.tokenize import tokenize_query
 from rag.schemas import RetrievalResult
@@ -116,7 +115,7 @@ class KnowledgeBase:
         A read-only store dir (an installed package) is copied to the user cache once."""
         embedder, dense_error = (None, "dense disabled by settings (RAG_DENSE_ENABLED=false)")
         if dense:
-            from rag.retrieval.dense import default_embedder
+            from rag.ingest.embedders import default_embedder
 
             embedder, dense_error = default_embedder(settings)
         profile = load_profile(kb_dir)

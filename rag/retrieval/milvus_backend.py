@@ -262,7 +262,7 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
     or an unreachable server: the factory
     turns that into a retriever that answers "failed" with the reason."""
     from rag.ingest import ingest_folder
-    from rag.retrieval.paths import default_store_dir
+    from rag.ingest.paths import default_store_dir
 
     _import_pymilvus()
     if client is None:
@@ -271,7 +271,7 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
         client = connect(settings.milvus_uri)
     embedder, dense_error = None, "dense disabled by settings (RAG_DENSE_ENABLED=false)"
     if settings.dense_enabled:
-        from rag.retrieval.dense import default_embedder
+        from rag.ingest.embedders import default_embedder
 
         embedder, dense_error = default_embedder(settings)
     report = ingest_folder(kb_dir, store_dir or default_store_dir(kb_dir), embedder=embedder)

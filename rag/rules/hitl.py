@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
-from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
+from rag.errors import SnapshotError
 from rag.i18n import _
 from rag.rules.text import clean_text, is_blank, text_problem
 from rag.schemas import HitlResumeState

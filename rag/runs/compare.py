@@ -18,9 +18,9 @@ from pydantic import BaseModel, PrivateAttr
 from debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
 from debugger.diff import same_value
 from debugger.records import LaneRecord, StepRecord
-from rag.errors import UserFixableError
+from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
-from rag.runs.export import RunDocument, RunImportError, export_run, load_document, parse_document, replay_from_document
+from rag.runs.export import RunDocument, export_run, load_document, parse_document, replay_from_document
 
 BUNDLE_FORMAT = "rag-debugger-runs"
 """A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""

@@ -31,9 +31,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint, ReplayStepper, apply_timings, linear_path, record_thread
-from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
+from rag.errors import RunImportError
 from rag.i18n import _
-from rag.runs.history import RunHistory, RunInfo, new_run_id
+from rag.runs.history import RunHistory
+from rag.runs.run_info import RunInfo, new_run_id
 from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
 from rag.trace import normalize_rag_trace
@@ -137,7 +138,8 @@ def redact(value: Any, secrets: Iterable[str]) -> Any:
 
 def _prompt_texts(version: Optional[str]) -> Optional[dict[str, str]]:
     """The prompt texts of the run's version, when they can still be loaded here."""
-    from rag.prompts import ROLES, load_prompts
+    from rag.prompts import load_prompts
+    from rag.prompts.templates import ROLES
 
     try:
         prompts = load_prompts(None if version in (None, "default") else version)
@@ -402,7 +404,7 @@ def import_demo_runs(history: RunHistory, directory: Optional[Path] = None) -> l
 
 
 __all__ = [
-    "FORMAT", "FORMAT_VERSION", "STEP_TIMINGS", "RunDocument", "RunImportError", "export_run", "export_run_json",
+    "FORMAT", "FORMAT_VERSION", "STEP_TIMINGS", "RunDocument", "export_run", "export_run_json",
     "parse_document",
     "import_run", "load_document", "replay_from_document", "open_replay", "progress_by_step", "redact", "secret_values",
     "DemoRunInfo", "list_demo_runs", "import_demo_runs", "DEMO_RUNS_DIR",

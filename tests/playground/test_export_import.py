@@ -7,9 +7,9 @@ import pytest
 
 from debugger.stepper import GraphStepper
 from rag.api import initial_state, make_context
+from rag.errors import RunImportError
 from rag.runs.export import (
     FORMAT,
-    RunImportError,
     checksum,
     export_run,
     export_run_json,
@@ -20,7 +20,8 @@ from rag.runs.export import (
     parse_document,
     replay_from_document,
 )
-from rag.runs.history import RunHistory, run_recorded
+from rag.runs.history import RunHistory
+from rag.runs.recording import run_recorded
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
@@ -219,7 +220,7 @@ def test_missing_file(history, tmp_path):
 
 
 def test_export_of_unknown_or_empty_runs(history):
-    from rag.runs.history import UnknownRunError
+    from rag.errors import UnknownRunError
 
     with pytest.raises(UnknownRunError):
         export_run(history, "nope")

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import InvalidQuestionError, make_context
-from rag.runs.history import RunHistory, UnknownRunError, run_recorded
+from rag.api import make_context
+from rag.errors import InvalidQuestionError, UnknownRunError
+from rag.runs.history import RunHistory
+from rag.runs.recording import run_recorded
 from tests.engine.fakes import FakeRoles, grade
 from tests.playground.conftest import QUESTION
 

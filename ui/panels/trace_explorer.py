@@ -13,8 +13,9 @@ import streamlit as st
 
 from debugger import ABSENT, format_value
 from debugger.diff import ABSENT_TEXT
+from rag.errors import InvalidTraceError
 from rag.i18n import N_, _, ngettext
-from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
+from rag.trace import FIELD_GROUPS, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
 from ui.language import with_headings
 from ui.text import as_text

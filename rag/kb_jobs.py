@@ -169,7 +169,7 @@ class IngestJob:
             return self.embedder, None
         if not self.settings.dense_enabled or self.settings.retriever_backend == "bm25":
             return None, None
-        from rag.retrieval.dense import default_embedder
+        from rag.ingest.embedders import default_embedder
 
         return default_embedder(self.settings)
 
