@@ -134,7 +134,7 @@ def person_filter(choice: Optional[str]) -> Optional[str]:
 def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
     """Import an uploaded export; every problem is a UserInputError with a readable message."""
     from rag.errors import UserFixableError, UserInputError
-    from rag.runs.export import import_run
+    from rag.runs.importing import import_run
 
     if not data:
         raise UserInputError(_("{name} is empty; choose a run export (.json) made by this app").format(name=name))
@@ -198,7 +198,7 @@ def on_upload() -> None:
 
 
 def on_demo_pack() -> None:
-    from rag.runs.export import import_demo_runs
+    from rag.runs.demo_pack import import_demo_runs
 
     runs = guarded(import_demo_runs, _store())
     if runs is not None:

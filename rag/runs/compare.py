@@ -20,7 +20,10 @@ from debugger.diff import same_value
 from debugger.records import LaneRecord, StepRecord
 from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
-from rag.runs.export import RunDocument, export_run, load_document, parse_document, replay_from_document
+from rag.runs.document_limits import load_document, parse_document
+from rag.runs.export import export_run
+from rag.runs.replay import replay_from_document
+from rag.runs.run_document import RunDocument
 
 BUNDLE_FORMAT = "rag-debugger-runs"
 """A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""

@@ -8,20 +8,14 @@ import pytest
 from debugger.stepper import GraphStepper
 from rag.api import initial_state, make_context
 from rag.errors import RunImportError
-from rag.runs.export import (
-    FORMAT,
-    checksum,
-    export_run,
-    export_run_json,
-    import_demo_runs,
-    import_run,
-    list_demo_runs,
-    open_replay,
-    parse_document,
-    replay_from_document,
-)
+from rag.runs.demo_pack import import_demo_runs, list_demo_runs
+from rag.runs.document_limits import parse_document
+from rag.runs.export import export_run, export_run_json, open_replay
 from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
 from rag.runs.recording import run_recorded
+from rag.runs.replay import replay_from_document
+from rag.runs.run_document import FORMAT, checksum
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles

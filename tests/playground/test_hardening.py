@@ -8,8 +8,9 @@ import pytest
 
 from rag.api import make_context
 from rag.errors import RunImportError
-from rag.runs.export import export_run_json, import_run
+from rag.runs.export import export_run_json
 from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
 from rag.runs.recording import run_recorded
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
@@ -123,7 +124,7 @@ def exported(history, ctx) -> dict:
 
 
 def _resealed(doc: dict) -> dict:
-    from rag.runs.export import checksum
+    from rag.runs.run_document import checksum
 
     doc = dict(doc)
     doc["sha256"] = checksum(doc)
