@@ -10,7 +10,7 @@ from typing import Any, Mapping, Optional
 
 from rag.context import ProgressSink, RagContext
 from rag.errors import InvalidQuestionError
-from rag.graph.build import compiled_graph
+from rag.graph.build import GraphKind, compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
@@ -20,12 +20,12 @@ from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
 
 
-def _compiled(kind: str):
+def _compiled(kind: GraphKind):
     """The checkpointer-less graphs for plain runs, from the one registry."""
     return compiled_graph(kind)
 
 
-def _invoke(kind: str, inp: dict, ctx: RagContext) -> dict:
+def _invoke(kind: GraphKind, inp: dict, ctx: RagContext) -> dict:
     """Run a graph; when OpenTelemetry export is on (rag/telemetry), streamed and sent as a trace."""
     from rag.telemetry.runs import active
 

@@ -133,7 +133,7 @@ def with_call_cache(roles: ModelRoles, cache: Optional[CallCache] = None) -> Mod
     """The same roles, each model role answering from `cache` when it can. Roles that are not
     model calls (the offline rules, a test fake) are returned as they are."""
     cache = cache or CallCache()
-    wrapped = {}
+    wrapped: dict[str, Any] = {}
     for name in ("planner", "grader", "rewriter"):
         role = getattr(roles, name)
         wrapped[name] = CachedRole(role, cache) if isinstance(role, StructuredRole) else role

@@ -124,7 +124,8 @@ def _counted(runnable: Any, calls: list) -> RunnableLambda:
 
 
 def _with_counter(roles: ModelRoles, role: str, calls: list) -> ModelRoles:
-    return dataclasses.replace(roles, **{role: _counted(getattr(roles, role), calls)})
+    changes: dict[str, Any] = {role: _counted(getattr(roles, role), calls)}
+    return dataclasses.replace(roles, **changes)
 
 
 def _checkpoint_id(config: Optional[dict]) -> Optional[str]:
@@ -379,19 +380,20 @@ def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles:
             notes.append(Hint(kind="failed", text=_("variant {label} failed: {error}").format(
                 label=side.label, error=side.error)))
         elif side.role_calls == 0:
-            why = {
-                "planner": lambda side=side: _("the question took the local fast path ({reason})").format(
-                    reason=(side.role_output or {}).get("complexity_reason")),
+            reasons: dict[str, Callable[[], str]] = {
+                "planner": lambda: _("the question took the local fast path ({reason})").format(
+                    reason=(side.role_output or {}).get("complexity_reason")),  # noqa: B023 - called below, in this turn
                 "grader": lambda: _("no evidence was retrieved, so the grade is decided without a model"),
                 "rewriter": lambda: _("the rewrite budget was already spent"),
                 "answerer": lambda: _("no model is connected, so the answer is extractive (quoted from the "
                                       "evidence, no prompt)"),
-            }[role]()
+            }
+            why = reasons[role]()
             notes.append(Hint(kind="not_called", text=_("the {role} model was not called in variant {label}: "
                                                         "{why}").format(role=role, label=side.label, why=why)))
         elif role == "answerer" and (side.role_output or {}).get("error"):
             notes.append(Hint(kind="answer_error", text=_("variant {label}: {error}").format(
-                label=side.label, error=side.role_output["error"])))
+                label=side.label, error=(side.role_output or {}).get("error"))))
     if not rows and not (a.error or b.error):
         notes.append(Hint(kind="same", text=_("A and B ended in the same state")))
     if not upstream:

@@ -164,10 +164,10 @@ def forget_knowledge_base(kb_dir: Path) -> int:
     Returns how many cache entries were dropped."""
     folder = str(Path(kb_dir).expanduser().resolve())
     with _lock:
-        kbs = [key for key in _kbs if key[0] == folder]
+        kbs = [kb_key for kb_key in _kbs if kb_key[0] == folder]
         retrievers = [key for key, kb in _retriever_kb.items() if kb == folder]
-        for key in kbs:
-            del _kbs[key]
+        for kb_key in kbs:
+            del _kbs[kb_key]
         for key in retrievers:
             _retrievers.pop(key, None)
             _retriever_version.pop(key, None)

@@ -266,10 +266,11 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
 
     _import_pymilvus()
     if client is None:
-        if not (settings.milvus_uri or "").strip():
+        if not settings.milvus_uri or not settings.milvus_uri.strip():
             raise ValueError("MILVUS_URI is not set (a Milvus Lite file like ./milvus.db or http://host:19530)")
         client = connect(settings.milvus_uri)
-    embedder, dense_error = None, "dense disabled by settings (RAG_DENSE_ENABLED=false)"
+    embedder: Any = None
+    dense_error: Optional[str] = "dense disabled by settings (RAG_DENSE_ENABLED=false)"
     if settings.dense_enabled:
         from rag.ingest.embedders import default_embedder
 

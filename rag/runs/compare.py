@@ -323,6 +323,7 @@ def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
             lines.append(f"step B{row.b} {row.node}: only in B")
             continue
         detail = list(row.fields[:6])
+        assert row.a is not None and row.b is not None  # a row in both runs has both step numbers
         sa, sb = steps_a[row.a - 1], steps_b[row.b - 1]
         if "docs" in row.fields:
             moved = chunk_changes(sa.values_after.get("docs") or [], sb.values_after.get("docs") or [])

@@ -24,6 +24,7 @@ KNOWN = {
     ("rag/workbench/session.py", "rag.rules.hitl", "SnapshotError"),
     ("rag/workbench/session.py", "debugger.stepper", "StepperError"),
     ("rag/workbench/session.py", "rag.runs.history", "UnknownRunError"),
+    ("rag/workbench/session.py", "rag.runs.export", "STEP_TIMINGS"),
     ("ui/any_graph_session.py", "debugger.stepper", "StepperError"),
 }
 

@@ -10,7 +10,7 @@ from rag.prompts.templates import load_default_prompts
 from rag.runs.history import RunHistory
 from rag.schemas import ComplexityResult, RewritePlan
 from tests.engine.fakes import FakeRoles, grade
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 DEFAULT = load_default_prompts()
 STRICT_GRADER = DEFAULT.grader + "\nBe strict: anything short of the exact model version needs a rewrite."

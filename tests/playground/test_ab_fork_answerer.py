@@ -10,7 +10,7 @@ from rag.playground.ab_fork import ANSWER_STEP, run_ab
 from rag.prompts.templates import load_default_prompts
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles, grade
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 from tests.support.fake_openai import running_fake_openai
 
 DEFAULT = load_default_prompts()

@@ -19,7 +19,7 @@ from rag.runs.run_document import FORMAT, checksum
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 OPENAI_KEY = "sk-proj-SUPERSECRET-0123456789abcdef"
 RERANK_KEY = "jina_RERANKSECRET_9876543210"

@@ -14,7 +14,7 @@ from rag.runs.importing import import_run
 from rag.runs.recording import run_recorded
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 PASSWORD = "PASSW0RD-9f3e71"
 QUERY_KEY = "QUERYSECRET-77a1c0"
