@@ -82,7 +82,7 @@ def language_picker() -> None:
     """Two buttons, English and 中文, at the foot of the sidebar."""
     current = resolve_language()
     st.session_state[_PICKER_KEY] = current
-    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.get, key=_PICKER_KEY,
+    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=_PICKER_KEY,
                                  on_change=_picked, width="stretch")
 
 

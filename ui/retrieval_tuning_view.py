@@ -10,7 +10,7 @@ Retrieval-only passes record no run, so a lost case opens its question in the st
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import pandas as pd
 import streamlit as st
@@ -114,7 +114,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
 
     dense = settings.dense_enabled or any(p.get("RAG_DENSE_ENABLED") for p in points)
     result = run_sweep(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
-    axes = {}
+    axes: dict[str, list[Any]] = {}
     for p in points:
         for k, v in p.items():
             axes.setdefault(k, [])

@@ -53,7 +53,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown = frame.reset_index(drop=True)  # a filtered frame's index would show as a column of its own
     absent = "‹" + _("absent") + "›"
     shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
-                         state=shown["state"].map(lambda s: _(STATES.get(s, s))))
+                         state=shown["state"].map(lambda s: _(STATES.get(str(s), str(s)))))
     return with_headings(shown, COLUMNS)
 
 
