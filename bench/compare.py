@@ -93,7 +93,7 @@ def loop_figure(repeat: int) -> float:
 
 def demo_figure(repeat: int) -> float:
     from rag.runs.compare import RunSide, compare_sides, summary_lines
-    from rag.runs.export import parse_document
+    from rag.runs.document_limits import parse_document
     from rag.runs.record import record_bundle
     from rag.settings import RagSettings
 
@@ -111,8 +111,8 @@ def demo_figure(repeat: int) -> float:
     import tempfile
     from pathlib import Path
 
-    from rag.runs.export import import_run
     from rag.runs.history import RunHistory
+    from rag.runs.importing import import_run
     from rag.workbench.session import DebugSession
     from ui.panels.inspector import inspector_sections
 

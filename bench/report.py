@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag.runs.export import DEMO_RUNS_DIR
+from rag.runs.demo_pack import DEMO_RUNS_DIR
 
 COMPLEX = DEMO_RUNS_DIR / "14_en_complex_two_products.json"
 EMPTY = '<!DOCTYPE html><html><head><meta charset="utf-8"><title>empty</title></head><body></body></html>\n'

@@ -120,8 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--top-k", type=int, default=8)
     args = ap.parse_args(argv)
 
+    from rag.ingest.embedders import default_embedder
     from rag.ingest.models import ChunkRecord
-    from rag.retrieval.dense import default_embedder
     from rag.retrieval.embedded import EmbeddedRetriever, KnowledgeBase
     from rag.retrieval.indexes import SparseIndex
     from rag.retrieval.tokenize import tokenize

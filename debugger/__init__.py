@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "PendingInterrupt": "debugger.records",
     "StepRecord": "debugger.records",
     "GraphStepper": "debugger.stepper",
-    "StepperError": "debugger.stepper",
+    "StepperError": "debugger.errors",
     "describe_error": "debugger.stepper",
     "TimelineEntry": "debugger.timeline",
     "build_timeline": "debugger.timeline",
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         reducer_fields,
         same_value,
     )
+    from debugger.errors import StepperError
     from debugger.graph_view import (
         fanout_edges_from_steps,
         graph_to_dot,
@@ -102,5 +103,5 @@ if TYPE_CHECKING:
     )
     from debugger.protocol import Stepper
     from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
-    from debugger.stepper import GraphStepper, StepperError, describe_error
+    from debugger.stepper import GraphStepper, describe_error
     from debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows

@@ -126,10 +126,10 @@ def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
     used: set[int] = set()
     for i, lane in enumerate(a):
         key = lane_key(lane)
-        j = keys_b.get(key)
-        if j is not None and j not in used:
-            used.add(j)
-            out.append((key, i, j))
+        match = keys_b.get(key)
+        if match is not None and match not in used:
+            used.add(match)
+            out.append((key, i, match))
         else:
             out.append((key, i, None))
     out.extend((lane_key(lane), None, j) for j, lane in enumerate(b) if j not in used)
@@ -179,7 +179,7 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
         fields: tuple[str, ...] = ()
         lanes: tuple = ()
         inputs: tuple[str, ...] = ()
-        if sa is not None and sb is not None:
+        if sa is not None and sb is not None and ia is not None and ib is not None:
             if starts[0].get(ia) and starts[1].get(ib):  # a segment's input: question, HITL answer, edit
                 inputs = differing_fields(sa[2].values_before, sb[2].values_before, ignore=ignore)
                 inputs = refine(sa[2], sb[2], inputs) if refine is not None and inputs else inputs
@@ -194,9 +194,11 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
                 lanes = match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
             lane_mismatch = any(x is None or y is None for _, x, y in lanes)
             kind = "differs" if fields or lane_mismatch else "same"
+        either = sa or sb
+        assert either is not None  # a row has a step on one side at least
         rows.append(AlignedStep(
             row=len(rows) + 1, kind=kind, a=None if ia is None else ia + 1, b=None if ib is None else ib + 1,
-            segment=(sa or sb)[1], nodes_a=sa[2].nodes if sa else (), nodes_b=sb[2].nodes if sb else (),
+            segment=either[1], nodes_a=sa[2].nodes if sa else (), nodes_b=sb[2].nodes if sb else (),
             fields=fields, inputs=inputs, lanes=lanes))
 
     for tag, i1, i2, j1, j2 in align_keys(keys_a, keys_b):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from debugger.errors import StepperError
 from debugger.i18n import _
-from debugger.stepper import GraphStepper, StepHook, StepperError, _checkpoint_id
+from debugger.stepper import GraphStepper, StepHook, _checkpoint_id
 
 
 def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any], *, as_node: str,

@@ -70,7 +70,7 @@ def _strip(tp: Any) -> tuple[Any, bool]:
 
 
 def _type_name(tp: Any) -> str:
-    return getattr(tp, "__name__", None) if typing.get_origin(tp) is None and hasattr(tp, "__name__") \
+    return tp.__name__ if typing.get_origin(tp) is None and hasattr(tp, "__name__") \
         else str(tp).replace("typing.", "")
 
 
@@ -112,7 +112,7 @@ def json_schema_fields(schema: Mapping[str, Any]) -> list[FormField]:
     """Form fields of an object JSON schema (`properties`, `required`); a schema that is not an
     object is one field named `value`."""
     if schema.get("type") != "object" or not isinstance(schema.get("properties"), Mapping):
-        kind = _JSON_TYPES.get(schema.get("type"), "json")
+        kind = _JSON_TYPES.get(str(schema.get("type")), "json")
         return [FormField(name="value", kind=kind, required=True, default=schema.get("default"),
                           help=str(schema.get("description") or ""), type_name=str(schema.get("type") or "JSON"),
                           json_schema=dict(schema))]
@@ -120,7 +120,7 @@ def json_schema_fields(schema: Mapping[str, Any]) -> list[FormField]:
     out = []
     for name, prop in schema["properties"].items():
         prop = prop if isinstance(prop, Mapping) else {}
-        kind = "text" if prop.get("enum") else _JSON_TYPES.get(prop.get("type"), "json")
+        kind = "text" if prop.get("enum") else _JSON_TYPES.get(str(prop.get("type")), "json")
         out.append(FormField(name=name, kind=kind, required=name in required, default=prop.get("default"),
                              help=str(prop.get("description") or prop.get("title") or ""),
                              type_name=str(prop.get("type") or "JSON"), json_schema=dict(prop)))

@@ -16,9 +16,9 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
-from debugger.stepper import StepperError
 
 START_NODE = "__start__"
 
@@ -116,6 +116,8 @@ def linear_path(checkpoints: Sequence[RecordedCheckpoint], head: Optional[str] =
 
 
 def _ms_between(a: Optional[str], b: Optional[str]) -> float:
+    if a is None or b is None:
+        return 0.0
     try:
         return round((datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds() * 1000.0, 3)
     except (TypeError, ValueError):
@@ -328,7 +330,7 @@ class ReplayStepper:
     def run_to_end(self, max_steps: int = 200) -> list[StepRecord]:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
-        out = []
+        out: list[StepRecord] = []
         while not self.done and len(out) < max_steps:
             out.append(self.step())
         return out

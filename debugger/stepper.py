@@ -22,7 +22,7 @@ from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
 from debugger.diff import reducer_fields
-from debugger.errors import StepperError  # noqa: F401 - re-exported from its old home
+from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
 
@@ -181,6 +181,7 @@ class GraphStepper:
         """`value` as the checkpointer gives it back (e.g. tuples come back as lists), so the
         records of a streamed step equal what `get_state`, time travel and a replay read. It
         also detaches them from the objects the finished run still holds."""
+        assert self._serde is not None  # only streamed steps are stored back, and they need a serde (_streamable)
         return self._serde.loads_typed(self._serde.dumps_typed(value))
 
     def _streamed_head(self, checkpoints: list[dict], previous_id: Optional[str]) -> Optional[StateSnapshot]:
@@ -384,7 +385,7 @@ class GraphStepper:
         if interrupt_id is not None:
             if interrupt_id not in {p.interrupt_id for p in pending}:
                 raise StepperError(_("no pending interrupt has the id {id}").format(id=repr(interrupt_id)))
-            command = Command(resume={interrupt_id: value})
+            command: Command[Any] = Command(resume={interrupt_id: value})
         elif len(pending) > 1:
             raise StepperError(_("{n} interrupts are waiting; say which one with interrupt_id").format(n=len(pending)))
         else:

@@ -16,8 +16,10 @@ from debugger.diff import format_value
 from debugger.i18n import N_, _
 from debugger.records import StepRecord
 
-DecisionFn = Callable[[Mapping[str, Any]], Any]
-AnnotationFormatter = Callable[[Mapping[str, Any]], str]
+#: Both are handed a step's own dicts (`StepRecord.values_after` / `values_before`, `annotations`), so a
+#: function typed for a plain dict fits as well as one for any mapping.
+DecisionFn = Callable[[dict[str, Any]], Any]
+AnnotationFormatter = Callable[[dict[str, Any]], str]
 
 TIMELINE_COLUMNS: tuple[str, ...] = (N_("step"), N_("nodes"), N_("lanes"), N_("duration_ms"), N_("decision"),
                                      N_("error"), N_("notes"))
@@ -44,7 +46,7 @@ class _Failed(str):
     """The text shown for a decision function that raised (never equal to a real decision)."""
 
 
-def _decide(decision: Optional[DecisionFn], values: Mapping[str, Any]) -> Optional[str]:
+def _decide(decision: Optional[DecisionFn], values: dict[str, Any]) -> Optional[str]:
     """A broken decision function must not break the timeline: show why instead."""
     if decision is None:
         return None

@@ -10,6 +10,7 @@ knows about RAG.
 from __future__ import annotations
 
 import difflib
+import html
 import json
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -27,9 +28,9 @@ TREE_OPEN_DEPTH = 1
 
 
 def _esc(value: Any) -> str:
-    from debugger.html_view import esc
-
-    return esc(value)
+    """`debugger.html_view.esc`, spelled out here: html_view draws with this module, so importing it back
+    would make the two a circle."""
+    return html.escape("" if value is None else str(value), quote=True)
 
 
 def base_field(path: str) -> str:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "run_rag_graph": "rag.api", "resume_rag_from_hitl": "rag.api", "make_context": "rag.api",
-    "build_result": "rag.api", "InvalidQuestionError": "rag.api", "SnapshotError": "rag.api",
+    "build_result": "rag.api", "InvalidQuestionError": "rag.errors", "SnapshotError": "rag.errors",
     "RagContext": "rag.context",
     "build_rag_graph": "rag.graph.build", "build_resume_graph": "rag.graph.build",
-    "GraderInput": "rag.models.base", "ModelCallError": "rag.models.base", "ModelRoles": "rag.models.base",
+    "GraderInput": "rag.models.base", "ModelCallError": "rag.errors", "ModelRoles": "rag.models.base",
     "PlannerInput": "rag.models.base", "RewriterInput": "rag.models.base",
     "Chunk": "rag.schemas", "ComplexityResult": "rag.schemas", "EvidenceGrade": "rag.schemas",
     "EvidenceItem": "rag.schemas", "HitlResumeState": "rag.schemas", "ProgressStep": "rag.schemas",
@@ -50,18 +50,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # static checkers and IDEs see the real names
-    from rag.api import (
-        InvalidQuestionError,
-        SnapshotError,
-        build_result,
-        make_context,
-        resume_rag_from_hitl,
-        run_rag_graph,
-    )
+    from rag.api import build_result, make_context, resume_rag_from_hitl, run_rag_graph
     from rag.context import RagContext
-    from rag.errors import InvalidTraceError
+    from rag.errors import InvalidQuestionError, InvalidTraceError, ModelCallError, SnapshotError
     from rag.graph.build import build_rag_graph, build_resume_graph
-    from rag.models.base import GraderInput, ModelCallError, ModelRoles, PlannerInput, RewriterInput
+    from rag.models.base import GraderInput, ModelRoles, PlannerInput, RewriterInput
     from rag.schemas import (
         Chunk,
         ComplexityResult,

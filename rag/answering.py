@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from rag.i18n import _
-from rag.prompts import DEFAULT_DIR, render
+from rag.prompts.templates import DEFAULT_DIR, render
 
 MAX_SENTENCES = 3
 MAX_CONTEXT_CHARS = 12_000
@@ -71,7 +71,9 @@ def extractive_answer(question: str, docs: Sequence[Mapping[str, Any]], *, max_s
     weighted by how rare it is among the sentences), in evidence order, each cited `[n]`."""
     started = time.perf_counter()
     if tokenize is None:
-        from rag.retrieval.tokenize import tokenize_query as tokenize
+        from rag.retrieval.tokenize import tokenize_query
+
+        tokenize = tokenize_query
     wanted = set(tokenize(question))
     sentences = [(n, i, s) for n, d in enumerate(docs, 1) for i, s in enumerate(split_sentences(str(d.get("text") or "")))]
     if not sentences or not wanted:
@@ -81,7 +83,8 @@ def extractive_answer(question: str, docs: Sequence[Mapping[str, Any]], *, max_s
     idf = {w: math.log(1 + len(sentences) / df[w]) for w in wanted if df[w]}
     scored = [(sum(idf[w] for w in t), -k) for k, t in enumerate(token_sets)]
     best = sorted(range(len(sentences)), key=lambda k: scored[k], reverse=True)
-    picked, covered = [], set()
+    picked: list[int] = []
+    covered: set[str] = set()
     for k in best:
         if scored[k][0] <= 0 or len(picked) >= max_sentences:
             break
@@ -99,7 +102,8 @@ def extractive_answer(question: str, docs: Sequence[Mapping[str, Any]], *, max_s
 
 
 def numbered_context(docs: Sequence[Mapping[str, Any]], limit: int = MAX_CONTEXT_CHARS) -> str:
-    parts, size = [], 0
+    parts: list[str] = []
+    size = 0
     for n, d in enumerate(docs, 1):
         page = f", page {d.get('page_number')}" if d.get("page_number") is not None else ""
         block = f"[{n}] ({d.get('filename')}{page})\n{d.get('text') or ''}\n"

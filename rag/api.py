@@ -9,23 +9,23 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from rag.context import ProgressSink, RagContext
-from rag.errors import InvalidQuestionError  # noqa: F401 - re-exported from its old home
-from rag.graph.build import compiled_graph
+from rag.errors import InvalidQuestionError
+from rag.graph.build import GraphKind, compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
 from rag.retrieval.base import Retriever
-from rag.rules.hitl import SnapshotError, build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
+from rag.rules.hitl import build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
 from rag.rules.text import clean_text, text_problem
 from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
 
 
-def _compiled(kind: str):
+def _compiled(kind: GraphKind):
     """The checkpointer-less graphs for plain runs, from the one registry."""
     return compiled_graph(kind)
 
 
-def _invoke(kind: str, inp: dict, ctx: RagContext) -> dict:
+def _invoke(kind: GraphKind, inp: dict, ctx: RagContext) -> dict:
     """Run a graph; when OpenTelemetry export is on (rag/telemetry), streamed and sent as a trace."""
     from rag.telemetry.runs import active
 
@@ -169,6 +169,6 @@ def resume_rag_from_hitl(
 
 
 __all__ = [
-    "InvalidQuestionError", "SnapshotError", "make_context", "initial_state", "resume_input", "build_result",
+    "make_context", "initial_state", "resume_input", "build_result",
     "run_rag_graph", "resume_rag_from_hitl", "validate_text",
 ]

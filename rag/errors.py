@@ -18,9 +18,8 @@
 
 Why one tree: the app's error guard shows a `UserFixableError` as a plain warning and treats anything
 else as a defect (logged with its traceback), so a bug that happens to be a `ValueError` inside a
-library is no longer mistaken for bad input. The old import paths (`rag.api.InvalidQuestionError`,
-`rag.rules.hitl.SnapshotError`, ...) re-export these classes. `debugger/` keeps its own small tree
-because it must not import `rag/`.
+library is no longer mistaken for bad input. This module is their one address: nothing re-exports them
+(callers import `rag.errors`). `debugger/` keeps its own small tree because it must not import `rag/`.
 
 This module imports nothing from the project, so anything may import it.
 """
@@ -84,7 +83,7 @@ class BadFile(UserFixableError):
 
 class HistoryDamagedError(RagError, RuntimeError):
     """The run history file cannot be used: damaged, not a database, or unreadable. The message names the
-    file and the cause; `rag.runs.history.RECOVERY` says what to do. Not a `UserFixableError`: the app
+    file and the cause; `rag.runs.sqlite_storage.RECOVERY` says what to do. Not a `UserFixableError`: the app
     keeps working in memory and says so once, instead of warning on every action."""
 
     def __init__(self, path: str, cause: str):

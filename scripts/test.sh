@@ -34,4 +34,6 @@ fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 echo "ruff: lint and import order (pyproject.toml)"
 python3 -m ruff check .
+echo "mypy: types of rag/, debugger/ and ui/, with the pydantic plugin (pyproject.toml; cached in .mypy_cache)"
+python3 -m mypy
 exec python3 -m pytest -q "$@"

@@ -80,7 +80,7 @@ def default_kb(set_name: str) -> str:
 
 
 def _store() -> EvalStore:
-    from ui.history_store import db_path
+    from rag.runs.location import db_path
 
     return EvalStore(db_path())
 
@@ -303,7 +303,7 @@ def _tuning(settings: RagSettings, choice: str, kb: str) -> None:
     from rag.eval.runner import kb_dir_for
     from ui.retrieval_tuning_view import render_tuning
 
-    render_tuning(settings, choice, kb, _load_set, kb_dir_for(kb))
+    render_tuning(settings, choice, kb, _load_set, kb_dir_for(kb), on_open_case)
 
 
 def render_one(record: EvalRecord) -> None:
@@ -353,7 +353,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     if st.session_state.get(f"eval_pick_{key}") not in labels:
         st.session_state.pop(f"eval_pick_{key}", None)
     pick = st.selectbox(_("Open a case in the step debugger (or click its row)"), list(labels),
-                        format_func=labels.get, key=f"eval_pick_{key}")
+                        format_func=labels.__getitem__, key=f"eval_pick_{key}")
     chosen = next(r for r in shown if r.id == pick)
     st.button(_("Open in step debugger"), key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
               args=(chosen.question,))
@@ -400,8 +400,8 @@ def render_compare(records: list[EvalRecord]) -> None:
         st.bar_chart(long, x=figure, y=value, color=configuration, stack=False, horizontal=True, height=220)
     with st.container(key="eval_confusion"):
         st.markdown(_("**Route confusion matrices**"))
-        cols = st.columns(len(records))
-        for col, rec in zip(cols, records, strict=True):
+        matrix_cols = st.columns(len(records))
+        for col, rec in zip(matrix_cols, records, strict=True):
             col.caption(rec.label)
             col.table(headed(confusion_frame(rec.results())))
     tabs = st.tabs([_("Details: {label}").format(label=rec.label) for rec in records])
@@ -450,7 +450,7 @@ def render_past(store: EvalStore) -> None:
     with st.expander(_("Earlier evaluations ({n})").format(n=len(groups)), expanded=False):
         versus = " " + _("vs") + " "
         labels = {g: f"{c[:19].replace('T', ' ')} · {s} · {versus.join(ls)}" for g, c, s, ls in groups}
-        pick = st.selectbox(_("Evaluation"), list(labels), format_func=labels.get, key="eval_past")
+        pick = st.selectbox(_("Evaluation"), list(labels), format_func=labels.__getitem__, key="eval_past")
         if st.button(_("Show"), key="eval_show_past"):
             st.session_state[GROUP_KEY] = pick
             st.rerun()

@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from rag.errors import HistoryDamagedError, HistoryUnavailableError
 from rag.redaction import redact_url
-from rag.runs.history import HistoryDamagedError, HistoryUnavailableError, RunHistory
+from rag.runs.history import RunHistory
 from rag.runs.location import db_path, history_url
 from rag.runs.storage import is_database_url
 
@@ -194,5 +195,5 @@ def close_all() -> None:
         item.close()
 
 
-__all__ = ["ENV_SERVER", "db_path", "history_url", "location", "is_shared",
+__all__ = ["ENV_SERVER", "location", "is_shared",
            "server_id", "history", "problem", "open_histories", "close_all"]

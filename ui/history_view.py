@@ -13,7 +13,8 @@ import streamlit as st
 
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
-from rag.runs.history import RunHistory, RunInfo
+from rag.runs.history import RunHistory
+from rag.runs.run_info import RunInfo
 from ui.language import in_this_language
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
@@ -133,7 +134,7 @@ def person_filter(choice: Optional[str]) -> Optional[str]:
 def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
     """Import an uploaded export; every problem is a UserInputError with a readable message."""
     from rag.errors import UserFixableError, UserInputError
-    from rag.runs.export import import_run
+    from rag.runs.importing import import_run
 
     if not data:
         raise UserInputError(_("{name} is empty; choose a run export (.json) made by this app").format(name=name))
@@ -197,7 +198,7 @@ def on_upload() -> None:
 
 
 def on_demo_pack() -> None:
-    from rag.runs.export import import_demo_runs
+    from rag.runs.demo_pack import import_demo_runs
 
     runs = guarded(import_demo_runs, _store())
     if runs is not None:
@@ -333,9 +334,10 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
 
 def render_unusable(exc: BaseException) -> None:
     """What the page says when the history cannot be used, and how to get a working one back."""
+    from rag.errors import HistoryDamagedError
     from rag.redaction import redact_urls_in_text
-    from rag.runs.history import RECOVERY as FILE_RECOVERY
-    from rag.runs.history import HistoryDamagedError, is_damage
+    from rag.runs.sqlite_storage import RECOVERY as FILE_RECOVERY
+    from rag.runs.sqlite_storage import is_damage
     from rag.runs.storage import DATABASE_RECOVERY
     from ui.history_store import is_shared, problem, shown_location
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rag import kb_jobs
 from rag.errors import UserFixableError
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import duration_ms
-from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
 from rag.ingest.owners import admins, may_delete, read_owner
+from rag.ingest.paths import kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
-from rag.retrieval.paths import kb_label, kbs_root, named_kb_of
 from ui import streamlit_state
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
@@ -89,7 +89,7 @@ def _on_upload(name: str) -> None:
 
     def upload():
         folders = existing_kb(name)
-        if jobs.is_busy(folders.name):
+        if kb_jobs.is_busy(folders.name):
             flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
             return
         used = folder_bytes(folders.docs)
@@ -103,7 +103,7 @@ def _on_upload(name: str) -> None:
             refused += saved.skipped
             if saved.written:
                 used, total = folder_bytes(folders.docs), folder_bytes(kbs_root())
-        jobs.start_ingest(folders.name, current_settings(), rejected=refused)
+        kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused)
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
         flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
@@ -117,7 +117,7 @@ def _on_delete_file(name: str) -> None:
         return
 
     def delete():
-        if jobs.is_busy(name):
+        if kb_jobs.is_busy(name):
             flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
         if not _may_delete(name):
@@ -125,18 +125,18 @@ def _on_delete_file(name: str) -> None:
             return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
-        jobs.start_ingest(name, current_settings())
+        kb_jobs.start_ingest(name, current_settings())
         flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
     guarded(delete)
 
 
 def _on_cancel(name: str) -> None:
-    if jobs.cancel_ingest(name):
+    if kb_jobs.cancel_ingest(name):
         flash("info", _("Cancelling: the file in hand is finished, the files done stay searchable."))
 
 
 def _on_reingest(name: str) -> None:
-    guarded(jobs.start_ingest, name, current_settings())
+    guarded(kb_jobs.start_ingest, name, current_settings())
 
 
 def _on_delete_kb(name: str) -> None:
@@ -146,7 +146,7 @@ def _on_delete_kb(name: str) -> None:
 
     def delete():
         settings = current_settings()
-        jobs.delete_knowledge_base(name, settings, login=login_configured(),
+        kb_jobs.delete_knowledge_base(name, settings, login=login_configured(),
                                    person=streamlit_state.signed_in_email())
         if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
             apply_overrides({"kb_dir": None})
@@ -171,7 +171,7 @@ def _on_use_bundled() -> None:
 
 # ----- drawing ---------------------------------------------------------------------------------
 
-def _summary(state: jobs.JobState) -> str:
+def _summary(state: kb_jobs.JobState) -> str:
     report = state.report
     if state.status == "failed":
         return _("Ingestion failed: {error}").format(error=state.error)
@@ -212,7 +212,7 @@ def _files_table(name: str, state) -> pd.DataFrame:
 
 def _progress_panel(name: str) -> None:
     """The bar and the table; a fragment that polls while the job runs."""
-    state = jobs.job_state(name)
+    state = kb_jobs.job_state(name)
     if state is None:
         st.caption(_("Not ingested yet: upload documents to start."))
     elif not state.finished:
@@ -253,7 +253,7 @@ def _create_form() -> None:
 def _kb_panel(name: str) -> None:
     settings = current_settings()
     active = settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name
-    busy = jobs.is_busy(name)
+    busy = kb_jobs.is_busy(name)
 
     c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
     c1.button(_("Used by the debugger") if active else _("Use in the debugger"), key="kb_use", type="primary",
@@ -274,10 +274,10 @@ def _kb_panel(name: str) -> None:
                               type="primary", disabled=busy, width="stretch")
 
     if busy:
-        state = jobs.job_state(name)
+        state = kb_jobs.job_state(name)
         if state is not None:
             st.session_state[WATCHING_KEY] = state.job_id
-        job = jobs.get_job(name)
+        job = kb_jobs.get_job(name)
         asked = job is not None and job.cancel_requested
         st.button(_("Cancelling…") if asked else _("Cancel ingestion"), key="kb_cancel", on_click=_on_cancel,
                   args=(name,), disabled=asked, help=_("Stop after the file in hand; the files done stay searchable"))

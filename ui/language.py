@@ -10,15 +10,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import debugger.i18n
-from rag.i18n import (
-    DEFAULT_LANGUAGE,
-    LANGUAGES,
-    gettext,
-    negotiate,
-    ngettext,
-    normalize,
-    set_language_source,
-)
+from rag.i18n import gettext, negotiate, ngettext, normalize, set_language_source
+from rag.i18n.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 LANG_PARAM = "lang"
 LANG_KEY = "ui_language"
@@ -89,7 +82,7 @@ def language_picker() -> None:
     """Two buttons, English and 中文, at the foot of the sidebar."""
     current = resolve_language()
     st.session_state[_PICKER_KEY] = current
-    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.get, key=_PICKER_KEY,
+    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=_PICKER_KEY,
                                  on_change=_picked, width="stretch")
 
 

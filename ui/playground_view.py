@@ -20,16 +20,10 @@ import pandas as pd
 import streamlit as st
 
 from debugger import diff_table
+from rag.errors import PromptTemplateError
 from rag.i18n import N_, _, ngettext
-from rag.playground import ANSWER_STEP, FORK_NODES, ABResult, VariantResult, run_ab
-from rag.prompts import (
-    ALLOWED_VARIABLES,
-    REQUIRED_VARIABLES,
-    ROLES,
-    PromptSet,
-    PromptTemplateError,
-    validate_template,
-)
+from rag.playground.ab_fork import ANSWER_STEP, FORK_NODES, ABResult, VariantResult, run_ab
+from rag.prompts.templates import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, PromptSet, validate_template
 from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
@@ -394,7 +388,7 @@ def render_page() -> None:
     except ValueError as exc:
         st.error(_("The active prompt version cannot be loaded: {reason}. Showing the built-in prompts.").format(
             reason=friendly(exc)))
-        from rag.prompts import load_default_prompts
+        from rag.prompts.templates import load_default_prompts
 
         prompts = load_default_prompts()
     if not current_settings().models_configured():

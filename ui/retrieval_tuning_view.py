@@ -10,7 +10,7 @@ Retrieval-only passes record no run, so a lost case opens its question in the st
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import pandas as pd
 import streamlit as st
@@ -114,7 +114,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
 
     dense = settings.dense_enabled or any(p.get("RAG_DENSE_ENABLED") for p in points)
     result = run_sweep(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
-    axes = {}
+    axes: dict[str, list[Any]] = {}
     for p in points:
         for k, v in p.items():
             axes.setdefault(k, [])
@@ -130,10 +130,10 @@ def on_use_point(point_settings: dict) -> None:
 
 
 def render_tuning(settings: RagSettings, choice: str, kb: str, load: Callable[[str], Optional[tuple]],
-                  kb_dir) -> None:
-    """The section; `load(choice)` gives (set name, cases) like the route evaluation's picker."""
-    from ui.evaluate_view import on_open_case
-
+                  kb_dir, on_open_case: Callable[[str], None]) -> None:
+    """The section; `load(choice)` gives (set name, cases) like the route evaluation's picker, and
+    `on_open_case(question)` is the evaluation page's own "Open in step debugger" (passed in, so this
+    module does not import the page that imports it)."""
     with st.expander(_("Tune retrieval: where the right chunk was lost, and a sweep"), expanded=False):
         st.caption(_("Retrieval only: no planner, grader or rewriter runs, so no model is called. Cases name their "
                      "gold with expected_sources and/or expected_passages."))

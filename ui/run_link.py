@@ -192,8 +192,7 @@ def _take_over(session: Any, run_id: str) -> Any:
 
 def _open(session: Any, link: Link) -> list[str]:
     """Show `link` in `session`; returns messages for people."""
-    from rag.errors import UserInputError
-    from rag.runs.history import UnknownRunError
+    from rag.errors import UnknownRunError, UserInputError
     from ui.panels.time_travel import reset_time_travel, travel_to
     from ui.streamlit_state import shared_history
 
@@ -220,11 +219,11 @@ def _open(session: Any, link: Link) -> list[str]:
         history.get_run(link.run_id)
     except UnknownRunError:
         return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
-                  "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id))]
+                  "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id or ""))]
     try:
         session.open_replay(history, link.run_id)
         totals = [seg.stepper.total_steps for seg in session.segments]
-        at, travel, note = placement(totals, link.step)
+        at, travel, step_note = placement(totals, link.step)
         session.seek(at)
     except UserInputError as exc:
         reset_time_travel()
@@ -233,7 +232,7 @@ def _open(session: Any, link: Link) -> list[str]:
         reset_time_travel()
     else:
         travel_to(travel)
-    return [_("The link's step: {note}").format(note=note)] if note else []
+    return [_("The link's step: {note}").format(note=step_note)] if step_note else []
 
 
 def remember_link(session: Any, travel: Optional[int]) -> None:

@@ -20,7 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from rag.i18n import LANGUAGES, _, use_language
+from rag.i18n import _, use_language
+from rag.i18n.languages import LANGUAGES
 
 STATIC = Path(__file__).resolve().parent / "panels" / "static"
 SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")
@@ -149,7 +150,7 @@ def rag_header(session: Any) -> str:
         provider = getattr(getattr(first, "ctx", None), "roles", None)
         provider = getattr(provider, "provider", None)
         version = getattr(first, "prompt_version", None)
-        settings = settings_obj.public_dict() if hasattr(settings_obj, "public_dict") else None
+        settings = settings_obj.public_dict() if settings_obj is not None and hasattr(settings_obj, "public_dict") else None
     if first is not None:
         out.append('<p class="rdr-meta">' + html.escape(_("Run {run} · {date} · by {person} · provider {provider}").format(
             run=run, date=date_time(when), person=who or _("(no name)"), provider=provider or "?")) + "</p>")
@@ -211,6 +212,7 @@ def replay_session(history: Any, run_id: str) -> Any:
 
     session = DebugSession(history=history)
     session.open_replay(history, run_id)
+    assert session.current is not None  # open_replay made the replay the current segment
     session.current.stepper.run_to_end()
     return session
 

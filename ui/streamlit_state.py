@@ -192,7 +192,7 @@ def provider_banner() -> None:
         )
     else:
         model_badge(settings)
-    from rag.retrieval.paths import kb_label
+    from rag.ingest.paths import kb_label
 
     st.sidebar.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
         kb=as_text(kb_label(settings.kb_dir)), retriever=settings.retriever_backend))

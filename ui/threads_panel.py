@@ -120,7 +120,7 @@ def render_opened(session: AnyGraphSession) -> None:
     """What the open thread is, and the button that goes on from it."""
     seg = session.segments[0] if session.segments else None
     thread = seg.thread if seg is not None else None
-    if thread is None:
+    if seg is None or thread is None:
         return
     if session.replay_mode:
         note = _("Thread {id}: its newest checkpoints are shown; Step and time travel walk them, nothing runs.").format(

@@ -9,22 +9,3 @@ results beside the run history. Retrieval alone: `lost_at` (where a case's gold 
 trace), `ir_metrics` (the ranking metrics through ir-measures), `retrieval_eval` (`--retrieval-only`),
 `sweep` (`--sweep`), `retrieval_cli` (their CLI output).
 """
-from rag.eval.cases import EvalCase, EvalSetError, load_cases, parse_cases, parse_csv
-from rag.eval.scoring import (
-    CaseChange,
-    CaseResult,
-    compare_runs,
-    confusion,
-    format_confusion,
-    mean_reciprocal_rank,
-    route_accuracy,
-    source_hit,
-    source_hit_rate,
-    summary,
-)
-
-__all__ = [
-    "EvalCase", "EvalSetError", "load_cases", "parse_cases", "parse_csv", "CaseResult", "CaseChange", "confusion",
-    "format_confusion", "route_accuracy", "source_hit", "source_hit_rate", "mean_reciprocal_rank", "summary",
-    "compare_runs",
-]

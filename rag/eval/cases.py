@@ -107,12 +107,14 @@ def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalC
         field = ".".join(str(p) for p in err["loc"]) or "case"
         raise EvalSetError(_("{source}:{line}: field '{field}': {problem}").format(
             source=source, line=number, field=field, problem=err["msg"])) from None
-    if case.id is None:
-        case = case.model_copy(update={"id": f"line{number}"})
-    if case.id in seen:
+    case_id = case.id
+    if case_id is None:
+        case_id = f"line{number}"
+        case = case.model_copy(update={"id": case_id})
+    if case_id in seen:
         raise EvalSetError(_("{source}:{line}: field 'id': {id} already used on line {first}").format(
-            source=source, line=number, id=repr(case.id), first=seen[case.id]))
-    seen[case.id] = number
+            source=source, line=number, id=repr(case_id), first=seen[case_id]))
+    seen[case_id] = number
     return case
 
 

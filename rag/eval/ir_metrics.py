@@ -31,7 +31,7 @@ def per_query(gold: Mapping[str, Sequence[str]], runs: Mapping[str, Sequence[str
     """query id -> metric -> value, for every query with gold (an absent or empty ranking: all 0)."""
     measures = _measures(k)
     qrels = [ir_measures.Qrel(q, d, 1) for q, docs in gold.items() for d in dict.fromkeys(docs)]
-    run = []
+    run: list[ir_measures.ScoredDoc] = []
     for q, ranked in runs.items():
         if not gold.get(q):
             continue

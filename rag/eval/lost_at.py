@@ -174,7 +174,7 @@ def lost_at(items: Sequence[GoldItem], trace: Mapping, final_ids: Sequence[str])
         return None
     per = [_item_stage(i, trace, final_ids) for i in items]
     missing = tuple(i.key for i in items if not i.in_kb)
-    kept = [rank for stage, rank in per if stage == "kept"]
+    kept = [rank for stage, rank in per if stage == "kept" and rank is not None]
     if kept:
         return LostAt("kept", min(kept), missing)
     if missing:

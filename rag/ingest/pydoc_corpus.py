@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from rag.retrieval.paths import cache_root
-from rag.retrieval.profile import PROFILE_NAME, KbProfile
+from rag.ingest.paths import cache_root
+from rag.ingest.profile import PROFILE_NAME, KbProfile
 
 __all__ = ["pydoc_corpus_dir", "topic_markdown", "topics", "SPARSE_ONLY_REASON"]
 

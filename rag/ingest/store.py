@@ -127,7 +127,8 @@ class Store:
             import io
 
             buf = io.BytesIO()
-            np.save(buf, np.stack([self.vectors.get(k) for k in keys]).astype(np.float32), allow_pickle=False)
+            rows = [self.vectors.get(k) for k in keys]  # all present: `keys` are those in self.vectors
+            np.save(buf, np.stack([r for r in rows if r is not None]).astype(np.float32), allow_pickle=False)
             _atomic_write(self.directory / VECTORS, buf.getvalue())
             meta = {"model_id": self.vectors.model_id, "keys": keys}
             _atomic_write(self.directory / VECTOR_KEYS, json.dumps(meta).encode("utf-8"))

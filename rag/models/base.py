@@ -11,9 +11,7 @@ from typing import Optional
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from rag.errors import ModelCallError  # noqa: F401 - re-exported from its old home
 from rag.retrieval.base import CorpusStats
-from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 
 
 class PlannerInput(BaseModel):
@@ -68,6 +66,6 @@ class ModelRoles:
 
 
 __all__ = [
-    "ComplexityResult", "EvidenceGrade", "RewritePlan", "PlannerInput", "GraderInput", "RewriterInput",
-    "ROLE_INPUTS", "ModelRoles", "ModelCallError",
+    "PlannerInput", "GraderInput", "RewriterInput",
+    "ROLE_INPUTS", "ModelRoles",
 ]

@@ -28,10 +28,10 @@ from typing import Any, Optional
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
+from rag.ingest.paths import cache_root
 from rag.models.base import ModelRoles
 from rag.models.openai_compat import StructuredRole, json_mode_instructions, public_url
-from rag.prompts import render
-from rag.retrieval.paths import cache_root
+from rag.prompts.templates import render
 
 FORMAT = 1
 
@@ -133,7 +133,7 @@ def with_call_cache(roles: ModelRoles, cache: Optional[CallCache] = None) -> Mod
     """The same roles, each model role answering from `cache` when it can. Roles that are not
     model calls (the offline rules, a test fake) are returned as they are."""
     cache = cache or CallCache()
-    wrapped = {}
+    wrapped: dict[str, Any] = {}
     for name in ("planner", "grader", "rewriter"):
         role = getattr(roles, name)
         wrapped[name] = CachedRole(role, cache) if isinstance(role, StructuredRole) else role

@@ -10,7 +10,8 @@ import threading
 from typing import Optional
 
 from rag.models.base import ModelRoles
-from rag.prompts import PromptSet, load_prompts
+from rag.prompts import load_prompts
+from rag.prompts.templates import PromptSet
 from rag.settings import RagSettings
 
 _cache: dict[str, ModelRoles] = {}

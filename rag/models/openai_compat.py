@@ -22,17 +22,12 @@ import openai
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
-from rag.models.base import (
-    ROLE_INPUTS,
-    GraderInput,
-    ModelCallError,
-    ModelRoles,
-    PlannerInput,
-    RewriterInput,
-)
+from rag.errors import ModelCallError
+from rag.models.base import ROLE_INPUTS, ModelRoles
 from rag.models.calls import record_model_call
 from rag.models.health import record_call
-from rag.prompts import PromptSet, load_prompts, render, validate_template
+from rag.prompts import load_prompts
+from rag.prompts.templates import PromptSet, render, validate_template
 from rag.redaction import install_log_redaction, redact_text, redact_url
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from rag.settings import RagSettings, is_really_set
@@ -387,5 +382,4 @@ def build_openai_roles(settings: RagSettings, prompts: Optional[PromptSet] = Non
 __all__ = [
     "build_openai_roles", "provider_label", "classify_error", "redact", "public_url", "ClientPool",
     "StructuredRole", "METHODS", "ROLE_OUTPUTS", "FALLBACK_HINT", "json_mode_instructions",
-    "PlannerInput", "GraderInput", "RewriterInput",
 ]

@@ -3,6 +3,3 @@
 A room of its own above the graph, the models and the run history, because a fork drives all of
 them; the prompts package below it only holds templates and their saved versions.
 """
-from rag.playground.ab_fork import ANSWER_STEP, FORK_NODES, ABResult, ForkNotReachedError, Hint, VariantResult, run_ab
-
-__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "ForkNotReachedError", "Hint", "VariantResult", "run_ab"]

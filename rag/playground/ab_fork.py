@@ -29,11 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
-from rag.errors import ForkNotReachedError  # noqa: F401 - re-exported from its old home
+from rag.errors import ForkNotReachedError, PromptTemplateError
 from rag.graph.build import compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
-from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_prompts, validate_template
+from rag.prompts import load_prompts
+from rag.prompts.templates import ROLES, PromptSet, validate_template
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
@@ -123,7 +124,8 @@ def _counted(runnable: Any, calls: list) -> RunnableLambda:
 
 
 def _with_counter(roles: ModelRoles, role: str, calls: list) -> ModelRoles:
-    return dataclasses.replace(roles, **{role: _counted(getattr(roles, role), calls)})
+    changes: dict[str, Any] = {role: _counted(getattr(roles, role), calls)}
+    return dataclasses.replace(roles, **changes)
 
 
 def _checkpoint_id(config: Optional[dict]) -> Optional[str]:
@@ -378,19 +380,20 @@ def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles:
             notes.append(Hint(kind="failed", text=_("variant {label} failed: {error}").format(
                 label=side.label, error=side.error)))
         elif side.role_calls == 0:
-            why = {
-                "planner": lambda side=side: _("the question took the local fast path ({reason})").format(
-                    reason=(side.role_output or {}).get("complexity_reason")),
+            reasons: dict[str, Callable[[], str]] = {
+                "planner": lambda: _("the question took the local fast path ({reason})").format(
+                    reason=(side.role_output or {}).get("complexity_reason")),  # noqa: B023 - called below, in this turn
                 "grader": lambda: _("no evidence was retrieved, so the grade is decided without a model"),
                 "rewriter": lambda: _("the rewrite budget was already spent"),
                 "answerer": lambda: _("no model is connected, so the answer is extractive (quoted from the "
                                       "evidence, no prompt)"),
-            }[role]()
+            }
+            why = reasons[role]()
             notes.append(Hint(kind="not_called", text=_("the {role} model was not called in variant {label}: "
                                                         "{why}").format(role=role, label=side.label, why=why)))
         elif role == "answerer" and (side.role_output or {}).get("error"):
             notes.append(Hint(kind="answer_error", text=_("variant {label}: {error}").format(
-                label=side.label, error=side.role_output["error"])))
+                label=side.label, error=(side.role_output or {}).get("error"))))
     if not rows and not (a.error or b.error):
         notes.append(Hint(kind="same", text=_("A and B ended in the same state")))
     if not upstream:
@@ -398,5 +401,5 @@ def _notes(role: str, a: VariantResult, b: VariantResult, upstream: dict, roles:
     return notes
 
 
-__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "Hint", "VariantResult", "ForkNotReachedError", "run_ab",
+__all__ = ["ANSWER_STEP", "FORK_NODES", "ABResult", "Hint", "VariantResult", "run_ab",
            "prompt_sets_for"]

@@ -27,9 +27,9 @@ from typing import Optional
 
 from pydantic import BaseModel, ValidationError
 
-from rag.errors import PromptVersionError, UnknownPromptVersionError  # noqa: F401 - re-exported from its old home
+from rag.errors import PromptTemplateError, PromptVersionError, UnknownPromptVersionError
 from rag.i18n import _
-from rag.prompts import ROLES, PromptSet, PromptTemplateError, load_default_prompts, validate_template
+from rag.prompts.templates import ROLES, PromptSet, load_default_prompts, validate_template
 
 log = logging.getLogger(__name__)
 
@@ -305,7 +305,7 @@ def get_active(*, directory: Optional[Path | str] = None) -> Optional[str]:
 
 
 __all__ = [
-    "PromptVersionError", "UnknownPromptVersionError", "PromptVersionInfo", "versions_dir", "check_name",
+    "PromptVersionInfo", "versions_dir", "check_name",
     "save_version", "list_versions", "load_version", "version_info", "delete_version", "compare_versions",
     "diff_prompt_sets", "set_active", "get_active", "validate_prompt_set",
 ]

@@ -24,10 +24,10 @@ class CorpusStats(BaseModel):
     both_legs: dict[str, bool] = Field(default_factory=dict)
 
 
-def corpus_stats_of(retriever: Any, text: str, chunk_ids: Sequence[str] = ()) -> Optional[CorpusStats]:
+def corpus_stats_of(retriever: Any, text: str, chunk_ids: Sequence[Optional[str]] = ()) -> Optional[CorpusStats]:
     """The optional `corpus_stats(text, chunk_ids)` capability of a retriever (the embedded one has
     it; a LangChain or Milvus backend need not). Never raises: statistics are a hint for the
-    judge, and a run must not fail for want of them."""
+    judge, and a run must not fail for want of them. Missing ids (a chunk without one) are dropped."""
     fn = getattr(retriever, "corpus_stats", None)
     if not callable(fn):
         return None

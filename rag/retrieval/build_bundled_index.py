@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from rag.ingest import ingest_folder
-from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR
+from rag.ingest.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR
 
 
 def main() -> int:

@@ -13,25 +13,24 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from rag.ingest import ingest_folder
 from rag.ingest.models import LEAF_LEVEL, ChunkRecord
+from rag.ingest.paths import fallback_store_dir
+from rag.ingest.profile import load_profile
 from rag.ingest.store import Store, text_hash
 from rag.retrieval.base import CorpusStats
 from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.indexes import DenseIndex, SparseIndex
-from rag.retrieval.paths import fallback_store_dir
 from rag.retrieval.pipeline import (
-    PIPELINE,  # noqa: F401 - re-exported for older imports
     base_fields,
     failed_result,
     finish,
     record_mode,
 )
-from rag.retrieval.profile import load_profile
 from rag.retrieval.stages import rrf_fuse
 from rag.retrieval.tokenize import tokenize_query
 from rag.schemas import RetrievalResult
@@ -58,7 +57,7 @@ class KnowledgeBase:
         self.sparse: Optional[SparseIndex] = SparseIndex([c.search_text() for c in self.leaves], sparse_tokens)
         self.sparse_error: Optional[str] = None
         self.embedder = embedder if vectors is not None else None
-        self.dense: Optional[DenseIndex] = DenseIndex(vectors) if self.embedder is not None else None
+        self.dense: Optional[DenseIndex] = DenseIndex(vectors) if vectors is not None and embedder is not None else None
         self.dense_error = dense_error if self.dense is None else None
 
     def _leaf_rows(self) -> tuple[dict[str, int], dict[str, list[int]]]:
@@ -103,8 +102,9 @@ class KnowledgeBase:
         vectors = None
         if embedder is not None:
             rows = [store.vectors.get(text_hash(c.search_text())) for c in store.leaves()]
-            if store.vectors.model_id == embedder.model_id and all(r is not None for r in rows):
-                vectors = np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+            present = [r for r in rows if r is not None]
+            if store.vectors.model_id == embedder.model_id and len(present) == len(rows):
+                vectors = np.stack(present) if present else np.zeros((0, 384), dtype=np.float32)
             else:
                 dense_error = dense_error or "stored vectors missing for some chunks"
         return cls(store.chunks, embedder=embedder, vectors=vectors, dense_error=dense_error,
@@ -114,9 +114,10 @@ class KnowledgeBase:
     def open(cls, kb_dir: Path, store_dir: Path, dense: bool, settings=None) -> "KnowledgeBase":
         """Sync the store with the folder (no work when nothing changed) and load the indexes.
         A read-only store dir (an installed package) is copied to the user cache once."""
-        embedder, dense_error = (None, "dense disabled by settings (RAG_DENSE_ENABLED=false)")
+        embedder: Any = None
+        dense_error: Optional[str] = "dense disabled by settings (RAG_DENSE_ENABLED=false)"
         if dense:
-            from rag.retrieval.dense import default_embedder
+            from rag.ingest.embedders import default_embedder
 
             embedder, dense_error = default_embedder(settings)
         profile = load_profile(kb_dir)
@@ -168,7 +169,7 @@ class EmbeddedRetriever:
                 sparse_ok = True
             except Exception as exc:
                 errors.append(f"sparse leg failed: {type(exc).__name__}: {exc}")
-        if self.settings.dense_enabled and self.kb.dense is not None:
+        if self.settings.dense_enabled and self.kb.dense is not None and self.kb.embedder is not None:
             try:
                 qv = self.kb.embedder.embed_query(query)
                 rankings.append([self.kb.leaves[i].chunk_id for i, _ in self.kb.dense.search(qv, k)])
@@ -200,7 +201,7 @@ class EmbeddedRetriever:
             return None
         tokens = list(dict.fromkeys(tokenize_query(text)))
         stats = CorpusStats(documents=self.kb.sparse.size, df=self.kb.sparse.document_frequency(tokens))
-        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None:
+        if chunk_ids and self.settings.dense_enabled and self.kb.dense is not None and self.kb.embedder is not None:
             k = base_fields(self.settings)["candidate_k"]
             sparse_top = {i for i, _ in self.kb.sparse.search(text, k)}
             dense_top = {i for i, _ in self.kb.dense.search(self.kb.embedder.embed_query(text), k)}

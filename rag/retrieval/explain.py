@@ -54,7 +54,8 @@ def explain_candidates(recalled: list[dict], merged: list[dict], replaced: Itera
             outcome = "cut by top-k"
         return {
             "chunk_id": cid, "filename": d.get("filename"), "page_number": d.get("page_number"),
-            "level": d.get("level"), **{k: ranks.get(cid, {}).get(k) for k in ("sparse_rank", "dense_rank")},
+            "level": d.get("level"), **{k: (ranks.get(cid, {}) if cid is not None else {}).get(k)
+                                        for k in ("sparse_rank", "dense_rank")},
             "rrf_score": None if via_merge else d.get("score"), "merged_into": merged_into,
             "from_merge": via_merge, "rrf_rank": None if merged_into else rrf_rank.get(cid),
             "rerank_score": r.get("rerank_score"), "outcome": outcome,

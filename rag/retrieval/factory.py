@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 from typing import Optional
 
+from rag.ingest.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of, named_kb_version
 from rag.retrieval.base import Retriever
-from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of, named_kb_version
 from rag.settings import RagSettings, load_settings
 
 _lock = threading.RLock()
@@ -39,7 +39,7 @@ def get_knowledge_base(kb_dir: Path, dense: bool, store_dir: Optional[Path] = No
                        settings: Optional[RagSettings] = None):
     """The cached `KnowledgeBase` of a folder (opened, i.e. synced with the folder, once per
     embedder: the local model or a configured embeddings endpoint)."""
-    from rag.retrieval.dense import embedder_key
+    from rag.ingest.embedders import embedder_key
     from rag.retrieval.embedded import KnowledgeBase
 
     store_dir = store_dir or default_store_dir(kb_dir)
@@ -164,10 +164,10 @@ def forget_knowledge_base(kb_dir: Path) -> int:
     Returns how many cache entries were dropped."""
     folder = str(Path(kb_dir).expanduser().resolve())
     with _lock:
-        kbs = [key for key in _kbs if key[0] == folder]
+        kbs = [kb_key for kb_key in _kbs if kb_key[0] == folder]
         retrievers = [key for key, kb in _retriever_kb.items() if kb == folder]
-        for key in kbs:
-            del _kbs[key]
+        for kb_key in kbs:
+            del _kbs[kb_key]
         for key in retrievers:
             _retrievers.pop(key, None)
             _retriever_version.pop(key, None)

@@ -69,8 +69,8 @@ def document_to_chunk(doc: Any, rank: int, *, rrf_k: int = 60, page_base: int = 
     if meta.get("filename") is None and ("/" in filename or os.sep in filename) and "://" not in filename:
         filename = os.path.basename(filename) or filename
     page = _int_or_none(meta.get("page_number"))
-    if page is None and _int_or_none(meta.get("page")) is not None:
-        page = _int_or_none(meta.get("page")) + (1 - page_base)
+    if page is None and (zero_based := _int_or_none(meta.get("page"))) is not None:
+        page = zero_based + (1 - page_base)
     score = next((_float_or_none(meta[k]) for k in SCORE_KEYS if _float_or_none(meta.get(k)) is not None), None)
     return {
         "chunk_id": str(meta.get("chunk_id") or getattr(doc, "id", None) or "") or None,

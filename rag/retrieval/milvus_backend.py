@@ -262,16 +262,17 @@ def open_milvus_retriever(settings: RagSettings, kb_dir: Path, store_dir: Option
     or an unreachable server: the factory
     turns that into a retriever that answers "failed" with the reason."""
     from rag.ingest import ingest_folder
-    from rag.retrieval.paths import default_store_dir
+    from rag.ingest.paths import default_store_dir
 
     _import_pymilvus()
     if client is None:
-        if not (settings.milvus_uri or "").strip():
+        if not settings.milvus_uri or not settings.milvus_uri.strip():
             raise ValueError("MILVUS_URI is not set (a Milvus Lite file like ./milvus.db or http://host:19530)")
         client = connect(settings.milvus_uri)
-    embedder, dense_error = None, "dense disabled by settings (RAG_DENSE_ENABLED=false)"
+    embedder: Any = None
+    dense_error: Optional[str] = "dense disabled by settings (RAG_DENSE_ENABLED=false)"
     if settings.dense_enabled:
-        from rag.retrieval.dense import default_embedder
+        from rag.ingest.embedders import default_embedder
 
         embedder, dense_error = default_embedder(settings)
     report = ingest_folder(kb_dir, store_dir or default_store_dir(kb_dir), embedder=embedder)

@@ -102,10 +102,11 @@ def rerank(query: str, docs: list[dict], fields: dict, settings: RagSettings,
         return score_order(docs)[:top_k]
     if not docs:
         return []
+    assert settings.rerank_api_key is not None  # rerank_config gave a config: the key is set
     order, error = call_rerank(config, settings.rerank_api_key.get_secret_value(), query,
                                [d["text"] for d in docs], top_k)
-    if error is not None:
-        fields["rerank_error"] = error
+    if error is not None or order is None:
+        fields["rerank_error"] = error or "rerank reply empty"
         return score_order(docs)[:top_k]
     fields["rerank_applied"] = True
     return [{**docs[i], "rerank_score": score} for i, score in order[:top_k]]

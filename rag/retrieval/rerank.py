@@ -39,10 +39,11 @@ def rerank_endpoint(host: str) -> str:
 
 
 def rerank_config(settings: RagSettings) -> Optional[RerankConfig]:
-    if not (is_really_set(settings.rerank_model) and is_really_set(settings.rerank_api_key)
-            and is_really_set(settings.rerank_host)):
+    host = settings.rerank_host
+    if host is None or not (is_really_set(settings.rerank_model) and is_really_set(settings.rerank_api_key)
+                            and is_really_set(host)):
         return None
-    return RerankConfig(model=settings.rerank_model, endpoint=rerank_endpoint(settings.rerank_host),
+    return RerankConfig(model=settings.rerank_model, endpoint=rerank_endpoint(host),
                         timeout_seconds=settings.rerank_timeout_seconds)
 
 
@@ -79,5 +80,9 @@ def call_rerank(config: RerankConfig, api_key: str, query: str, texts: list[str]
     if not pairs:
         return None, "rerank reply empty"
     seen: set[int] = set()
-    unique = [p for p in sorted(pairs, key=lambda p: -p[1]) if not (p[0] in seen or seen.add(p[0]))]
+    unique = []
+    for pair in sorted(pairs, key=lambda p: -p[1]):  # best first; a repeated index keeps its best score
+        if pair[0] not in seen:
+            seen.add(pair[0])
+            unique.append(pair)
     return unique, None

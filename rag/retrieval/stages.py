@@ -91,7 +91,7 @@ def auto_merge(
 
 def score_order(docs: list[dict]) -> list[dict]:
     """The no-rerank / rerank-fallback order: best score first (stable)."""
-    return sorted(docs, key=lambda d: -(d.get("score") if d.get("score") is not None else float("-inf")))
+    return sorted(docs, key=lambda d: -(d["score"] if d.get("score") is not None else float("-inf")))
 
 
 def effective_score(doc: dict) -> Optional[float]:
@@ -102,4 +102,4 @@ def apply_min_score(docs: list[dict], min_score: Optional[float]) -> list[dict]:
     """Applied last, to the rerank score when there is one, else to the fused score."""
     if min_score is None:
         return docs
-    return [d for d in docs if (effective_score(d) is not None and effective_score(d) >= min_score)]
+    return [d for d in docs if (score := effective_score(d)) is not None and score >= min_score]

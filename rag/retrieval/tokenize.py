@@ -11,7 +11,7 @@ import re
 import threading
 from functools import lru_cache
 
-from rag.retrieval.paths import cache_root
+from rag.ingest.paths import cache_root
 
 _init_lock = threading.Lock()
 _ready = False

@@ -1,10 +1,10 @@
 """Evidence formatting and the post-grading evidence rules (docs/workflow.md §3.2, §3.5)."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 
-def format_docs(docs: list[Mapping[str, Any]]) -> str:
+def format_docs(docs: Sequence[Mapping[str, Any]]) -> str:
     """Numbered blocks with source, page and text: what the grader (and the answering agent) read."""
     blocks = []
     for i, doc in enumerate(docs, start=1):

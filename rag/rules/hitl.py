@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional
 
 from pydantic import ValidationError
 
-from rag.errors import SnapshotError  # noqa: F401 - re-exported from its old home
+from rag.errors import SnapshotError
 from rag.i18n import _
 from rag.rules.text import clean_text, is_blank, text_problem
 from rag.schemas import HitlResumeState
@@ -62,7 +62,8 @@ def refined_question_for_hitl(question: str, answer: str) -> str:
 
 def is_hitl_result(result: Mapping[str, Any]) -> bool:
     """A result (or sub-result) that asks the user; its route or status may live in its trace."""
-    trace = result.get("rag_trace") if isinstance(result.get("rag_trace"), Mapping) else {}
+    raw_trace = result.get("rag_trace")
+    trace: Mapping[str, Any] = raw_trace if isinstance(raw_trace, Mapping) else {}
     route = result.get("route") or trace.get("route")
     status = result.get("retrieval_status") or trace.get("retrieval_status")
     return route in ("clarify", "scope_select") or status in ("needs_clarification", "needs_scope_selection")

@@ -1,7 +1,7 @@
 """Synthesis of sub-question results (docs/workflow.md §3.10, §5.6)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from rag.rules.hitl import is_hitl_result
 
@@ -69,7 +69,7 @@ def unique_texts(items: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def synthesize(sub_results: list[Mapping[str, Any]]) -> dict[str, Any]:
+def synthesize(sub_results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Decide the parent outcome from the sub-results, with no model call.
 
     Returns docs, merged_count (before de-duplication), route, retrieval_status, relevance,

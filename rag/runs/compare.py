@@ -18,9 +18,12 @@ from pydantic import BaseModel, PrivateAttr
 from debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
 from debugger.diff import same_value
 from debugger.records import LaneRecord, StepRecord
-from rag.errors import UserFixableError
+from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
-from rag.runs.export import RunDocument, RunImportError, export_run, load_document, parse_document, replay_from_document
+from rag.runs.document_limits import load_document, parse_document
+from rag.runs.export import export_run
+from rag.runs.replay import replay_from_document
+from rag.runs.run_document import RunDocument
 
 BUNDLE_FORMAT = "rag-debugger-runs"
 """A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""
@@ -320,6 +323,7 @@ def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
             lines.append(f"step B{row.b} {row.node}: only in B")
             continue
         detail = list(row.fields[:6])
+        assert row.a is not None and row.b is not None  # a row in both runs has both step numbers
         sa, sb = steps_a[row.a - 1], steps_b[row.b - 1]
         if "docs" in row.fields:
             moved = chunk_changes(sa.values_after.get("docs") or [], sb.values_after.get("docs") or [])

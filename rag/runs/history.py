@@ -1,7 +1,7 @@
 """Run history: LangGraph's checkpoints and a `runs` table beside them, in one SQLite file or one
 PostgreSQL database.
 
-`RunHistory` is the one object callers hold. It opens a storage (`rag.runs.storage.open_storage`: a
+`RunHistory` is the one object callers hold. It opens a storage (`open_storage`: a
 file path, or `postgresql://...`) and puts the two jobs over it: run recording
 (`rag.runs.recording.RunRecorder`: start, finish, import) and history queries
 (`rag.runs.queries.HistoryQueries`: list, filter, get, delete, mark abandoned). Why a facade: the
@@ -13,13 +13,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from rag.errors import HistoryDamagedError, HistoryUnavailableError, UnknownRunError  # noqa: F401 - re-exported
+from rag.errors import UnknownRunError  # noqa: F401 - rag/workbench/session.py imports it from here (the lead moves it)
 from rag.i18n import _
 from rag.runs.queries import HistoryQueries
-from rag.runs.recording import RunRecorder, run_recorded
-from rag.runs.run_info import RunInfo, RunKind, RunOrigin, RunStatus, new_run_id  # noqa: F401 - re-exported
-from rag.runs.sqlite_storage import RECOVERY, is_damage  # noqa: F401 - re-exported from their old home
-from rag.runs.storage import HistoryStorage, is_database_url, open_storage  # noqa: F401
+from rag.runs.recording import RunRecorder
+from rag.runs.run_info import RunInfo, RunKind
+from rag.runs.sqlite_storage import SqliteStorage
+from rag.runs.storage import HistoryStorage, is_database_url
+
+
+def open_storage(target: "str | Path") -> HistoryStorage:
+    """The engine for `target`: a `postgresql://` URL, else an SQLite file path (or ":memory:"). Here and
+    not in `rag.runs.storage`, which both engines import: the interface must not import its engines."""
+    if is_database_url(target):
+        from rag.runs.postgres_storage import PostgresStorage  # lazy: psycopg only for a team database
+
+        return PostgresStorage(str(target).strip())
+    return SqliteStorage(target)
 
 
 class RunHistory:
@@ -123,5 +133,4 @@ class RunHistory:
         return self.queries.mark_abandoned(run_ids, at=at, server_id=server_id)
 
 
-__all__ = ["RunHistory", "RunInfo", "UnknownRunError", "HistoryDamagedError", "HistoryUnavailableError", "RECOVERY",
-           "is_damage", "new_run_id", "run_recorded"]
+__all__ = ["RunHistory", "open_storage"]

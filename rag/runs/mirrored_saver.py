@@ -16,6 +16,7 @@ import logging
 import threading
 from typing import Any, Callable, Iterator, Optional, Sequence
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -34,10 +35,10 @@ class MirroredSaver(BaseCheckpointSaver):
         self._lock = threading.Lock()
 
     # ----- where a thread lives ------------------------------------------------------------
-    def _thread(self, config: Optional[dict]) -> Optional[str]:
+    def _thread(self, config: Optional[RunnableConfig]) -> Optional[str]:
         return ((config or {}).get("configurable") or {}).get("thread_id")
 
-    def _in_memory(self, config: Optional[dict]) -> bool:
+    def _in_memory(self, config: Optional[RunnableConfig]) -> bool:
         thread_id = self._thread(config)
         return thread_id is not None and thread_id in self.memory.storage
 
@@ -57,23 +58,24 @@ class MirroredSaver(BaseCheckpointSaver):
             self.on_lost(error)
 
     # ----- the checkpointer surface ---------------------------------------------------------
-    def get_tuple(self, config: dict) -> Optional[CheckpointTuple]:
+    def get_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
         if self._in_memory(config) or self.lost:
             return self.memory.get_tuple(config)
         return self.primary.get_tuple(config)
 
-    def list(self, config: Optional[dict], *, filter: Optional[dict] = None, before: Optional[dict] = None,
+    def list(self, config: Optional[RunnableConfig], *, filter: Optional[dict[str, Any]] = None,
+             before: Optional[RunnableConfig] = None,
              limit: Optional[int] = None) -> Iterator[CheckpointTuple]:
         saver = self.memory if (self._in_memory(config) or self.lost) else self.primary
         return saver.list(config, filter=filter, before=before, limit=limit)
 
-    def put(self, config: dict, checkpoint: Checkpoint, metadata: CheckpointMetadata,
-            new_versions: ChannelVersions) -> dict:
+    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions) -> RunnableConfig:
         saved = self.memory.put(config, checkpoint, metadata, new_versions)
         self._copy(lambda: self.primary.put(config, checkpoint, metadata, new_versions))
         return saved
 
-    def put_writes(self, config: dict, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
+    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         self.memory.put_writes(config, writes, task_id, task_path)
         self._copy(lambda: self.primary.put_writes(config, writes, task_id, task_path))
 

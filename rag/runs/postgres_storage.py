@@ -83,7 +83,8 @@ class PostgresStorage(HistoryStorage):
                                         name="rag-history", timeout=CONNECT_TIMEOUT,
                                         configure=None, check=ConnectionPool.check_connection)
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
-            self._saver = _WatchedPostgresSaver(self._pool)
+            # the pool's connections make dict rows (row_factory in `kwargs`), which its generic type cannot see
+            self._saver = _WatchedPostgresSaver(self._pool)  # type: ignore[arg-type]
             self._mirror = MirroredSaver(self._saver)
             self._setup()
         except HistoryUnavailableError:

@@ -7,7 +7,7 @@ statement about many runs, decided by the app (a restart, a closed tab), not by 
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from rag.errors import UnknownRunError
 from rag.i18n import _
@@ -25,7 +25,8 @@ class HistoryQueries:
                   run_by: Optional[str] = None) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
         given ("" = runs nobody is named on)."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if hide_abandoned:
             where.append("status<>'abandoned'")
         if run_by is not None:

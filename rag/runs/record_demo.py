@@ -22,8 +22,11 @@ from pathlib import Path
 from typing import Optional
 
 from rag.api import make_context
-from rag.runs.export import DEMO_RUNS_DIR, export_run
-from rag.runs.history import RunHistory, RunInfo, run_recorded
+from rag.runs.demo_pack import DEMO_RUNS_DIR
+from rag.runs.export import export_run
+from rag.runs.history import RunHistory
+from rag.runs.recording import run_recorded
+from rag.runs.run_info import RunInfo
 from rag.settings import RagSettings
 
 

@@ -119,7 +119,7 @@ class RunRecorder:
         self.storage.execute("UPDATE runs SET head_checkpoint_id=? WHERE run_id=?", (checkpoint_id, run_id))
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
-        """Insert a finished run that came from an export document (see `rag.runs.export.import_run`)."""
+        """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`)."""
         info = info.model_copy(update={"origin": "imported", "server_id": self.server_id})
         self._insert(info, document)
         return self._get(info.run_id)

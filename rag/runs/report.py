@@ -25,8 +25,8 @@ from typing import Any, Optional
 def _open(ref: str, tmp: Path) -> tuple[Any, Any]:
     """(history, session) with the run replayed to its end."""
     from rag.runs.compare import read_run_documents
-    from rag.runs.export import import_run
     from rag.runs.history import RunHistory
+    from rag.runs.importing import import_run
 
     path = Path(ref)
     if path.suffix.lower() == ".json" or path.exists():

@@ -11,7 +11,6 @@ SQL is written once, with `?` placeholders and `ORDER BY ..., {order_key}`; an e
 from __future__ import annotations
 
 import abc
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from rag.i18n import N_
@@ -85,15 +84,4 @@ class HistoryStorage(abc.ABC):
     def _check_open(self) -> None:
         if self.closed:
             raise RuntimeError("this RunHistory is closed")
-
-
-def open_storage(target: "str | Path") -> HistoryStorage:
-    """The engine for `target`: a `postgresql://` URL, else an SQLite file path (or ":memory:")."""
-    if is_database_url(target):
-        from rag.runs.postgres_storage import PostgresStorage  # lazy: psycopg only for a team database
-
-        return PostgresStorage(str(target).strip())
-    from rag.runs.sqlite_storage import SqliteStorage
-
-    return SqliteStorage(target)
 

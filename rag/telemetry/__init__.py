@@ -9,9 +9,3 @@ exports them from its own thread.
 Nothing here imports the OpenTelemetry SDK until export is on (`rag.telemetry.exporter`), so startup
 with export off costs nothing.
 """
-from __future__ import annotations
-
-from rag.telemetry.config import ExportConfig, export_config
-from rag.telemetry.records import CallRecord, LaneRecord, RunRecord, StepRecord
-
-__all__ = ["ExportConfig", "export_config", "CallRecord", "LaneRecord", "RunRecord", "StepRecord"]

@@ -85,10 +85,10 @@ def _otlp_exporter(config: ExportConfig) -> Any:
         insecure = endpoint.startswith("http://")
         return OTLPSpanExporter(endpoint=endpoint, insecure=insecure, headers=config.headers or None,
                                 timeout=config.timeout_s)
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpSpanExporter
 
     url = config.endpoint if config.traces_url else config.endpoint.rstrip("/") + "/v1/traces"
-    return OTLPSpanExporter(endpoint=url, headers=config.headers or None, timeout=config.timeout_s)
+    return HttpSpanExporter(endpoint=url, headers=config.headers or None, timeout=config.timeout_s)
 
 
 def _quiet_sdk_logs() -> None:

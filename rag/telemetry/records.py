@@ -106,11 +106,11 @@ class TaskStream:
             self._open[lane.task_id] = lane
             step.lanes.append(lane)
             return
-        lane = self._open.pop(str(payload.get("id")), None)
-        if lane is not None:
-            lane.end_ns = now
-            lane.writes = _writes(payload.get("result"))
-            lane.error = str(payload["error"]) if payload.get("error") else None
+        ended = self._open.pop(str(payload.get("id")), None)
+        if ended is not None:
+            ended.end_ns = now
+            ended.writes = _writes(payload.get("result"))
+            ended.error = str(payload["error"]) if payload.get("error") else None
         step.end_ns = max(step.end_ns, now)
 
     def finish(self, error: Optional[str] = None) -> None:

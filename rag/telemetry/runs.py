@@ -70,7 +70,8 @@ def traced_invoke(graph: Any, inp: dict, *, context: Any, kind: str, tracer: Any
     model call are seen, then sent as one trace. Same result and same exceptions as `invoke`."""
     from rag.models.calls import model_call_sink
 
-    stream, calls = TaskStream(), []
+    stream = TaskStream()
+    calls: list[Any] = []  # what the model-call sink hands over (`rag.models.calls`)
     start = time.time_ns()
     error: Optional[BaseException] = None
     try:

@@ -73,16 +73,16 @@ def browser_token(cookie: Optional[str]) -> Optional[str]:
         return None
 
 
-def adoptable(run_id: str, browser: Optional[str] = None, is_active: Callable[[str], bool] = None) -> Any:
+def adoptable(run_id: str, browser: Optional[str] = None, is_active: Optional[Callable[[str], bool]] = None) -> Any:
     """The session holding `run_id` when the tab that drove it is gone and `browser` is the
     browser that drove it (a reload): the new tab may take it over and go on live. None when
     nobody holds it, its tab is still connected, or another browser asks (a colleague's link must
     not take over someone's run, nor the model key typed into it: that opens a replay)."""
-    is_active = is_active or _is_active
+    active = is_active or _is_active
     with _lock:
         owner = _owners.get(run_id)
     session = owner.session() if owner is not None else None
-    if session is None or owner.client_id is None or is_active(owner.client_id):
+    if owner is None or session is None or owner.client_id is None or active(owner.client_id):
         return None
     if run_id not in {seg.run_id for seg in getattr(session, "segments", ())}:
         return None

@@ -10,8 +10,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from debugger import GraphStepper
+from debugger.errors import StepperError
 from debugger.fork import fork_stepper
-from debugger.stepper import StepperError
 
 
 class S(TypedDict, total=False):

@@ -11,7 +11,8 @@ from typing import Callable, Iterable, Optional
 
 from langchain_core.runnables import RunnableLambda
 
-from rag.models.base import ModelCallError, ModelRoles
+from rag.errors import ModelCallError
+from rag.models.base import ModelRoles
 from rag.schemas import Chunk, ComplexityResult, EvidenceGrade, RetrievalResult, RewritePlan
 from rag.trace import RETRIEVAL_FIELDS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rag import run_rag_graph
-from rag.api import InvalidQuestionError
+from rag.errors import InvalidQuestionError
 
 from .fakes import FakeRetriever, FakeRoles, chunk, grade, timeout_error
 

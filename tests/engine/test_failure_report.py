@@ -5,7 +5,7 @@ from __future__ import annotations
 from rag import make_context
 from rag.api import _compiled, initial_state
 from rag.degradation import run_failures, split_error
-from rag.models.base import ModelCallError
+from rag.errors import ModelCallError
 from rag.schemas import ComplexityResult
 
 from .fakes import FakeRetriever, FakeRoles, chunk, grade, timeout_error

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag import SnapshotError, resume_rag_from_hitl, run_rag_graph
-from rag.api import InvalidQuestionError
+from rag.errors import InvalidQuestionError
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from rag import RAG_TRACE_FIELDS, normalize_rag_trace
-from rag.trace import InvalidTraceError, RagSubTrace, RagTrace
+from rag.errors import InvalidTraceError
+from rag.trace import RagSubTrace, RagTrace
 
 
 def test_protocol_has_59_unique_fields():

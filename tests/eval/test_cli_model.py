@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rag.eval.__main__ import main
-from rag.prompts import load_default_prompts
+from rag.prompts.templates import load_default_prompts
 from rag.prompts.versions import save_version
 from tests.support.fake_openai import FakeOpenAI, running_fake_openai
 

@@ -7,8 +7,12 @@ The layers, lowest first, and why they sit where they do:
   (import nothing above them);
 - rules: the workflow's pure rules (routing, fast path, HITL, synthesis), tested as tables;
 - prompts: the templates and their saved versions;
-- knowledge: ingestion and retrieval, one layer because ingestion writes the store retrieval reads
-  and both use the same paths, tokenizer and embedder;
+- ingest: reading documents into the store: chunking, the store, where stores live (`paths`), a
+  folder's profile and the embedders (the store holds the passages' vectors);
+- retrieval: searching a store (sparse, dense, hybrid, rerank, Milvus); it reads what ingest wrote and
+  builds a missing store with `ingest_folder`, so it sits above ingest, never the other way round;
+- knowledge-base jobs (`rag.kb_jobs`): an ingestion run for the app, which then syncs Milvus and drops
+  the retrievers of that folder, so it needs both;
 - models: the planner, grader and rewriter roles (offline rules or an OpenAI-compatible endpoint);
 - context: what one request carries to the nodes (settings, retriever, roles, progress sink);
 - graph: the nodes and the compiled graphs;
@@ -34,7 +38,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                      "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
-    ("knowledge", ("rag.ingest", "rag.retrieval")),
+    ("ingest", ("rag.ingest",)),
+    ("retrieval", ("rag.retrieval",)),
+    ("knowledge-base jobs", ("rag.kb_jobs",)),
     ("models", ("rag.models",)),
     ("context", ("rag.context",)),
     ("graph", ("rag.graph",)),
@@ -99,7 +105,7 @@ def test_no_module_imports_a_layer_above_its_own():
 def test_the_layer_table_places_modules_as_documented():
     assert layer_of("rag.rules.fast_path") < layer_of("rag.graph.nodes") < layer_of("rag.api")
     assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("rag.workbench.session")
-    assert layer_of("rag.retrieval.dense") == layer_of("rag.ingest.store")
+    assert layer_of("rag.ingest.embedders") == layer_of("rag.ingest.store")
     assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
 
 

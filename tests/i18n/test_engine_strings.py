@@ -147,8 +147,9 @@ def test_default_hitl_prompts_follow_the_question(reader):
 
 
 def test_the_knowledge_base_label_and_history_recovery_advice_follow_the_language(tmp_path):
-    from rag.retrieval.paths import kb_label
-    from rag.runs.history import RECOVERY, RunHistory
+    from rag.ingest.paths import kb_label
+    from rag.runs.history import RunHistory
+    from rag.runs.sqlite_storage import RECOVERY
 
     history = RunHistory(tmp_path / "history.db")
     assert kb_label(None) == "bundled demo (zh/en)" and history.recovery == RECOVERY

@@ -11,7 +11,7 @@ import pytest
 from rag.graph import progress_labels as P
 from rag.graph.progress_labels import TEMPLATES, match_progress, translate_progress, translate_step
 from rag.i18n import _, use_language
-from rag.runs.export import DEMO_RUNS_DIR
+from rag.runs.demo_pack import DEMO_RUNS_DIR
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 

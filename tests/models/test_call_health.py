@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag.models.base import GraderInput, ModelCallError, PlannerInput
+from rag.errors import ModelCallError
+from rag.models.base import GraderInput, PlannerInput
 from rag.models.health import last_call
 from rag.models.openai_compat import build_openai_roles
 from tests.support.fake_openai import closed_port_url

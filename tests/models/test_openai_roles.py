@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from rag.models.base import GraderInput, ModelCallError, PlannerInput, RewriterInput
+from rag.errors import ModelCallError, PromptTemplateError
+from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.models.openai_compat import build_openai_roles, classify_error, public_url, redact
-from rag.prompts import PromptTemplateError, load_default_prompts
+from rag.prompts.templates import load_default_prompts
 from rag.schemas import ComplexityResult, EvidenceGrade, RewritePlan
 from tests.models.conftest import FAKE_KEY, GRADE, PLAN, REWRITE
 from tests.support.fake_openai import Delay, HttpError, Malformed, Refuse, Respond, closed_port_url

@@ -10,8 +10,10 @@ import pytest
 from debugger.replay import SPANS_RECORDED
 from debugger.waterfall import waterfall_bars, waterfall_html
 from rag.demo import load_demo_questions
-from rag.runs.export import STEP_TIMINGS, export_run, import_run
+from rag.runs.export import export_run
 from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
+from rag.runs.run_document import STEP_TIMINGS
 from rag.workbench.session import DebugSession
 from tests.models.conftest import GRADE, PLAN
 from ui.waterfall_note import waterfall_note
@@ -87,7 +89,7 @@ def test_a_run_recorded_before_timings_were_kept_replays_without_them_and_says_s
     run_id, live, settings = live_run
     doc = export_run(history, run_id)
     del doc["result"][STEP_TIMINGS]  # what an export made before this change holds
-    from rag.runs.export import checksum
+    from rag.runs.run_document import checksum
 
     doc["sha256"] = checksum(doc)
     with RunHistory(tmp_path / "older.db") as other:
@@ -111,7 +113,8 @@ def test_an_offline_run_replays_as_one_that_made_no_model_calls(history):
 
 def test_the_shipped_demo_pack_replays_as_offline_runs_without_model_calls(history):
     """Recorded with the offline rules before timings were kept: no timings, but nothing is missing."""
-    from rag.runs.export import import_demo_runs, open_replay
+    from rag.runs.demo_pack import import_demo_runs
+    from rag.runs.export import open_replay
 
     info = import_demo_runs(history)[0]
     replay = open_replay(history, info.run_id, with_graph=False)

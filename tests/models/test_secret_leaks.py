@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from rag.api import initial_state, make_context
+from rag.errors import ModelCallError
 from rag.graph.build import build_rag_graph
 from rag.models import connection
-from rag.models.base import ModelCallError
 from rag.models.openai_compat import ClientPool, build_openai_roles, classify_error, public_url
 from rag.redaction import redact_text, redact_url
 from rag.schemas import ComplexityResult

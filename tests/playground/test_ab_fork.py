@@ -4,13 +4,13 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from rag.api import InvalidQuestionError
-from rag.playground import ForkNotReachedError, run_ab
-from rag.prompts import PromptTemplateError, load_default_prompts
+from rag.errors import ForkNotReachedError, InvalidQuestionError, PromptTemplateError
+from rag.playground.ab_fork import run_ab
+from rag.prompts.templates import load_default_prompts
 from rag.runs.history import RunHistory
 from rag.schemas import ComplexityResult, RewritePlan
 from tests.engine.fakes import FakeRoles, grade
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 DEFAULT = load_default_prompts()
 STRICT_GRADER = DEFAULT.grader + "\nBe strict: anything short of the exact model version needs a rewrite."

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from rag.playground import ANSWER_STEP, ForkNotReachedError, run_ab
-from rag.prompts import load_default_prompts
+from rag.errors import ForkNotReachedError
+from rag.playground.ab_fork import ANSWER_STEP, run_ab
+from rag.prompts.templates import load_default_prompts
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles, grade
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 from tests.support.fake_openai import running_fake_openai
 
 DEFAULT = load_default_prompts()
@@ -71,7 +72,7 @@ def test_a_question_that_does_not_end_in_answer_never_reaches_the_answer_step(se
 
 
 def test_a_bad_answerer_template_is_refused_before_anything_runs(settings, retriever):
-    from rag.prompts import PromptTemplateError
+    from rag.errors import PromptTemplateError
 
     with pytest.raises(PromptTemplateError, match="must use {context}"):
         run_ab(QUESTION, "answerer", "Answer {question}.", settings=settings, retriever=retriever,

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
+from rag.errors import PromptTemplateError, PromptVersionError, UnknownPromptVersionError
 from rag.models.factory import get_default_roles
-from rag.prompts import PromptSet, PromptTemplateError, load_default_prompts, load_prompts
+from rag.prompts import load_prompts
+from rag.prompts.templates import PromptSet, load_default_prompts
 from rag.prompts.versions import (
-    PromptVersionError,
-    UnknownPromptVersionError,
     compare_versions,
     delete_version,
     get_active,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.retrieval.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR
+from rag.ingest.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR
 from rag.settings import RagSettings
 
 pytestmark = pytest.mark.skipif(not any(BUNDLED_KB_DIR.glob("*.md")), reason="bundled KB not written yet")

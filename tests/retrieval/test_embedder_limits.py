@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from rag.retrieval.dense import (
+from rag.ingest.embedders import (
     INTERACTIVE_LANE_TOKENS,
     MODEL_MAX_TOKENS,
     QUERY_MAX_TOKENS,

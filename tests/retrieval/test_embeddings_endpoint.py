@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
+from rag.ingest.paths import BUNDLED_INDEX_DIR
 from rag.retrieval import factory
-from rag.retrieval.paths import BUNDLED_INDEX_DIR
 from tests.retrieval.conftest import FIXTURE_KB, make_settings
 
 KEY = "sk-embed-SECRET-93d1"

@@ -2,8 +2,9 @@
 and the cut that removed it, recorded as a raw trace key the normalized trace drops."""
 from __future__ import annotations
 
-from rag.api import make_context, normalize_rag_trace
+from rag.api import make_context
 from rag.retrieval.explain import EXPLAIN_KEY, explain_candidates, leg_ranks
+from rag.trace import normalize_rag_trace
 
 
 def c(cid, score=None, parent=None, level=3, **kw):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rag.ingest import OUTSIDE_LINK, ingest_folder
+from rag.ingest import ingest_folder
 from rag.ingest.store import Store
+from rag.ingest.words import OUTSIDE_LINK
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from rag import kb_jobs
 from rag.errors import UserInputError
-from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, list_kbs
 from rag.ingest.owners import admins, may_delete, read_owner
 from tests.retrieval.conftest import make_settings
@@ -48,17 +48,17 @@ def test_a_colleague_cannot_delete_what_ana_created_but_ana_and_an_admin_can(kb_
     folders = create_kb("anas", owner="ana@example.com")
     assert read_owner(folders.root) == "ana@example.com"
     with pytest.raises(UserInputError, match="only ana@example.com"):
-        jobs.delete_knowledge_base("anas", settings, login=True, person="bo@example.com")
+        kb_jobs.delete_knowledge_base("anas", settings, login=True, person="bo@example.com")
     with pytest.raises(UserInputError, match="only ana@example.com"):
-        jobs.delete_knowledge_base("anas", settings, login=True, person="")
+        kb_jobs.delete_knowledge_base("anas", settings, login=True, person="")
     assert list_kbs() == ["anas"]
-    jobs.delete_knowledge_base("anas", settings, login=True, person="ana@example.com")
+    kb_jobs.delete_knowledge_base("anas", settings, login=True, person="ana@example.com")
     create_kb("anas", owner="ana@example.com")
-    jobs.delete_knowledge_base("anas", settings, login=True, person="boss@example.com")
+    kb_jobs.delete_knowledge_base("anas", settings, login=True, person="boss@example.com")
     assert list_kbs() == []
 
 
 def test_without_a_login_anyone_deletes(kb_cache):
     create_kb("open")
-    jobs.delete_knowledge_base("open", make_settings(dense_enabled=False))
+    kb_jobs.delete_knowledge_base("open", make_settings(dense_enabled=False))
     assert list_kbs() == []

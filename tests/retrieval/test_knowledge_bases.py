@@ -10,13 +10,13 @@ import zipfile
 import numpy as np
 import pytest
 
+from rag import kb_jobs
 from rag.errors import UserInputError
-from rag.ingest import jobs
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs, validate_kb_name
 from rag.ingest.models import SkippedFile
+from rag.ingest.paths import default_store_dir, kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UploadLimits, safe_relative_name, save_document, save_zip
 from rag.retrieval import factory
-from rag.retrieval.paths import default_store_dir, kb_label, kbs_root, named_kb_of
 from tests.retrieval.conftest import make_settings, milvus_missing_reason
 
 ZORBLAX = (b"# Zorblax reactor\n\nThe Zorblax reactor cooldown is forty seconds.\n\n"
@@ -57,7 +57,7 @@ def kb_cache(tmp_path, monkeypatch):
 
 
 def run_job(name, settings=None, embedder=None, **kw):
-    job = jobs.start_ingest(name, settings or make_settings(dense_enabled=False), embedder=embedder, **kw)
+    job = kb_jobs.start_ingest(name, settings or make_settings(dense_enabled=False), embedder=embedder, **kw)
     assert job.wait(60), "the ingestion job did not finish"
     state = job.snapshot()
     assert state.status == "done", state.error
@@ -174,10 +174,10 @@ def test_a_job_reports_progress_per_file_and_is_found_again_by_name(kb_cache):
     save_document(folders.docs, "broken.pdf", b"%PDF-1.4 not really a pdf")
     save_document(folders.docs, "empty.txt", b"   ")
     embedder = CountingEmbedder()
-    job = jobs.start_ingest("manuals", make_settings(), embedder=embedder,
+    job = kb_jobs.start_ingest("manuals", make_settings(), embedder=embedder,
                             rejected=[SkippedFile(filename="tool.exe", reason="unsupported file type .exe")])
     assert job.wait(60)
-    state = jobs.job_state("manuals")
+    state = kb_jobs.job_state("manuals")
     assert state.status == "done" and state.fraction == 1.0
     stages = {f.filename: f.stage for f in state.files}
     assert stages == {"zorblax.md": "ingested", "broken.pdf": "skipped", "empty.txt": "skipped"}
@@ -188,8 +188,8 @@ def test_a_job_reports_progress_per_file_and_is_found_again_by_name(kb_cache):
     assert rows["empty.txt"].status == "skipped" and rows["empty.txt"].reason == "empty file"
     assert [r.filename for r in state.rejected] == ["tool.exe"]
     # a restarted server: no job in memory, the saved result still says what happened
-    jobs.forget_job("manuals")
-    again = jobs.job_state("manuals")
+    kb_jobs.forget_job("manuals")
+    again = kb_jobs.job_state("manuals")
     assert again.job_id == state.job_id and again.skipped_reasons() == state.skipped_reasons()
 
 
@@ -197,7 +197,7 @@ def test_progress_events_move_the_bar_forward_through_every_stage(kb_cache):
     folders = create_kb("steps")
     save_document(folders.docs, "a.md", ZORBLAX)
     save_document(folders.docs, "b.txt", LUMA)
-    job = jobs.IngestJob(existing_kb("steps"), make_settings(), embedder=CountingEmbedder())
+    job = kb_jobs.IngestJob(existing_kb("steps"), make_settings(), embedder=CountingEmbedder())
     fractions, stages, file_stages = [], [], []
     real = job.on_event
 
@@ -228,14 +228,14 @@ def test_a_second_start_while_running_is_refused(kb_cache, monkeypatch):
             gate.wait(30)
             return super().embed_passages(texts)
 
-    job = jobs.start_ingest("busy", make_settings(), embedder=SlowEmbedder())
+    job = kb_jobs.start_ingest("busy", make_settings(), embedder=SlowEmbedder())
     try:
-        assert jobs.is_busy("busy")
+        assert kb_jobs.is_busy("busy")
         with pytest.raises(UserInputError, match="already being ingested"):
-            jobs.start_ingest("busy", make_settings())
+            kb_jobs.start_ingest("busy", make_settings())
     finally:
         gate.set()
-    assert job.wait(60) and not jobs.is_busy("busy")
+    assert job.wait(60) and not kb_jobs.is_busy("busy")
 
 
 def test_jobs_of_two_knowledge_bases_run_one_at_a_time(kb_cache):
@@ -251,9 +251,9 @@ def test_jobs_of_two_knowledge_bases_run_one_at_a_time(kb_cache):
             gate.wait(30)
             return super().embed_passages(texts)
 
-    first = jobs.start_ingest("first", make_settings(), embedder=GatedEmbedder())
+    first = kb_jobs.start_ingest("first", make_settings(), embedder=GatedEmbedder())
     assert entered.wait(30)  # the first job is inside its ingestion
-    second = jobs.start_ingest("second", make_settings(), embedder=CountingEmbedder())
+    second = kb_jobs.start_ingest("second", make_settings(), embedder=CountingEmbedder())
     try:
         assert not second.wait(0.5), "the second job must wait for the first"
         assert second.snapshot().status == "queued" and "waiting" in second.snapshot().stage
@@ -275,7 +275,7 @@ def test_a_failing_job_says_why_and_never_raises(kb_cache):
     assert "embedder exploded" in state.report.embedding_error
     (folders.store / "manifest.json").unlink()
     (folders.store / "manifest.json").mkdir()  # a store that cannot be written (even by root)
-    job = jobs.start_ingest("fails", make_settings(dense_enabled=False), embedder=None)
+    job = kb_jobs.start_ingest("fails", make_settings(dense_enabled=False), embedder=None)
     assert job.wait(60)
     failed = job.snapshot()
     assert failed.status == "failed" and failed.error and "Traceback" not in failed.error
@@ -350,7 +350,7 @@ def test_with_milvus_the_job_writes_the_kb_collection_and_the_retriever_answers_
     state = run_job("team-docs", settings, None)
     assert state.index_sync["deleted"] > 0
     assert "Zorblax" not in " ".join(c.text for c in factory.get_default_retriever(settings).search("Zorblax").chunks)
-    jobs.delete_knowledge_base("team-docs", settings)
+    kb_jobs.delete_knowledge_base("team-docs", settings)
     assert not client.has_collection(collection) and list_kbs() == []
 
 

@@ -9,9 +9,10 @@ import threading
 
 import pytest
 
+from rag import kb_jobs
 from rag.errors import UserInputError
 from rag.eval.cases import EvalSetError, cases_from_upload
-from rag.ingest import ingest_folder, jobs
+from rag.ingest import ingest_folder
 from rag.ingest.kbs import create_kb, file_rows
 from rag.ingest.store import Store
 from rag.ingest.uploads import UploadLimits, folder_bytes, safe_relative_name, save_document, save_zip
@@ -171,7 +172,7 @@ def test_cancel_between_files_keeps_the_files_done_and_the_index_answers(kb_cach
     folders = create_kb("cancel-files")
     for i in range(40):
         (folders.docs / f"f{i:02d}.md").write_bytes(ZORBLAX.replace(b"forty", f"{i} and forty".encode()))
-    job = jobs.IngestJob(folders, make_settings(dense_enabled=False), embedder=None)
+    job = kb_jobs.IngestJob(folders, make_settings(dense_enabled=False), embedder=None)
     reached = threading.Event()
     seen = []
 
@@ -195,7 +196,7 @@ def test_cancel_between_files_keeps_the_files_done_and_the_index_answers(kb_cach
     found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text and found.chunks[0].filename in seen
-    again = jobs.start_ingest("cancel-files", make_settings(dense_enabled=False), embedder=None)
+    again = kb_jobs.start_ingest("cancel-files", make_settings(dense_enabled=False), embedder=None)
     assert again.wait(60) and again.snapshot().status == "done"  # the next ingestion finishes the rest
     assert len(Store.load(folders.store).files) == 40
 
@@ -204,13 +205,13 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
     folders = create_kb("cancel-embed")
     for i in range(6):
         (folders.docs / f"f{i}.md").write_bytes(ZORBLAX + f"\n\nDocument {i} of six, with its own text.\n".encode() * 3)
-    first = jobs.IngestJob(folders, make_settings(), embedder=CountingEmbedder())
+    first = kb_jobs.IngestJob(folders, make_settings(), embedder=CountingEmbedder())
     first.thread.start()
     assert first.wait(60) and first.snapshot().status == "done"
     for i in range(6, 150):
         (folders.docs / f"f{i}.md").write_bytes(LUMA + f"\n\nLamp {i}: a text of its own.\n".encode() * 3)
     embedder = GatedEmbedder()
-    job = jobs.IngestJob(folders, make_settings(), embedder=embedder)
+    job = kb_jobs.IngestJob(folders, make_settings(), embedder=embedder)
     job.thread.start()
     assert embedder.first.wait(30)
     job.cancel()
@@ -236,14 +237,14 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
     ("3/4 done", "3/4 done"),
 ])
 def test_a_failed_jobs_error_names_no_server_folder(raw, shown):
-    assert shown in jobs.without_paths(raw) and "/srv/" not in jobs.without_paths(raw)
+    assert shown in kb_jobs.without_paths(raw) and "/srv/" not in kb_jobs.without_paths(raw)
 
 
 def test_a_failed_ingestion_shows_no_server_path(kb_cache):
     folders = create_kb("broken")
     (folders.docs / "a.md").write_bytes(ZORBLAX)
     folders.store.write_text("a file where the store folder should be")
-    job = jobs.start_ingest("broken", make_settings(dense_enabled=False), embedder=None)
+    job = kb_jobs.start_ingest("broken", make_settings(dense_enabled=False), embedder=None)
     assert job.wait(60)
     state = job.snapshot()
     assert state.status == "failed" and str(kb_cache) not in (state.error or "")

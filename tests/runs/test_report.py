@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from rag.runs.export import DEMO_RUNS_DIR
+from rag.runs.demo_pack import DEMO_RUNS_DIR
 from rag.runs.report import main as report_main
 
 COMPLEX = DEMO_RUNS_DIR / "14_en_complex_two_products.json"

@@ -21,7 +21,7 @@ STREAMLIT_BUILT_IN = ("Upload", "per file", "Drag and drop file here", "Drag and
                       "Limit 50MB per file")
 #: English built in rag/ that these pages can show; the helper translating rag/ wraps it. None of it shows in
 #: the states walked here (so the tuple is empty and the check stays strict), but in other states it does:
-#: an import refused (rag/runs/export.py RunImportError), a run that cannot be replayed
+#: an import refused (rag/runs/document_limits.py RunImportError), a run that cannot be replayed
 #: (rag/workbench/session.py), a knowledge base name refused, a skipped file's reason, the ingestion stage
 #: "embedding chunks i/n" (rag/ingest/), a settings validation error (pydantic via rag/settings.py), the
 #: connection test's report (rag/models/connection.py).

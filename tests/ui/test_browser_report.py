@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.runs.export import DEMO_RUNS_DIR
+from rag.runs.demo_pack import DEMO_RUNS_DIR
 from rag.runs.report import main as report_main
 from tests.support.browser import chromium_page
 

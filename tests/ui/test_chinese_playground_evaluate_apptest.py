@@ -8,7 +8,7 @@ import pytest
 
 from rag import i18n
 from rag.demo import load_demo_questions
-from rag.prompts import load_default_prompts
+from rag.prompts.templates import load_default_prompts
 from tests.support.browser import ROOT
 from tests.ui.test_evaluate_apptest import CASES
 

@@ -26,7 +26,7 @@ def test_the_settings_page_never_shows_credentials_from_the_base_url(app_test, m
 
 
 def test_a_damaged_history_file_leaves_the_debugger_working_with_one_notice(app_test, tmp_path, monkeypatch, caplog):
-    from tests.playground.test_hardening import _damage, damaged_history_file
+    from tests.runs.test_hardening import _damage, damaged_history_file
     from tests.support.apptest import inspector_text, press
 
     path = damaged_history_file(tmp_path / "damaged.db")

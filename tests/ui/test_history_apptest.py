@@ -10,7 +10,7 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from rag.demo import load_demo_questions
-from rag.runs.export import DEMO_RUNS_DIR, list_demo_runs
+from rag.runs.demo_pack import DEMO_RUNS_DIR, list_demo_runs
 from tests.support.apptest import control_enabled, inspector_text, press, travel_to_step
 from tests.support.browser import ROOT
 

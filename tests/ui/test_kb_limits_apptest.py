@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from rag.ingest import jobs
+from rag import kb_jobs
 from rag.ingest.kbs import create_kb, list_kbs
 from rag.ingest.uploads import save_document
 from rag.settings import RagSettings
@@ -80,7 +80,7 @@ def test_cancel_stops_a_running_ingestion_and_keeps_the_files_done(kb_env):
 
     folders = create_kb("slow")
     save_document(folders.docs, "zorblax.md", ZORBLAX)
-    job = jobs.start_ingest("slow", RagSettings(), embedder=GatedEmbedder())
+    job = kb_jobs.start_ingest("slow", RagSettings(), embedder=GatedEmbedder())
     try:
         assert entered.wait(60)
         at = kb_page(new_app().run()).run()
@@ -104,7 +104,7 @@ def test_an_upload_past_the_quota_is_refused_with_its_number(kb_env, monkeypatch
     at.file_uploader(key="kb_upload_0").set_value([("big.md", b"# Big\n\n" + b"word " * 250_000, "text/markdown")])
     kb_page(at).button(key="kb_upload_submit").click().run()
     assert not problems(at)
-    job = jobs.get_job("full")
+    job = kb_jobs.get_job("full")
     assert job is not None and job.wait(60)
     kb_page(at).run()
     table = files_table(at)

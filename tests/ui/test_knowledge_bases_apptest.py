@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from rag.ingest import jobs
+from rag import kb_jobs
 from tests.support.apptest import inspector_text, press
 from tests.support.browser import ROOT
 
@@ -59,7 +59,7 @@ def zipped(members: dict[str, bytes]) -> bytes:
 
 
 def wait_for_job(name: str) -> None:
-    job = jobs.get_job(name)
+    job = kb_jobs.get_job(name)
     assert job is not None, "no ingestion was started"
     assert job.wait(120), "the ingestion did not finish"
 
@@ -156,7 +156,7 @@ def test_a_page_opened_mid_ingestion_shows_the_running_job(kb_env):
 
     folders = create_kb("slow")
     save_document(folders.docs, "zorblax.md", ZORBLAX)
-    job = jobs.start_ingest("slow", RagSettings(), embedder=GatedEmbedder())
+    job = kb_jobs.start_ingest("slow", RagSettings(), embedder=GatedEmbedder())
     try:
         assert entered.wait(60)
         at = kb_page(new_app().run()).run()

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from rag.demo import load_demo_questions
-from rag.prompts import load_default_prompts
+from rag.prompts.templates import load_default_prompts
 from tests.support.browser import ROOT
 from tests.support.fake_openai import running_fake_openai
 

@@ -44,6 +44,17 @@ def test_retrieval_only_shows_the_funnel_metrics_and_the_lost_cases(sparse_set):
     assert any(b.key == "retr_open_not_in_kb_0" for b in at.button)
 
 
+def test_a_lost_case_opens_in_the_step_debugger(sparse_set):
+    """The section is handed the evaluation page's own "Open in step debugger" (it does not import the page)."""
+    at = evaluate_page(new_app().run())
+    at.button(key="retr_run").click().run()
+    at.button(key="retr_open_not_in_kb_0").click().run()
+    assert not problems(at)
+    assert at.session_state["question"] == "How do I reset the Nova?"
+    assert any("Opened the evaluation case" in i.value for i in at.info)
+    assert at.session_state["debug_session"].question == "How do I reset the Nova?"
+
+
 def test_a_sweep_plots_its_points_and_use_these_settings_applies_one(sparse_set):
     at = evaluate_page(new_app().run())
     at.text_area(key="retr_axes").set_value("RAG_TOP_K=1,4\nRAG_RRF_K=60").run()

@@ -234,7 +234,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         travel_seg, record = pairs[travel]
         # the app reads the checkpoint (nothing is re-run); a file of a finished run has the record's copy
         values = (record.values_after if not interactive and record.values_after
-                  else travel_seg.stepper.state_at(record.after_checkpoint_id))
+                  else travel_seg.stepper.state_at(record.after_checkpoint_id or ""))  # "" is refused as None was
         head += ('<div class="rdi-travel">'
                  + esc(_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
                        .format(n=travel + 1, nodes=", ".join(record.nodes)))
@@ -256,7 +256,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         checked = " checked" if full_state else ""
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
-    sections = {
+    sections: dict[str, Any] = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
                                   box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption)
         if interactive else "",
@@ -313,17 +313,18 @@ def _marked_picture(layout_dot: str, marks_json: str, lang: str) -> Optional[str
 def fork_html(session: DebugSession, view: TypedValues) -> str:
     """A what-if fork: what was edited, and the original branch's final state against the fork's."""
     compared = session.fork_comparison()
-    if compared is None:
+    current = session.current
+    if compared is None or current is None:  # a comparison exists only while a fork is current
         return ""
     original, fork = compared
-    origin, index, field, value = session.current.fork_of
+    origin, index, field, value = current.fork_of
     before = origin.stepper.steps[index].values_after.get(field)
     rows = diff_states(original, fork, nested_fields={"rag_trace"})
     changed = [r for r in rows if r.kind != "unchanged"]
     return ('<div class="rdi-fork">'
             + _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after} · route "
                 "{old_route} → <b>{new_route}</b>").format(
-                fork=esc(shown_name(session.current.label)), field=code(field), run=esc(shown_name(origin.label)),
+                fork=esc(shown_name(current.label)), field=code(field), run=esc(shown_name(origin.label)),
                 n=index + 1, nodes=code(", ".join(origin.stepper.steps[index].nodes)),
                 before=_folded(view, field, before), after=_folded(view, field, value),
                 old_route=code(original.get("route")), new_route=code(fork.get("route")))

@@ -13,8 +13,9 @@ import streamlit as st
 
 from debugger import ABSENT, format_value
 from debugger.diff import ABSENT_TEXT
+from rag.errors import InvalidTraceError
 from rag.i18n import N_, _, ngettext
-from rag.trace import FIELD_GROUPS, InvalidTraceError, normalize_rag_trace
+from rag.trace import FIELD_GROUPS, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
 from ui.language import with_headings
 from ui.text import as_text
@@ -52,7 +53,7 @@ def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
     shown = frame.reset_index(drop=True)  # a filtered frame's index would show as a column of its own
     absent = "‹" + _("absent") + "›"
     shown = shown.assign(value=shown["value"].map(lambda v: absent if v == ABSENT_TEXT else as_text(v)),
-                         state=shown["state"].map(lambda s: _(STATES.get(s, s))))
+                         state=shown["state"].map(lambda s: _(STATES.get(str(s), str(s)))))
     return with_headings(shown, COLUMNS)
 
 

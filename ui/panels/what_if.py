@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Optional
 
 import pandas as pd
 import streamlit as st
@@ -91,7 +91,7 @@ def _column_config() -> dict:
     }
 
 
-def _fork(step: int, field: str, value: Any) -> None:
+def _fork(step: int, field: Optional[str], value: Any) -> None:
     session = get_session()
     seg = guarded(session.fork, step, field, value)
     if seg is not None:

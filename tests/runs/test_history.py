@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import InvalidQuestionError, make_context
-from rag.runs.history import RunHistory, UnknownRunError, run_recorded
+from rag.api import make_context
+from rag.errors import InvalidQuestionError, UnknownRunError
+from rag.runs.history import RunHistory
+from rag.runs.recording import run_recorded
 from tests.engine.fakes import FakeRoles, grade
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,7 +117,7 @@ def test_history_survives_a_restart_of_the_process(history_target):
     ids = []
     for q in ("first process question?", "second process question?"):
         out = subprocess.run(
-            [sys.executable, "-m", "tests.playground._record_in_subprocess", str(db), q],
+            [sys.executable, "-m", "tests.runs._record_in_subprocess", str(db), q],
             cwd=REPO, capture_output=True, text=True, timeout=60,
         )
         assert out.returncode == 0, out.stderr

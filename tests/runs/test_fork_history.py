@@ -141,7 +141,8 @@ def test_a_fork_is_not_offered_as_a_recorded_answer_of_its_parent(settings, hist
 @pytest.mark.parametrize("kind", ["live", "replay"])
 def test_an_exported_fork_imported_with_its_parent_replays_the_same_branch(settings, history, tmp_path, kind):
     """Exports travel (new thread ids on import): the fork still replays its parent's steps once."""
-    from rag.runs.export import export_run_json, import_run
+    from rag.runs.export import export_run_json
+    from rag.runs.importing import import_run
 
     _session, parent, fork = _forked(settings, history)
     fork_id = fork.run_id

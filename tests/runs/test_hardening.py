@@ -7,11 +7,14 @@ import json
 import pytest
 
 from rag.api import make_context
-from rag.runs.export import RunImportError, export_run_json, import_run
-from rag.runs.history import RunHistory, run_recorded
+from rag.errors import RunImportError
+from rag.runs.export import export_run_json
+from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
+from rag.runs.recording import run_recorded
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
-from tests.playground.conftest import QUESTION
+from tests.runs.conftest import QUESTION
 
 PASSWORD = "PASSW0RD-9f3e71"
 QUERY_KEY = "QUERYSECRET-77a1c0"
@@ -70,7 +73,7 @@ def _damage(path) -> None:
 
 
 def test_a_damaged_history_file_is_refused_at_open_naming_the_file(tmp_path):
-    from rag.runs.history import HistoryDamagedError
+    from rag.errors import HistoryDamagedError
 
     path = damaged_history_file(tmp_path / "history.db")
     _damage(path)
@@ -79,7 +82,7 @@ def test_a_damaged_history_file_is_refused_at_open_naming_the_file(tmp_path):
 
 
 def test_a_file_that_is_not_a_database_is_refused_at_open(tmp_path):
-    from rag.runs.history import HistoryDamagedError
+    from rag.errors import HistoryDamagedError
 
     path = tmp_path / "history.db"
     path.write_bytes(b"this is a text file, not SQLite\n" * 200)
@@ -121,7 +124,7 @@ def exported(history, ctx) -> dict:
 
 
 def _resealed(doc: dict) -> dict:
-    from rag.runs.export import checksum
+    from rag.runs.run_document import checksum
 
     doc = dict(doc)
     doc["sha256"] = checksum(doc)
