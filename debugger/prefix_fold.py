@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable, Generic, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar
 
 S = TypeVar("S")
 
@@ -26,7 +26,7 @@ class PrefixFold(Generic[S]):
     """`fold(records, n)`: `add` applied to `start()` and the first `n` records, in order. States must
     be immutable (each `add` returns a new one): a cached state is shared."""
 
-    def __init__(self, start: Callable[[], S], add: Callable[[S, object], S], size: int = 256):
+    def __init__(self, start: Callable[[], S], add: Callable[[S, Any], S], size: int = 256):
         self._start = start
         self._add = add
         self._size = size

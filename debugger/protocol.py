@@ -21,10 +21,12 @@ class Stepper(Protocol):
     graph: Any
     """The compiled graph being stepped, for drawing (None: a recording opened without one)."""
     thread_id: str
-    steps: list[StepRecord]
-    """The steps taken so far, oldest first."""
     error: Optional[str]
     """A one-line message when the last step failed, else None."""
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        """The steps taken so far, oldest first (read-only: a replay's are a view of its recording)."""
 
     @property
     def started(self) -> bool: ...

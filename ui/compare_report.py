@@ -12,8 +12,9 @@ import html
 import re
 from typing import Any, Iterable
 
-from rag.i18n import LANGUAGES, _, use_language
+from rag.i18n import _, use_language
 from rag.i18n.formatting import date_time
+from rag.i18n.languages import LANGUAGES
 from ui.compare_content import Block, comparison_blocks, word_diff_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"

@@ -6,11 +6,12 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import streamlit as st
 
 from debugger import StepRecord
+from debugger.replay import ReplayStepper
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
@@ -91,9 +92,9 @@ def run_pending(session: DebugSession) -> None:
     """Run to the end (Run) or to the next breakpoint (Continue) with live progress: the session
     steps (`DebugSession.continue_`), the page writes one line per emitted step as it happens."""
     pending = st.session_state.pop(PENDING_KEY, False)
-    if not pending or not session.segments or session.done:
-        return
     seg = session.current
+    if not pending or seg is None or session.done:
+        return
     run = shown_name(seg.label)
     with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
         ended = guarded(session.continue_, breakpoints() if pending == "continue" else (), _progress_lines)
@@ -147,12 +148,12 @@ def render_replay_banner(session: DebugSession) -> None:
     with st.container(border=True, key="replay_banner"):
         st.warning(_("**{banner}.** Stepping walks the recorded checkpoints; nothing is executed. Run and HITL answers "
                      "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
-        if info is not None:
+        if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
             st.caption(_("Run `{run_id}` from {origin} · recorded {at} · provider {provider} · prompt version {version} · "
                          "{n} steps").format(run_id=info.run_id, origin=origin, at=date_time(info.created_at),
                                              provider=info.provider or "?", version=info.prompt_version or "?",
-                                             n=seg.stepper.total_steps)
+                                             n=cast(ReplayStepper, seg.stepper).total_steps)
                        + ("" if info.status == "done" else _(" · status {status}").format(status=info.status)))
         st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))

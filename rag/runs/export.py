@@ -20,7 +20,6 @@ from rag.runs.replay import replay_from_document
 from rag.runs.run_document import (
     FORMAT,
     FORMAT_VERSION,
-    STEP_TIMINGS,  # noqa: F401 - rag/workbench/session.py (another branch) imports it here
     checksum,
 )
 from rag.trace import normalize_rag_trace

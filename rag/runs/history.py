@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from rag.errors import UnknownRunError  # noqa: F401 - rag/workbench/session.py imports it from here (the lead moves it)
 from rag.i18n import _
 from rag.runs.queries import HistoryQueries
 from rag.runs.recording import RunRecorder

@@ -4,11 +4,11 @@ there); a recorded replay has no checkpoints in this saver, so it forks onto a n
 with the recorded state, with this session's models and retriever."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord
+from debugger.errors import StepperError
 from debugger.fork import fork_from_values, fork_stepper
-from debugger.stepper import StepperError
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.i18n import _
@@ -22,6 +22,7 @@ def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, nu
     """The fork of `seg` after `record` with `field` set to `value`, paused where the edit leaves it
     (`number`: how many what-ifs this one makes). Raises UserInputError when it cannot fork there."""
     as_node = record.nodes[-1]
+    ctx: Optional[RagContext]
     try:
         if seg.replay or not isinstance(seg.stepper, GraphStepper):
             # a new thread starts every appending list empty, so the full state written once is exact

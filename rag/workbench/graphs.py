@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from debugger.graph_view import GraphDrawing
 from debugger.position import marks_after
-from rag.graph.build import FANOUT_EDGES, compiled_graph, node_docs
+from rag.graph.build import FANOUT_EDGES, GraphKind, compiled_graph, node_docs
 from rag.i18n import _
 from rag.workbench.segments import Segment
 
@@ -28,7 +28,9 @@ def memory_saver() -> Any:
 
 def shared_graph(kind: str, checkpointer: Any = None) -> Any:
     """`kind` is "main" or "resume"; without a checkpointer, the process-wide in-memory one."""
-    return compiled_graph(kind, checkpointer or memory_saver())
+    if kind not in ("main", "resume"):
+        raise ValueError(f"no {kind!r} graph: main or resume")
+    return compiled_graph(cast(GraphKind, kind), checkpointer or memory_saver())
 
 
 _drawings: dict[int, Any] = {}

@@ -128,7 +128,7 @@ class RunRecorder:
                 if result is not None and outcome is not None and outcome.answer is not None:
                     result["answer"] = outcome.answer.model_dump(mode="json")  # recorded with the run, for replay
                 if result is not None:  # the waterfall's durations, lanes and model calls, for replay
-                    from rag.runs.export import STEP_TIMINGS
+                    from rag.runs.run_document import STEP_TIMINGS
                     result[STEP_TIMINGS] = [t.model_dump(mode="json") for t in step_timings(stepper.steps)]
                 self.history.record_finish(seg.run_id, status="done", result=result, progress=progress,
                                            duration_ms=duration, head_checkpoint_id=head)

@@ -3,8 +3,9 @@ fork's parent), as segments of `ReplayStepper`s that walk the recording; nothing
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
+from debugger.replay import ReplayStepper
 from rag.workbench import run_names
 from rag.workbench.segments import Segment
 
@@ -85,5 +86,5 @@ class ReplayOpener:
         except Exception:  # noqa: BLE001 - the fork still replays without the comparison
             log.warning("could not open the parent of a recorded fork", exc_info=True)
             return
-        index = max(0, min(segment.info.fork.step, origin.stepper.total_steps) - 1)
+        index = max(0, min(segment.info.fork.step, cast(ReplayStepper, origin.stepper).total_steps) - 1)
         segment.fork_of = (origin, index, segment.info.fork.field, segment.info.fork.new)

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, cast
 
 from debugger import GraphStepper, StepRecord
 from debugger.breakpoints import ContinueResult, continue_until
+from debugger.errors import StepperError
 from debugger.graph_view import GraphDrawing
-from debugger.stepper import StepperError
-from rag.api import InvalidQuestionError, initial_state, make_context, resume_input, validate_text
+from debugger.replay import ReplayStepper
+from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
-from rag.errors import UserInputError
+from rag.errors import InvalidQuestionError, SnapshotError, UnknownRunError, UserInputError
 from rag.i18n import N_, _
-from rag.rules.hitl import SnapshotError
 from rag.settings import RagSettings
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
@@ -361,8 +361,6 @@ class DebugSession:
         """Open a recorded run (live or imported) read-only, paused after `at_step` steps. A resume
         run comes with its parent runs (replayed to their end) so the timeline reads like the
         original session. Raises UserInputError when the run cannot be replayed."""
-        from rag.runs.history import UnknownRunError
-
         try:
             chain, segments = ReplayOpener(history, self._graph).chain(run_id)
         except (UnknownRunError, StepperError, ValueError) as exc:
@@ -384,8 +382,9 @@ class DebugSession:
         seg = self._require()
         if not seg.replay:
             raise UserInputError(_("seeking is for recorded runs; a live run moves with Step"))
-        if steps < 0 or steps > seg.stepper.total_steps:
-            raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=seg.stepper.total_steps))
+        total = cast(ReplayStepper, seg.stepper).total_steps
+        if steps < 0 or steps > total:
+            raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=total))
         seg.stepper.restart()
         for _step in range(steps):
             seg.stepper.step()

@@ -20,11 +20,6 @@ PUBLIC_ROOTS = {"rag", "debugger"}
 #: ui/any_graph_session.py); they name a module that uses the name but does not define it. Drop an entry
 #: when its file imports from the home; the test fails on any other.
 KNOWN = {
-    ("rag/workbench/session.py", "rag.api", "InvalidQuestionError"),
-    ("rag/workbench/session.py", "rag.rules.hitl", "SnapshotError"),
-    ("rag/workbench/session.py", "debugger.stepper", "StepperError"),
-    ("rag/workbench/session.py", "rag.runs.history", "UnknownRunError"),
-    ("rag/workbench/session.py", "rag.runs.export", "STEP_TIMINGS"),
     ("ui/any_graph_session.py", "debugger.stepper", "StepperError"),
 }
 
