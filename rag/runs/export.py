@@ -33,6 +33,7 @@ from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint, ReplayStepper, apply_timings, linear_path, record_thread
 from rag.errors import RunImportError  # noqa: F401 - re-exported from its old home
 from rag.i18n import _
+from rag.runs.feedback import Feedback, export_list, store_carried
 from rag.runs.history import RunHistory, RunInfo, new_run_id
 from rag.schemas import ProgressStep
 from rag.settings import DATA_DIR
@@ -77,6 +78,8 @@ class RunDocument(BaseModel):
     prompt_version: Optional[str] = None
     prompts: Optional[dict[str, str]] = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    feedback: list[dict[str, Any]] = Field(default_factory=list)
+    """People's feedback on the run (`rag.runs.feedback.Feedback` without its run id); absent in older files."""
     sha256: str
 
 
@@ -163,7 +166,7 @@ def export_run(
     if info.origin == "imported":
         stored = history.get_document(run_id)
         if stored is not None:
-            return stored
+            return _with_feedback(stored, export_list(history, run_id), settings)
     graph = graph if graph is not None else history.graph(info.kind)
     checkpoints = record_thread(graph, {"configurable": {"thread_id": info.thread_id}})
     if not checkpoints:
@@ -188,10 +191,29 @@ def export_run(
         "prompt_version": info.prompt_version,
         "prompts": _prompt_texts(info.prompt_version),
         "settings": dict(info.settings or {}),
+        "feedback": export_list(history, run_id),
     }
     doc = redact(_jsonable(doc), secret_values(settings))
     doc["sha256"] = checksum(doc)
     return doc
+
+
+def _with_feedback(stored: Mapping[str, Any], feedback: list[dict], settings: Any) -> dict:
+    """An imported run's stored document carrying the run's feedback as it is now (the history's rows,
+    which include what the file brought); its checksum is made again when that changed the document."""
+    if list(stored.get("feedback") or []) == feedback:
+        return dict(stored)
+    doc = {**stored, "feedback": redact(_jsonable(feedback), secret_values(settings))}
+    doc["sha256"] = checksum(doc)
+    return doc
+
+
+def same_run(stored: Mapping[str, Any], incoming: Mapping[str, Any]) -> bool:
+    """True when two export documents are the same recording, whatever feedback each carries."""
+    def body(doc: Mapping[str, Any]) -> dict:
+        return {k: v for k, v in doc.items() if k != "feedback"}
+
+    return checksum(body(stored)) == checksum(body(incoming))
 
 
 def export_run_json(
@@ -302,14 +324,33 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory)
     """
     raw = load_document(doc)
     parsed = parse_document(raw)
+    carried = _carried_feedback(raw)
     run_id = parsed.run.run_id
     if history.has_run(run_id):
         stored = history.get_document(run_id)
-        if stored is not None and stored.get("sha256") == parsed.sha256:
+        if stored is not None and same_run(stored, raw):
+            store_carried(history, run_id, carried)  # the same run again: only its new feedback is added
             return history.get_run(run_id)
         run_id = new_run_id("imported")
     info = parsed.run.model_copy(update={"run_id": run_id, "thread_id": f"replay-{run_id}"})
-    return history.store_imported(info, raw)
+    stored_info = history.store_imported(info, raw)
+    store_carried(history, run_id, carried)
+    return stored_info
+
+
+def _carried_feedback(raw: Mapping[str, Any]) -> list:
+    """The file's feedback, each item checked like feedback given here; a broken one is a RunImportError
+    that names it (`feedback.<n>.<field>`)."""
+    items = []
+    for index, item in enumerate(raw.get("feedback") or []):
+        try:
+            items.append(Feedback.model_validate({**dict(item), "run_id": "import"}))
+        except (ValidationError, TypeError, ValueError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
+            where = ".".join(["feedback", str(index), *(str(p) for p in first.get("loc", ()))])
+            raise RunImportError(_("the export is broken at {field}: {problem}").format(
+                field=where, problem=first.get("msg"))) from None
+    return items
 
 
 # ----------------------------------------------------------------------------------------------

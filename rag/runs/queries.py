@@ -14,6 +14,13 @@ from rag.i18n import _
 from rag.runs.run_info import COLUMNS, RunInfo, from_row, now_iso
 from rag.runs.storage import HistoryStorage
 
+#: The history list's filters as SQL conditions on `runs` (option value -> condition).
+FORK_WHERE = {"forks": "fork_json IS NOT NULL", "no_forks": "fork_json IS NULL"}
+FEEDBACK_WHERE = {
+    "any": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id)",
+    "wrong": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id AND f.verdict='wrong')",
+}
+
 
 class HistoryQueries:
     """Reads and housekeeping over one storage."""
@@ -22,20 +29,32 @@ class HistoryQueries:
         self.storage = storage
 
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
-                  run_by: Optional[str] = None) -> list[RunInfo]:
+                  run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
+                  feedback: Optional[str] = None) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
-        given ("" = runs nobody is named on)."""
+        given ("" = runs nobody is named on); `forks` "forks" / "no_forks" keeps only what-if forks / no
+        forks; `feedback` "any" / "wrong" keeps runs with feedback / with a `wrong` verdict
+        (`rag.runs.feedback`). `limit` and `offset` page it; every filter is SQL, so a page never reads
+        more rows than it shows. A row's stored export document is not read (`get_document` does)."""
         where, params = [], []
         if hide_abandoned:
             where.append("status<>'abandoned'")
         if run_by is not None:
             where.append("run_by=?")
             params.append(run_by)
-        sql = (f"SELECT {', '.join(COLUMNS)} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
+        if forks in FORK_WHERE:
+            where.append(FORK_WHERE[forks])
+        if feedback in FEEDBACK_WHERE:
+            where.append(FEEDBACK_WHERE[feedback])
+        columns = ", ".join("NULL" if c == "document_json" else c for c in COLUMNS)
+        sql = (f"SELECT {columns} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
                f"ORDER BY created_at DESC, {self.storage.order_key} DESC")
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
+            if offset:
+                sql += " OFFSET ?"
+                params.append(int(offset))
         return [from_row(r) for r in self.storage.execute(sql, tuple(params))]
 
     def people(self) -> list[str]:
@@ -68,7 +87,9 @@ class HistoryQueries:
                                       (info.thread_id, run_id))
         if not shared[0][0]:  # never delete a thread another run still points to
             self.storage.delete_thread(info.thread_id)
-        self.storage.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+        with self.storage.transaction() as execute:  # its feedback goes with it (rag.runs.feedback)
+            execute("DELETE FROM feedback WHERE run_id=?", (run_id,))
+            execute("DELETE FROM runs WHERE run_id=?", (run_id,))
 
     def mark_abandoned(self, run_ids: Optional[Iterable[str]] = None, *, at: Optional[str] = None,
                        server_id: Optional[str] = None) -> list[str]:
