@@ -69,7 +69,7 @@ def feedback_problem(verdict: Any, reason: Any, note: Any, sources: Iterable[str
         return _("A reason is for a wrong run; leave it empty for a good one.")
     text = "" if note is None else str(note)
     if len(text) > NOTE_MAX_CHARS:
-        return _("The note is {n} characters long; at most {limit} are kept. Shorten it (nothing was saved).").format(
+        return _("The note is {n} characters long; a note can be at most {limit}. Shorten it (nothing was saved).").format(
             n=f"{len(text):,}", limit=f"{NOTE_MAX_CHARS:,}")
     for what, items in ((_("expected sources"), list(sources)), (_("words the answer must contain"),
                                                                  list(answer_words))):
@@ -251,9 +251,12 @@ def feedback_for_run(history: Any, run_id: str) -> list[Feedback]:
     return [_from_row(r) for r in rows]
 
 
-def withdraw_feedback(history: Any, run_id: str, feedback_id: str) -> None:
-    """Remove one entry (its author changed their mind)."""
-    history.storage.execute("DELETE FROM feedback WHERE run_id=? AND feedback_id=?", (run_id, feedback_id))
+def withdraw_feedback(history: Any, run_id: str, feedback_id: str, *, given_by: str) -> bool:
+    """Remove one entry of `given_by` (its author changed their mind); another person's entry is left
+    alone. True when an entry was removed."""
+    rows = history.storage.execute("DELETE FROM feedback WHERE run_id=? AND feedback_id=? AND given_by=? "
+                                   "RETURNING feedback_id", (run_id, feedback_id, given_by))
+    return bool(rows)
 
 
 def summaries(history: Any, run_ids: Iterable[str]) -> dict[str, Summary]:
