@@ -85,8 +85,9 @@ def render_feedback(history: Any, run_id: Optional[str], *, key: str, person: st
         log.warning("could not read the feedback of run %s", run_id, exc_info=True)
         problem = _("The feedback of this run cannot be read right now; the run history does not answer.")
     counts = summary_text(_summary(items))
-    label = _("Feedback on this run") + (f" · {counts}" if counts else "")
-    with lazy_expander(label, key=f"{key}_folded") as is_open:
+    if counts:  # outside the label: a label that changes would be a new expander, closing it on every save
+        st.caption(_("Feedback on this run: {counts}").format(counts=counts))
+    with lazy_expander(_("Feedback on this run"), key=f"{key}_folded") as is_open:
         if not is_open:
             return
         message = st.session_state.pop(f"{key}_message", None)
