@@ -33,6 +33,8 @@ FEEDBACK_FILTER_KEY = "history_feedback_filter"
 PAGE_KEY = "history_page"
 PAGE_FILTERS_KEY = "history_page_filters"
 PAGE_SIZE = 50
+IMPORTED_KEY = "history_just_imported"
+"""The run an upload just imported: chosen on the next draw even when its date puts it past the first page."""
 """Runs per page: the table, the run picker and the feedback counts read one page of rows, never all."""
 EVERYONE = "Everyone"
 NOBODY = "(no name)"
@@ -194,7 +196,7 @@ def on_upload() -> None:
         return
     info = guarded(import_upload, _store(), upload.name, upload.getvalue())
     if info is not None:
-        st.session_state[RUN_KEY] = info.run_id
+        st.session_state[RUN_KEY] = st.session_state[IMPORTED_KEY] = info.run_id
         flash("success", _("Imported {name}: run {run} ({outcome}). Open it to replay it step by step.").format(
             name=as_text(upload.name), run=as_text(info.run_id),
             outcome=as_text(info.route or _status(info.status))))
@@ -485,9 +487,9 @@ def render_page() -> None:
                  column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
     render_pager(page, more, len(runs))
     by_id = {r.run_id: r for r in runs}
-    chosen = st.session_state.get(RUN_KEY)
-    if chosen and chosen not in by_id and history.has_run(chosen):  # e.g. an old run just imported: keep it chosen
-        by_id = {chosen: history.get_run(chosen), **by_id}
+    imported = st.session_state.pop(IMPORTED_KEY, None)
+    if imported and imported not in by_id and history.has_run(imported):  # an old run just imported: not on this page
+        by_id = {imported: history.get_run(imported), **by_id}
     if st.session_state.get(RUN_KEY) not in by_id:
         st.session_state[RUN_KEY] = runs[0].run_id
     run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))

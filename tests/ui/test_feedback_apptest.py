@@ -73,8 +73,11 @@ def test_feedback_on_run_history_lists_escaped_and_filters(env):
     assert set(table[table["run id"] != SCOPE]["feedback"]) == {""}
 
     give_feedback(_store(), new_feedback("demo-en_answer_temperature", verdict="good", given_by="bo"))
+    at.selectbox(key="history_run").set_value("demo-en_answer_temperature").run()
     at.selectbox(key="history_feedback_filter").set_value("wrong").run()
     assert list(runs(at)["run id"]) == [SCOPE]
+    picker = at.selectbox(key="history_run")
+    assert picker.value == SCOPE and len(picker.options) == 1  # the run chosen before the filter is gone
     at.selectbox(key="history_feedback_filter").set_value("any").run()
     assert set(runs(at)["run id"]) == {SCOPE, "demo-en_answer_temperature"}
 
