@@ -13,7 +13,7 @@ import streamlit as st
 
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
-from rag.runs.history import RunHistory, RunInfo
+from rag.runs.history import RunHistory, RunInfo, UnknownRunError
 from ui.language import in_this_language
 from ui.panels.feedback import render_feedback
 from ui.panels.icons import MATERIAL
@@ -454,11 +454,11 @@ def render_page() -> None:
     page = current_page((hide, choice, forks, feedback))
     try:
         runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks, feedback=feedback,
-                                 limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE)
+                                 limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True)
         if not runs and page:  # the last page emptied (runs deleted meanwhile): back to the first
             st.session_state[PAGE_KEY] = page = 0
             runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks,
-                                     feedback=feedback, limit=PAGE_SIZE + 1)
+                                     feedback=feedback, limit=PAGE_SIZE + 1, light=True)
         more, runs = len(runs) > PAGE_SIZE, runs[:PAGE_SIZE]
         from rag.runs.feedback import summaries
 
@@ -494,4 +494,12 @@ def render_page() -> None:
         st.session_state[RUN_KEY] = runs[0].run_id
     run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))
     others = {r.run_id: run_label(r) for r in runs if r.run_id != run_id and r.status != "running"}
-    render_selected(history, by_id[run_id], others)
+    try:
+        chosen = history.get_run(run_id)  # the list is light (no results): the chosen run in full
+    except Exception as exc:  # noqa: BLE001 - deleted meanwhile, or the history failed: say so, keep the app
+        if isinstance(exc, UnknownRunError):
+            st.info(as_text(friendly(exc)))
+        else:
+            render_unusable(exc)
+        return
+    render_selected(history, chosen, others)

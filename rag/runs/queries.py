@@ -21,6 +21,9 @@ FEEDBACK_WHERE = {
     "wrong": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id AND f.verdict='wrong')",
 }
 
+#: What a light list leaves out: the heavy JSON of each row (a run's result alone is kilobytes).
+LIGHT_LEFT_OUT = ("progress_json", "result_json", "settings_json", "document_json")
+
 
 class HistoryQueries:
     """Reads and housekeeping over one storage."""
@@ -30,12 +33,14 @@ class HistoryQueries:
 
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
                   run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
-                  feedback: Optional[str] = None) -> list[RunInfo]:
+                  feedback: Optional[str] = None, light: bool = False) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
         given ("" = runs nobody is named on); `forks` "forks" / "no_forks" keeps only what-if forks / no
         forks; `feedback` "any" / "wrong" keeps runs with feedback / with a `wrong` verdict
         (`rag.runs.feedback`). `limit` and `offset` page it; every filter is SQL, so a page never reads
-        more rows than it shows. A row's stored export document is not read (`get_document` does)."""
+        more rows than it shows. A row's stored export document is not read (`get_document` does); with
+        `light`, neither are its progress, result and settings (a list needs none of them: `get_run` has
+        them for the one run opened)."""
         where, params = [], []
         if hide_abandoned:
             where.append("status<>'abandoned'")
@@ -46,7 +51,8 @@ class HistoryQueries:
             where.append(FORK_WHERE[forks])
         if feedback in FEEDBACK_WHERE:
             where.append(FEEDBACK_WHERE[feedback])
-        columns = ", ".join("NULL" if c == "document_json" else c for c in COLUMNS)
+        left_out = LIGHT_LEFT_OUT if light else ("document_json",)
+        columns = ", ".join("NULL" if c in left_out else c for c in COLUMNS)
         sql = (f"SELECT {columns} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
                f"ORDER BY created_at DESC, {self.storage.order_key} DESC")
         if limit is not None:
