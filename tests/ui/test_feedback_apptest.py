@@ -169,3 +169,34 @@ def test_run_history_shows_a_page_of_runs_at_a_time(env):
     assert at.button(key="history_older").disabled and not at.button(key="history_newer").disabled
     at.selectbox(key="history_feedback_filter").set_value("wrong").run()  # a new filter starts at the first page
     assert list(runs(at)["run id"]) == [ids[2]]
+
+
+def test_a_key_pasted_into_a_note_is_not_stored(env, monkeypatch):
+    secret = "sk-test-FEEDBACK-LEAK-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)  # configured, yet the offline provider is forced
+    at = _open_panel(_demo_pack(new_app().run()))
+    _fill(at, "history_feedback", "wrong", "other", f"it printed {secret} in the answer", words=secret)
+    [stored] = feedback_for_run(_store(), SCOPE)
+    assert secret not in stored.note and "[redacted]" in stored.note and secret not in stored.expected.answer_words
+    assert secret not in _markdown(at)
+
+
+def test_the_panel_in_chinese(env):
+    at = new_app()
+    at.query_params["lang"] = "zh"
+    at = _open_panel(_demo_pack(at.run()))
+    _fill(at, "history_feedback", "wrong", "wrong_route", "备注")
+    assert not problems(at), problems(at)
+    assert "对此运行的反馈" in [e.label for e in at.expander]
+    assert any("反馈已保存" in s.body for s in at.success)
+    assert "**有误** · 路由有误" in _markdown(at)
+    assert "对此运行的反馈：有误 ×1" in [c.value for c in at.caption]
+
+
+def test_your_graph_shows_the_panel_and_says_why_it_cannot_keep_feedback_yet(graph_app):
+    """Your graph's runs are not recorded in the run history yet: the panel says so instead of failing."""
+    at = graph_app("examples.fanout:graph")
+    press(at, "run")
+    at = _open_panel(at, "yg_feedback")
+    assert not at.exception
+    assert any("not recorded in the run history" in i.body for i in at.info)

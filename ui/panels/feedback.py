@@ -41,6 +41,7 @@ from ui.text import as_text
 
 log = logging.getLogger("rag_debugger.ui")
 
+REDACTED = "[redacted]"
 NONE = "-"
 """The "none chosen" option of the reason and expected-route boxes (a value, shown as "—")."""
 
@@ -182,6 +183,23 @@ def form_feedback(state: Any, key: str, run_id: str, person: str) -> Feedback:
                         note=str(state.get(f"{key}_note") or "").strip(), expected=expected, given_by=person)
 
 
+def without_keys(item: Feedback) -> Feedback:
+    """`item` with this session's configured keys masked in what people typed: a key pasted into a note must
+    not reach a history other people read (exports redact again, on their own)."""
+    from rag.redaction import redact_text
+    from ui.streamlit_state import current_settings
+
+    secrets = [s for s in current_settings().secret_strings() if len(s) >= 4]
+    if not secrets:
+        return item
+    expected = item.expected
+    if expected is not None:
+        expected = expected.model_copy(update={
+            "sources": [redact_text(s, secrets, REDACTED) for s in expected.sources],
+            "answer_words": [redact_text(w, secrets, REDACTED) for w in expected.answer_words]})
+    return item.model_copy(update={"note": redact_text(item.note, secrets, REDACTED), "expected": expected})
+
+
 def _history() -> Any:
     from ui.streamlit_state import shared_history
 
@@ -193,7 +211,7 @@ def _on_save(key: str, run_id: str, person: str) -> None:
         history = _history()
         if history is None:
             raise FeedbackError(_("The run history is off, so feedback cannot be kept (see the notice in the sidebar)."))
-        item = give_feedback(history, form_feedback(st.session_state, key, run_id, person))
+        item = give_feedback(history, without_keys(form_feedback(st.session_state, key, run_id, person)))
     except FeedbackError as exc:
         st.session_state[f"{key}_message"] = ("warning", as_text(str(exc)))
         return
