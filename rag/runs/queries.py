@@ -7,7 +7,7 @@ statement about many runs, decided by the app (a restart, a closed tab), not by 
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from rag.errors import UnknownRunError
 from rag.i18n import _
@@ -41,7 +41,8 @@ class HistoryQueries:
         more rows than it shows. A row's stored export document is not read (`get_document` does); with
         `light`, neither are its progress, result and settings (a list needs none of them: `get_run` has
         them for the one run opened)."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if hide_abandoned:
             where.append("status<>'abandoned'")
         if run_by is not None:
