@@ -22,7 +22,7 @@ from typing import Any, Iterable, Literal, Mapping, NamedTuple, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rag.errors import UnknownRunError, UserFixableError
+from rag.errors import UserFixableError
 from rag.i18n import N_, _
 from rag.runs.run_info import now_iso
 
@@ -300,10 +300,8 @@ def require_run(history: Any, run_id: Optional[str]) -> None:
     """FeedbackError when the run cannot take feedback (not recorded, or deleted)."""
     if not run_id:
         raise FeedbackError(_("This run is not recorded in the run history, so feedback on it cannot be kept."))
-    try:
-        history.get_run(run_id)
-    except UnknownRunError:
-        raise _gone(run_id) from None
+    if not history.has_run(run_id):
+        raise _gone(run_id)
 
 
 __all__ = ["Feedback", "Expected", "FeedbackError", "Summary", "VERDICTS", "REASONS", "EXPECTED_ROUTES",
