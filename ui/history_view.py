@@ -33,9 +33,9 @@ FEEDBACK_FILTER_KEY = "history_feedback_filter"
 PAGE_KEY = "history_page"
 PAGE_FILTERS_KEY = "history_page_filters"
 PAGE_SIZE = 50
+"""Runs per page: the table, the run picker and the feedback counts read one page of rows, never all."""
 IMPORTED_KEY = "history_just_imported"
 """The run an upload just imported: chosen on the next draw even when its date puts it past the first page."""
-"""Runs per page: the table, the run picker and the feedback counts read one page of rows, never all."""
 EVERYONE = "Everyone"
 NOBODY = "(no name)"
 """The person filter's two special choices: option values (data), shown through `_()`."""
@@ -362,8 +362,8 @@ def render_unusable(exc: BaseException) -> None:
 
 
 def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
-    """The filters (hide abandoned, person, forks; feedback: `render_feedback_filter`); None when the
-    history failed meanwhile."""
+    """The filters (hide abandoned, person, forks, feedback: its value is read from the session state);
+    None when the history failed meanwhile."""
     left, middle, right, fourth = st.columns([1, 1, 1, 1])
     with fourth:
         st.selectbox(_("Feedback"), list(FEEDBACK_FILTERS), key=FEEDBACK_FILTER_KEY,
