@@ -282,6 +282,13 @@ def store_carried(history: Any, run_id: str, carried: Iterable[Mapping[str, Any]
     if not items:
         return 0
     add, remove = merge_carried(feedback_for_run(history, run_id), items)
+    if add:  # the same file imported again as another run (its id was taken): its feedback gets ids of its own
+        ids = [item.feedback_id for item in add]
+        taken = {r[0] for r in history.storage.execute(
+            f"SELECT feedback_id FROM feedback WHERE run_id<>? AND feedback_id IN ({', '.join('?' for _ in ids)})",
+            (run_id, *ids))}
+        add = [item.model_copy(update={"feedback_id": uuid.uuid4().hex}) if item.feedback_id in taken else item
+               for item in add]
     with history.storage.transaction() as execute:
         for feedback_id in remove:
             execute("DELETE FROM feedback WHERE feedback_id=?", (feedback_id,))

@@ -1,6 +1,7 @@
-"""Feedback on runs (rag/runs/feedback.py): the rules as tables, storage on SQLite and on the suite's PostgreSQL
-server (one voice per named person, a deleted run, the Run history filters and pages in SQL), the version 4
-migration of an older history, and exports / imports that carry feedback."""
+"""Feedback on runs (rag/runs/feedback.py): the rules as tables, storage (one voice per named person, a deleted
+run, the Run history filters and pages in SQL), the version 4 migration of an older history, and exports /
+imports that carry feedback. The storage and migration tests run on PostgreSQL too:
+tests/runs/test_feedback_postgres.py."""
 from __future__ import annotations
 
 import json
@@ -109,11 +110,10 @@ def test_merging_carried_feedback():
 # ----- storage, on both engines ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def history(request, tmp_path):
-    target = str(tmp_path / "history.db") if request.param == "sqlite" else \
-        request.getfixturevalue("postgres_server").new_schema()
-    with RunHistory(target) as found:
+@pytest.fixture
+def history(tmp_path):
+    """An SQLite history; tests/runs/test_feedback_postgres.py runs the same storage tests on PostgreSQL."""
+    with RunHistory(str(tmp_path / "history.db")) as found:
         yield found
 
 
@@ -229,21 +229,6 @@ def test_migration_4_adds_feedback_to_a_version_3_sqlite_history(tmp_path):
         assert [r.run_id for r in again.list_runs(feedback="wrong")] == ["main-v3"]
 
 
-def test_migration_4_adds_feedback_to_a_version_3_postgresql_history(postgres_server):
-    import psycopg
-
-    url = postgres_server.new_schema()
-    with psycopg.connect(url, autocommit=True) as conn:
-        _at_version_3(conn.execute, "postgresql")
-    with RunHistory(url) as history:
-        assert _versions(history) == list(range(1, schema.LATEST + 1))
-        assert history.get_run("main-v3").question == "before feedback"
-        give_feedback(history, new_feedback("main-v3", verdict="wrong", reason="other", given_by="ann"))
-        assert [r.run_id for r in history.list_runs(feedback="wrong")] == ["main-v3"]
-        indexes = {r[0] for r in history.storage.execute("SELECT indexname FROM pg_indexes WHERE tablename='feedback'")}
-        assert {"feedback_run", "feedback_verdict", "feedback_person"} <= indexes
-
-
 # ----- exports and imports carry feedback ---------------------------------------------------------------------
 
 
@@ -292,3 +277,21 @@ def test_a_key_pasted_into_a_note_is_redacted_in_the_export(tmp_path):
         give_feedback(here, new_feedback(run, verdict="wrong", reason="other", note=f"key was {secret}"))
         doc = export_run(here, run, settings=RagSettings(openai_api_key=secret))
         assert secret not in json.dumps(doc) and "[redacted]" in doc["feedback"][0]["note"]
+
+
+def test_a_live_run_exported_and_imported_into_its_own_history_copies_its_feedback(tmp_path):
+    """The run id is taken by the live run, so the import is a new run; its feedback gets ids of its own."""
+    with RunHistory(tmp_path / "a.db") as here:
+        live = _run(here, "a live question")
+        here.record_finish(live, status="done", result={"route": "answer"})
+        doc = export_run(here, import_demo_runs(here)[0].run_id)  # a real recording, given the live run's id
+        doc["run"] = {**doc["run"], "run_id": live}
+        doc.pop("feedback", None)
+        given = give_feedback(here, new_feedback(live, verdict="wrong", reason="other", given_by="ann"))
+        doc["feedback"] = [given.model_dump(mode="json", exclude={"run_id", "origin"})]
+        doc["sha256"] = checksum(doc)
+        copy = import_run(doc, here)
+        assert copy.run_id != live
+        [carried] = feedback_for_run(here, copy.run_id)
+        assert carried.feedback_id != given.feedback_id and carried.given_by == "ann"
+        assert [f.feedback_id for f in feedback_for_run(here, live)] == [given.feedback_id]
