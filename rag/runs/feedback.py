@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
+from datetime import datetime
 from typing import Any, Iterable, Literal, Mapping, NamedTuple, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -123,6 +124,16 @@ class Feedback(BaseModel):
     given_at: str
     origin: FeedbackOrigin = "given"
     """`imported` when it came with an imported run's file."""
+
+    @field_validator("given_at")
+    @classmethod
+    def _a_moment(cls, value: str) -> str:
+        """An ISO 8601 date and time (a file's `given_at` is shown and sorted on; anything else is refused)."""
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"given_at is not an ISO 8601 date and time: {value[:40]!r}") from None
+        return value
 
     @field_validator("expected")
     @classmethod

@@ -265,6 +265,10 @@ def test_an_import_with_broken_feedback_is_refused_with_its_field(tmp_path):
         doc["sha256"] = checksum(doc)
         with pytest.raises(RunImportError, match=r"broken at feedback\.0\.verdict"):
             import_run(doc, there)
+        doc["feedback"] = [{"feedback_id": "f1", "verdict": "good", "given_at": "**now** ![x](http://e/x.png)"}]
+        doc["sha256"] = checksum(doc)
+        with pytest.raises(RunImportError, match=r"broken at feedback\.0\.given_at: .*not an ISO 8601"):
+            import_run(doc, there)
         assert there.list_runs() == []  # nothing half-imported
 
 

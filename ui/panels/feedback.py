@@ -111,7 +111,7 @@ def entry_markdown(item: Feedback) -> str:
     verdict = _(VERDICTS[item.verdict])
     head = f"**{verdict}**" + (f" · {_(REASONS[item.reason])}" if item.reason else "")
     who = as_text(item.given_by) if item.given_by else _("(no name)")
-    head += " · " + _("by {person}, {date}").format(person=who, date=date_time(item.given_at))
+    head += " · " + _("by {person}, {date}").format(person=who, date=as_text(date_time(item.given_at)))
     if item.origin == "imported":
         head += " · " + _("from the file")
     lines = [head]
