@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.runs.export import DEMO_RUNS_DIR
 from rag.runs.feedback import NOTE_MAX_CHARS, feedback_for_run, give_feedback, new_feedback
 from tests.support.apptest import press, travel_to_step
 from tests.ui.test_history_apptest import demo, history_page, new_app, on_debugger, problems, runs
@@ -200,3 +201,21 @@ def test_your_graph_shows_the_panel_and_says_why_it_cannot_keep_feedback_yet(gra
     at = _open_panel(at, "yg_feedback")
     assert not at.exception
     assert any("not recorded in the run history" in i.body for i in at.info)
+
+
+def test_an_old_run_just_imported_stays_chosen_though_it_is_past_the_first_page(env):
+    at = new_app().run()
+    history_page(at)
+    store = _store()
+    for i in range(55):  # newer than the demo recording
+        info = store.record_start(f"question {i}")
+        store.storage.execute("UPDATE runs SET created_at=? WHERE run_id=?", (f"2027-01-01T00:00:{i:02d}+00:00",
+                                                                              info.run_id))
+    history_page(at)
+    at.file_uploader(key="history_upload").set_value(
+        ("old.json", (DEMO_RUNS_DIR / "01_zh_answer_attribute.json").read_bytes(), "application/json")).run()
+    assert not problems(at), problems(at)
+    assert "demo-zh_answer_attribute" not in set(runs(at)["run id"])  # its date puts it on the second page
+    assert at.selectbox(key="history_run").value == "demo-zh_answer_attribute"
+    history_page(at)  # the next visit shows the page as it is
+    assert at.selectbox(key="history_run").value != "demo-zh_answer_attribute"
