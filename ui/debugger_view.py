@@ -19,6 +19,7 @@ from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
 from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
+from ui.panels.feedback import render_feedback_panel
 from ui.panels.full_state import render_full_state
 from ui.panels.hitl import render_hitl
 from ui.panels.icons import MATERIAL
@@ -271,6 +272,7 @@ def _workbench() -> None:
     values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
+    render_feedback_panel(session, travel)
     render_what_if(travel)
     if session.current and full_state_wanted():
         render_full_state(values)

@@ -26,6 +26,7 @@ from rag.i18n import N_, _, ngettext
 from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
+from ui.panels.feedback import render_feedback_panel
 from ui.panels.full_state import render_full_state
 from ui.panels.icons import MATERIAL
 from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_style, render_inspector
@@ -477,4 +478,5 @@ def _workbench() -> None:
         render_full_state(values)
     elif session.current and full_state_wanted():
         render_full_state(values)
+    render_feedback_panel(session, travel, key="yg_feedback")
     render_history(session)

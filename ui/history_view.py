@@ -11,14 +11,16 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from rag.errors import UnknownRunError
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.runs.history import RunHistory
 from rag.runs.run_info import RunInfo
 from ui.language import in_this_language
+from ui.panels.feedback import render_feedback
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
-from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from ui.streamlit_state import current_person, current_settings, flash, friendly, get_session, guarded, show_flash
 from ui.text import as_text
 
 RUN_KEY = "history_run"
@@ -29,22 +31,31 @@ GOTO_KEY = "history_goto_debugger"
 HIDE_ABANDONED_KEY = "history_hide_abandoned"
 PERSON_FILTER_KEY = "history_run_by"
 FORK_FILTER_KEY = "history_forks"
+FEEDBACK_FILTER_KEY = "history_feedback_filter"
+PAGE_KEY = "history_page"
+PAGE_FILTERS_KEY = "history_page_filters"
+PAGE_SIZE = 50
+"""Runs per page: the table, the run picker and the feedback counts read one page of rows, never all."""
+IMPORTED_KEY = "history_just_imported"
+"""The run an upload just imported: chosen on the next draw even when its date puts it past the first page."""
 EVERYONE = "Everyone"
 NOBODY = "(no name)"
 """The person filter's two special choices: option values (data), shown through `_()`."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-RUN_COLUMNS = ["question", "kind", "route", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
+RUN_COLUMNS = ["question", "kind", "route", "feedback", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
                "origin", "run id"]
 """The table's data keys (tests read them); people see `COLUMN_LABELS`. `kind` comes early: a what-if fork's
 marker must show without scrolling the table sideways at 1280 px."""
 COLUMN_LABELS = {"question": N_("question"), "route": N_("route"), "status": N_("status"), "run by": N_("run by"),
                  "provider": N_("provider"), "prompt version": N_("prompt version"),
                  "duration (ms)": N_("duration (ms)"), "date": N_("date"), "kind": N_("kind"), "origin": N_("origin"),
-                 "run id": N_("run id")}
+                 "run id": N_("run id"), "feedback": N_("feedback")}
 STATUS_LABELS = {"running": N_("running"), "done": N_("done"), "error": N_("error"), "abandoned": N_("abandoned")}
 ORIGIN_LABELS = {"live": N_("live"), "imported": N_("imported")}
 #: The kind filter: every run, only what-if forks, or no forks (option values; labels through `_()`).
 FORK_FILTERS = {"all": N_("All runs"), "forks": N_("What-if forks only"), "no_forks": N_("Without what-if forks")}
+#: The feedback filter (option values, as `RunHistory.list_runs(feedback=...)` takes them; labels through `_()`).
+FEEDBACK_FILTERS = {"all": N_("All runs"), "any": N_("Has feedback"), "wrong": N_("Marked wrong")}
 
 
 def _store() -> RunHistory:
@@ -72,15 +83,6 @@ def kind_text(info: RunInfo) -> str:
     return info.kind
 
 
-def fork_filter(runs: list[RunInfo], choice: Optional[str]) -> list[RunInfo]:
-    """The runs the kind filter keeps (`FORK_FILTERS`' keys; anything else keeps all)."""
-    if choice == "forks":
-        return [r for r in runs if r.is_fork]
-    if choice == "no_forks":
-        return [r for r in runs if not r.is_fork]
-    return runs
-
-
 def edit_text(value: object, limit: int = 80) -> str:
     """A short one-line view of an edited value (a list of chunks is summarised by its size)."""
     import json
@@ -92,12 +94,17 @@ def edit_text(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def runs_frame(runs: list[RunInfo]) -> pd.DataFrame:
-    """One row per run, newest first (the order `list_runs` gives)."""
+def runs_frame(runs: list[RunInfo], feedback: Optional[dict] = None) -> pd.DataFrame:
+    """One row per run, newest first (the order `list_runs` gives); `feedback` is
+    `rag.runs.feedback.summaries` of these runs."""
+    from rag.runs.feedback import summary_text
+
+    feedback = feedback or {}
     rows = [
         {
             "question": r.question[:200],
             "route": r.route or "",
+            "feedback": summary_text(feedback.get(r.run_id)),
             "status": _status(r.status),
             "run by": r.run_by,
             "provider": r.provider or "",
@@ -191,7 +198,7 @@ def on_upload() -> None:
         return
     info = guarded(import_upload, _store(), upload.name, upload.getvalue())
     if info is not None:
-        st.session_state[RUN_KEY] = info.run_id
+        st.session_state[RUN_KEY] = st.session_state[IMPORTED_KEY] = info.run_id
         flash("success", _("Imported {name}: run {run} ({outcome}). Open it to replay it step by step.").format(
             name=as_text(upload.name), run=as_text(info.run_id),
             outcome=as_text(info.route or _status(info.status))))
@@ -324,6 +331,7 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
         render_compare(info, others)
+        render_feedback(history, info.run_id, key="history_feedback", person=current_person())
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
             d1, d2, _rest = st.columns([1, 1, 4])
@@ -357,8 +365,13 @@ def render_unusable(exc: BaseException) -> None:
 
 
 def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
-    """The three filters (hide abandoned, person, forks); None when the history failed meanwhile."""
-    left, middle, right = st.columns([1, 1, 1])
+    """The filters (hide abandoned, person, forks, feedback: its value is read from the session state);
+    None when the history failed meanwhile."""
+    left, middle, right, fourth = st.columns([1, 1, 1, 1])
+    with fourth:
+        st.selectbox(_("Feedback"), list(FEEDBACK_FILTERS), key=FEEDBACK_FILTER_KEY,
+                     format_func=in_this_language(lambda v: _(FEEDBACK_FILTERS[v])),
+                     help=_("Runs people gave feedback on, or runs at least one person marked wrong"))
     with left:
         hide = st.toggle(_("Hide abandoned runs"), key=HIDE_ABANDONED_KEY,
                          help=_("Runs that never finished: the app restarted, the page was reloaded or closed, or a "
@@ -381,6 +394,31 @@ def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], s
                              help=_("A what-if fork is a run that went on from an edited step of another run "
                                     "(the step debugger's “What if…”)"))
     return hide, choice, forks
+
+
+def current_page(filters: tuple) -> int:
+    """The page of runs to show (0 = newest); a change of any filter goes back to the first page."""
+    if st.session_state.get(PAGE_FILTERS_KEY) != filters:
+        st.session_state[PAGE_FILTERS_KEY] = filters
+        st.session_state[PAGE_KEY] = 0
+    return max(0, int(st.session_state.get(PAGE_KEY) or 0))
+
+
+def on_page(delta: int) -> None:
+    st.session_state[PAGE_KEY] = max(0, int(st.session_state.get(PAGE_KEY) or 0) + delta)
+
+
+def render_pager(page: int, more: bool, shown: int) -> None:
+    """Newer / older pages of runs (shown only when there is more than one page)."""
+    if not page and not more:
+        return
+    left, middle, right = st.columns([1, 2, 1])
+    left.button(_("Newer runs"), key="history_newer", on_click=on_page, args=(-1,), disabled=not page,
+                icon=":material/chevron_left:", width="stretch")
+    first = page * PAGE_SIZE + 1
+    middle.caption(_("Runs {first}–{last}, newest first").format(first=first, last=first + shown - 1))
+    right.button(_("Older runs"), key="history_older", on_click=on_page, args=(1,), disabled=not more,
+                 icon=":material/chevron_right:", width="stretch")
 
 
 def render_page() -> None:
@@ -415,13 +453,26 @@ def render_page() -> None:
     if filters is None:
         return
     hide, choice, forks = filters
+    feedback = st.session_state.get(FEEDBACK_FILTER_KEY) or "all"
+    page = current_page((hide, choice, forks, feedback))
     try:
-        runs = fork_filter(history.list_runs(hide_abandoned=hide, run_by=person_filter(choice)), forks)
+        runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks, feedback=feedback,
+                                 limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True)
+        if not runs and page:  # the last page emptied (runs deleted meanwhile): back to the first
+            st.session_state[PAGE_KEY] = page = 0
+            runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks,
+                                     feedback=feedback, limit=PAGE_SIZE + 1, light=True)
+        more, runs = len(runs) > PAGE_SIZE, runs[:PAGE_SIZE]
+        from rag.runs.feedback import summaries
+
+        counts = summaries(history, [r.run_id for r in runs])
     except Exception as exc:  # noqa: BLE001 - damage met while reading: say so, keep the app
         render_unusable(exc)
         return
     if not runs:
-        if forks != "all" and history.list_runs(limit=1):
+        if feedback != "all" and history.list_runs(limit=1):
+            st.info(_("No runs match the feedback filter; choose “All runs” to see every run."))
+        elif forks != "all" and history.list_runs(limit=1):
             st.info(_("No runs match the what-if fork filter; choose “All runs” to see every run."))
         elif person_filter(choice) is not None and history.list_runs(limit=1):
             who = _("(no name)") if choice == NOBODY else choice
@@ -435,11 +486,23 @@ def render_page() -> None:
         else:
             st.info(_("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack."))
         return
-    st.dataframe(runs_frame(runs), hide_index=True, width="stretch", key="history_runs",
+    st.dataframe(runs_frame(runs, counts), hide_index=True, width="stretch", key="history_runs",
                  column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
+    render_pager(page, more, len(runs))
     by_id = {r.run_id: r for r in runs}
+    imported = st.session_state.pop(IMPORTED_KEY, None)
+    if imported and imported not in by_id and history.has_run(imported):  # an old run just imported: not on this page
+        by_id = {imported: history.get_run(imported), **by_id}
     if st.session_state.get(RUN_KEY) not in by_id:
         st.session_state[RUN_KEY] = runs[0].run_id
     run_id = st.selectbox(_("Run"), list(by_id), key=RUN_KEY, format_func=in_this_language(lambda rid: run_label(by_id[rid])))
     others = {r.run_id: run_label(r) for r in runs if r.run_id != run_id and r.status != "running"}
-    render_selected(history, by_id[run_id], others)
+    try:
+        chosen = history.get_run(run_id)  # the list is light (no results): the chosen run in full
+    except Exception as exc:  # noqa: BLE001 - deleted meanwhile, or the history failed: say so, keep the app
+        if isinstance(exc, UnknownRunError):
+            st.info(as_text(friendly(exc)))
+        else:
+            render_unusable(exc)
+        return
+    render_selected(history, chosen, others)

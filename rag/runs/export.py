@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from debugger.diff import json_default
 from debugger.replay import ReplayStepper, linear_path, record_thread
 from rag.errors import RunImportError
 from rag.i18n import _
+from rag.runs.feedback import export_list
 from rag.runs.history import RunHistory
 from rag.runs.replay import replay_from_document
 from rag.runs.run_document import (
@@ -93,7 +94,7 @@ def export_run(
     if info.origin == "imported":
         stored = history.get_document(run_id)
         if stored is not None:
-            return stored
+            return _with_feedback(stored, export_list(history, run_id), settings)
     graph = graph if graph is not None else history.graph(info.kind)
     checkpoints = record_thread(graph, {"configurable": {"thread_id": info.thread_id}})
     if not checkpoints:
@@ -118,8 +119,19 @@ def export_run(
         "prompt_version": info.prompt_version,
         "prompts": _prompt_texts(info.prompt_version),
         "settings": dict(info.settings or {}),
+        "feedback": export_list(history, run_id),
     }
     doc = redact(_jsonable(doc), secret_values(settings))
+    doc["sha256"] = checksum(doc)
+    return doc
+
+
+def _with_feedback(stored: Mapping[str, Any], feedback: list[dict], settings: Any) -> dict:
+    """An imported run's stored document carrying the run's feedback as it is now (the history's rows,
+    which include what the file brought); its checksum is made again when that changed the document."""
+    if list(stored.get("feedback") or []) == feedback:
+        return dict(stored)
+    doc = {**stored, "feedback": redact(_jsonable(feedback), secret_values(settings))}
     doc["sha256"] = checksum(doc)
     return doc
 

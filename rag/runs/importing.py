@@ -4,8 +4,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+from pydantic import ValidationError
+
+from rag.errors import RunImportError
+from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
+from rag.runs.feedback import Feedback, store_carried
 from rag.runs.history import RunHistory
+from rag.runs.run_document import checksum
 from rag.runs.run_info import RunInfo, new_run_id
 
 
@@ -17,11 +23,38 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory)
     """
     raw = load_document(doc)
     parsed = parse_document(raw)
+    carried = _carried_feedback(raw)
     run_id = parsed.run.run_id
     if history.has_run(run_id):
         stored = history.get_document(run_id)
-        if stored is not None and stored.get("sha256") == parsed.sha256:
+        if stored is not None and same_run(stored, raw):
+            store_carried(history, run_id, carried)  # the same run again: only its new feedback is added
             return history.get_run(run_id)
         run_id = new_run_id("imported")
     info = parsed.run.model_copy(update={"run_id": run_id, "thread_id": f"replay-{run_id}"})
-    return history.store_imported(info, raw)
+    stored_info = history.store_imported(info, raw)
+    store_carried(history, run_id, carried)
+    return stored_info
+
+
+def same_run(stored: Mapping[str, Any], incoming: Mapping[str, Any]) -> bool:
+    """True when two export documents are the same recording, whatever feedback each carries."""
+    def body(doc: Mapping[str, Any]) -> dict:
+        return {k: v for k, v in doc.items() if k != "feedback"}
+
+    return checksum(body(stored)) == checksum(body(incoming))
+
+
+def _carried_feedback(raw: Mapping[str, Any]) -> list:
+    """The file's feedback, each item checked like feedback given here; a broken one is a RunImportError
+    that names it (`feedback.<n>.<field>`)."""
+    items = []
+    for index, item in enumerate(raw.get("feedback") or []):
+        try:
+            items.append(Feedback.model_validate({**dict(item), "run_id": "import"}))
+        except (ValidationError, TypeError, ValueError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
+            where = ".".join(["feedback", str(index), *(str(p) for p in first.get("loc", ()))])
+            raise RunImportError(_("the export is broken at {field}: {problem}").format(
+                field=where, problem=first.get("msg"))) from None
+    return items

@@ -14,6 +14,16 @@ from rag.i18n import _
 from rag.runs.run_info import COLUMNS, RunInfo, from_row, now_iso
 from rag.runs.storage import HistoryStorage
 
+#: The history list's filters as SQL conditions on `runs` (option value -> condition).
+FORK_WHERE = {"forks": "fork_json IS NOT NULL", "no_forks": "fork_json IS NULL"}
+FEEDBACK_WHERE = {
+    "any": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id)",
+    "wrong": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id AND f.verdict='wrong')",
+}
+
+#: What a light list leaves out: the heavy JSON of each row (a run's result alone is kilobytes).
+LIGHT_LEFT_OUT = ("progress_json", "result_json", "settings_json", "document_json")
+
 
 class HistoryQueries:
     """Reads and housekeeping over one storage."""
@@ -22,9 +32,15 @@ class HistoryQueries:
         self.storage = storage
 
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
-                  run_by: Optional[str] = None) -> list[RunInfo]:
+                  run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
+                  feedback: Optional[str] = None, light: bool = False) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
-        given ("" = runs nobody is named on)."""
+        given ("" = runs nobody is named on); `forks` "forks" / "no_forks" keeps only what-if forks / no
+        forks; `feedback` "any" / "wrong" keeps runs with feedback / with a `wrong` verdict
+        (`rag.runs.feedback`). `limit` and `offset` page it; every filter is SQL, so a page never reads
+        more rows than it shows. A row's stored export document is not read (`get_document` does); with
+        `light`, neither are its progress, result and settings (a list needs none of them: `get_run` has
+        them for the one run opened)."""
         where: list[str] = []
         params: list[Any] = []
         if hide_abandoned:
@@ -32,11 +48,20 @@ class HistoryQueries:
         if run_by is not None:
             where.append("run_by=?")
             params.append(run_by)
-        sql = (f"SELECT {', '.join(COLUMNS)} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
+        if forks in FORK_WHERE:
+            where.append(FORK_WHERE[forks])
+        if feedback in FEEDBACK_WHERE:
+            where.append(FEEDBACK_WHERE[feedback])
+        left_out = LIGHT_LEFT_OUT if light else ("document_json",)
+        columns = ", ".join("NULL" if c in left_out else c for c in COLUMNS)
+        sql = (f"SELECT {columns} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
                f"ORDER BY created_at DESC, {self.storage.order_key} DESC")
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
+            if offset:
+                sql += " OFFSET ?"
+                params.append(int(offset))
         return [from_row(r) for r in self.storage.execute(sql, tuple(params))]
 
     def people(self) -> list[str]:
@@ -69,7 +94,9 @@ class HistoryQueries:
                                       (info.thread_id, run_id))
         if not shared[0][0]:  # never delete a thread another run still points to
             self.storage.delete_thread(info.thread_id)
-        self.storage.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+        with self.storage.transaction() as execute:  # its feedback goes with it (rag.runs.feedback)
+            execute("DELETE FROM feedback WHERE run_id=?", (run_id,))
+            execute("DELETE FROM runs WHERE run_id=?", (run_id,))
 
     def mark_abandoned(self, run_ids: Optional[Iterable[str]] = None, *, at: Optional[str] = None,
                        server_id: Optional[str] = None) -> list[str]:

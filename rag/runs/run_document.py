@@ -51,6 +51,8 @@ class RunDocument(BaseModel):
     prompt_version: Optional[str] = None
     prompts: Optional[dict[str, str]] = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    feedback: list[dict[str, Any]] = Field(default_factory=list)
+    """People's feedback on the run (`rag.runs.feedback.Feedback` without its run id); absent in older files."""
     sha256: str
 
 

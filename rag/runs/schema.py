@@ -39,6 +39,21 @@ CREATE TABLE IF NOT EXISTS runs (
     document_json TEXT
 )"""
 
+_FEEDBACK_V4 = """
+CREATE TABLE IF NOT EXISTS feedback (
+    feedback_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    reason TEXT,
+    note TEXT NOT NULL DEFAULT '',
+    expected_json TEXT,
+    given_by TEXT NOT NULL DEFAULT '',
+    given_at TEXT NOT NULL,
+    origin TEXT NOT NULL DEFAULT 'given'
+)"""
+"""One row per person's feedback on a run. No foreign key (SQLite enforces none without a per-connection
+pragma): the insert checks that the run exists, and deleting a run deletes its feedback."""
+
 #: (version, what it does, statements per engine). Append only: never edit a released migration.
 MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
     (1, "the runs table", {
@@ -60,6 +75,13 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
                    "ALTER TABLE runs ADD COLUMN head_checkpoint_id TEXT"],
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS fork_json TEXT",
                        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS head_checkpoint_id TEXT"],
+    }),
+    (4, "people's feedback on runs (rag/runs/feedback.py), indexed for Run history's filters", {
+        engine: [_FEEDBACK_V4,
+                 "CREATE INDEX IF NOT EXISTS feedback_run ON feedback (run_id, verdict)",
+                 "CREATE INDEX IF NOT EXISTS feedback_verdict ON feedback (verdict, run_id)",
+                 "CREATE UNIQUE INDEX IF NOT EXISTS feedback_person ON feedback (run_id, given_by) WHERE given_by <> ''"]
+        for engine in ("sqlite", "postgresql")
     }),
 )
 

@@ -25,8 +25,8 @@ def _versions(history: RunHistory) -> list[int]:
 
 
 @pytest.mark.parametrize(("current", "engine", "expected"), [
-    (0, "sqlite", [1, 2, 3]),
-    (1, "postgresql", [2, 3]),
+    (0, "sqlite", list(range(1, schema.LATEST + 1))),
+    (1, "postgresql", list(range(2, schema.LATEST + 1))),
     (schema.LATEST, "sqlite", []),
     (schema.LATEST + 5, "postgresql", []),  # a newer app migrated it: nothing to do, nothing undone
 ])
@@ -55,7 +55,7 @@ def test_a_history_file_from_before_versioning_is_migrated_in_place(tmp_path):
     with RunHistory(path, server_id="me") as history:
         old = history.get_run("main-old")
         assert old.question == "an old question" and old.run_by == "" and old.server_id == ""
-        assert _versions(history) == [1, 2, 3]
+        assert _versions(history) == list(range(1, schema.LATEST + 1))
         assert history.mark_abandoned(server_id="me") == []
 
 
