@@ -27,7 +27,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from rag.runs.export import DEMO_RUNS_DIR, parse_document
+from rag.runs.demo_pack import DEMO_RUNS_DIR
+from rag.runs.document_limits import parse_document
 from rag.runs.feedback import COLUMNS as FEEDBACK_COLUMNS
 from rag.runs.history import RunHistory
 from rag.runs.run_info import COLUMNS, RunInfo, row_values

@@ -10,7 +10,7 @@ from typing import Optional, cast
 
 import streamlit as st
 
-from debugger import StepRecord
+from debugger.records import StepRecord
 from debugger.replay import ReplayStepper
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _

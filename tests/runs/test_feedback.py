@@ -11,7 +11,8 @@ import pytest
 
 from rag.errors import RunImportError
 from rag.runs import schema
-from rag.runs.export import checksum, export_run, import_demo_runs, import_run
+from rag.runs.demo_pack import import_demo_runs
+from rag.runs.export import export_run
 from rag.runs.feedback import (
     NOTE_MAX_CHARS,
     Expected,
@@ -30,6 +31,8 @@ from rag.runs.feedback import (
     withdraw_feedback,
 )
 from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
+from rag.runs.run_document import checksum
 
 # ----- rules ----------------------------------------------------------------------------------------------
 
