@@ -39,6 +39,35 @@ CREATE TABLE IF NOT EXISTS runs (
     document_json TEXT
 )"""
 
+_QUESTION_SETS_V5 = [
+    """CREATE TABLE IF NOT EXISTS question_sets (
+    set_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1,
+    next_case INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL,
+    updated_by TEXT NOT NULL DEFAULT ''
+)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS question_sets_name ON question_sets (name_key)",
+    """CREATE TABLE IF NOT EXISTS question_set_cases (
+    set_id TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1,
+    case_json TEXT NOT NULL,
+    from_run TEXT,
+    updated_at TEXT NOT NULL,
+    updated_by TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (set_id, case_id)
+)""",
+    "CREATE INDEX IF NOT EXISTS question_set_cases_run ON question_set_cases (from_run)",
+]
+"""Named question sets beside the history (rag/eval/question_sets.py): a set row with a version that every
+change bumps, and one row per case with its own version, so two people's edits are checked, never lost."""
+
 #: (version, what it does, statements per engine). Append only: never edit a released migration.
 MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
     (1, "the runs table", {
@@ -60,6 +89,10 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
                    "ALTER TABLE runs ADD COLUMN head_checkpoint_id TEXT"],
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS fork_json TEXT",
                        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS head_checkpoint_id TEXT"],
+    }),
+    (5, "named question sets and their cases", {
+        "sqlite": _QUESTION_SETS_V5,
+        "postgresql": _QUESTION_SETS_V5,
     }),
 )
 
