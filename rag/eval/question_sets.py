@@ -333,5 +333,25 @@ def open_sets(target: Optional[str] = None) -> tuple["object", QuestionSetStore]
     return history, QuestionSetStore(history.storage)
 
 
-__all__ = ["QuestionSetStore", "QuestionSet", "StoredCase", "SetSummary", "QuestionSetError", "SetNameTaken",
-           "SetEditConflict", "UnknownSetError", "check_name", "name_key", "set_jsonl", "open_sets"]
+def load_named_set(name: str) -> list[EvalCase]:
+    """The cases of the stored set `name` in the configured history (`python -m rag.eval --set NAME`)."""
+    history, store = open_sets()
+    try:
+        found = store.find(name)
+    finally:
+        history.close()  # type: ignore[attr-defined]
+    if not found.cases:
+        raise QuestionSetError(_("question set {name}: no cases").format(name=repr(found.name)))
+    return found.eval_cases()
+
+
+def cli_cases(path: Optional[str], set_name: Optional[str]) -> list[EvalCase]:
+    """The cases a command names: a set file, or a stored set (`--set NAME`)."""
+    from rag.eval.cases import load_cases
+
+    return load_named_set(set_name) if set_name else load_cases(str(path))
+
+
+__all__ = ["load_named_set", "cli_cases", "QuestionSetStore", "QuestionSet", "StoredCase", "SetSummary",
+           "QuestionSetError", "SetNameTaken", "SetEditConflict", "UnknownSetError", "check_name", "name_key",
+           "set_jsonl", "open_sets"]
