@@ -16,6 +16,7 @@ from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
+from ui.panels.add_to_set import render_for_session as render_add_to_set
 from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.full_state import render_full_state
@@ -276,5 +277,6 @@ def _workbench() -> None:
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_what_if(travel)
+    render_add_to_set(session)
     if session.current and full_state_wanted():
         render_full_state(values)

@@ -323,6 +323,9 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
         render_compare(info, others)
+        from ui.panels.add_to_set import render_for_run
+
+        render_for_run(history, info)
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
             d1, d2, _rest = st.columns([1, 1, 4])

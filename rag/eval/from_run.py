@@ -75,7 +75,7 @@ def case_from_run(facts: RunFacts, *, question: Optional[str] = None, hitl_answe
     `verdict` "good" when the expected route is the run's, "wrong" when a person named another.
     A value a case cannot hold raises QuestionSetError naming the field."""
     route = expected_route or facts.route
-    if verdict is None and route is not None:
+    if verdict is None and route is not None and facts.route is not None:  # a run without a route: no verdict
         verdict = "good" if route == facts.route else "wrong"
     data = {"id": case_id or None, "question": facts.question if question is None else question,
             "expected_route": route,

@@ -74,3 +74,8 @@ def test_a_field_a_case_cannot_hold_is_named(fields, field):
 ])
 def test_split_items(text, lines, items):
     assert split_items(text, lines=lines) == items
+
+
+def test_a_run_without_a_route_gets_no_verdict():
+    case = case_from_run(run_facts([run("main-3")]), expected_route="answer")
+    assert (case.expected_route, case.verdict) == ("answer", None)
