@@ -135,7 +135,7 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
                 error=as_text(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)))
             return
         field_key = f"{key}_{facts.run_id or 'unrecorded'}"
-        names = {s.set_id: f"{s.name} ({ngettext('{n} case', '{n} cases', s.cases).format(n=s.cases)})"
+        names = {s.set_id: ngettext("{name} ({n} case)", "{name} ({n} cases)", s.cases).format(name=s.name, n=s.cases)
                  for s in sets}
         options = [*names, NEW_SET]
         if st.session_state.get(f"{field_key}_set") not in options:
