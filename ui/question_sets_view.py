@@ -293,7 +293,7 @@ def render_set(found: Any) -> None:
               args=(found.set_id,), width="stretch")
     c2.download_button(_("Download (JSON Lines)"), set_jsonl(found.eval_cases()), file_name=f"{found.name}.jsonl",
                        mime="application/jsonl", key="qs_download", icon=MATERIAL["download"], width="stretch",
-                       help=_("The python -m rag.eval format: run it with python -m rag.eval FILE, or upload it back"))
+                       help=_("The `python -m rag.eval` format: run it with `python -m rag.eval FILE`, or upload it back"))
     c3.button(_("Delete the set"), key="qs_delete", icon=MATERIAL["delete"], on_click=on_delete_request,
               args=(found.set_id, found.version), width="stretch")
     if st.session_state.get(CONFIRM_KEY, (None,))[0] == found.set_id:
@@ -334,7 +334,7 @@ def render_question_sets() -> None:
     st.subheader(MATERIAL["evaluate"] + " " + _("Question sets"))
     st.caption(_("Named sets kept in the run history, shared by everyone who uses it. Add cases from a run with "
                  "“Add to a question set” (Run history, or the step debugger), or here; run one by picking it in "
-                 "“Question set” above, or from a terminal with python -m rag.eval --set NAME."))
+                 "“Question set” above, or from a terminal with `python -m rag.eval --set NAME`."))
     message = st.session_state.pop(MSG_KEY, None)
     with st.container(key="qs_message"):
         if message:
