@@ -41,7 +41,14 @@ from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
-from ui.question_sets_view import STORED_PREFIX, load_stored, render_agreement, render_question_sets, stored_choices
+from ui.question_sets_view import (
+    STORED_PREFIX,
+    load_stored,
+    render_agreement,
+    render_question_sets,
+    render_source_link,
+    stored_choices,
+)
 from ui.run_link import run_href
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 from ui.text import as_text
@@ -368,6 +375,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     chosen = next(r for r in shown if r.id == pick)
     st.button(_("Open in step debugger"), key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
               args=(chosen.question,))
+    render_source_link(chosen)
 
 
 def render_compare(records: list[EvalRecord]) -> None:

@@ -107,6 +107,13 @@ def load_stored(choice: str) -> tuple[str, list[EvalCase]]:
     return found.name, found.eval_cases()
 
 
+def render_source_link(result: CaseResult) -> None:
+    """A link to the run an evaluated case was made from (a replay in the step debugger; a new tab)."""
+    if result.from_run:
+        st.link_button(_("Open the run it came from ({run})").format(run=result.from_run), run_href(result.from_run),
+                       icon=MATERIAL["open"], help=_("The run the case was made from, in the step debugger"))
+
+
 # ----- agreement under an evaluation --------------------------------------------------------------
 
 def render_agreement(results: Sequence[CaseResult], key: str) -> None:
@@ -369,5 +376,5 @@ def render_question_sets() -> None:
     render_set(found)
 
 
-__all__ = ["render_question_sets", "render_agreement", "stored_choices", "load_stored", "stored_choice",
+__all__ = ["render_question_sets", "render_agreement", "render_source_link", "stored_choices", "load_stored", "stored_choice",
            "cases_table", "agreement_frames", "STORED_PREFIX"]

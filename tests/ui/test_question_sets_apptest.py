@@ -245,6 +245,9 @@ def test_a_stored_set_runs_on_evaluate_with_agreement_and_links_back(env):
     assert wrong["from run"][0] == "debugger?run=main-0000bbbb"
     cases = next(df.value for df in at.dataframe if "asked first" in df.value.columns)
     assert cases.set_index("id").loc["disagree", "from run"] == "debugger?run=main-0000bbbb"
+    # the failing case is the one picked below the table: a link opens the run it came from
+    assert [(b.label, b.url) for b in at.get("link_button")] == [
+        ("Open the run it came from (main-0000bbbb)", "debugger?run=main-0000bbbb")]
 
 
 def test_one_route_only_says_kappa_is_undefined(env):
