@@ -435,7 +435,8 @@ def render_compare(records: list[EvalRecord]) -> None:
 
 def render_results(records: list[EvalRecord]) -> None:
     first = records[0]
-    st.subheader(_("{set} on {kb} · {provider}").format(set=first.set_name, kb=first.kb, provider=first.provider))
+    st.subheader(_("{set} on {kb} · {provider}").format(set=as_text(first.set_name), kb=first.kb,
+                                                       provider=first.provider))
     st.caption(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records)
                + " · " + _("saved {when} UTC").format(when=first.created_at[:19].replace("T", " ")))
     if len(records) == 1:

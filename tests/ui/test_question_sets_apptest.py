@@ -261,3 +261,20 @@ def test_one_route_only_says_kappa_is_undefined(env):
     at.button(key="eval_run").click().run()
     assert {m.label: m.value for m in at.metric}["Cohen's kappa"] == "undefined"
     assert "same route (no_knowledge)" in said(at)
+
+
+def test_markup_in_a_set_name_and_a_case_is_shown_as_text(env):
+    """A set name is typed by people: markup in it must not fetch an image or restyle the page."""
+    from rag.eval.cases import EvalCase
+
+    name = "![x](http://127.0.0.2/x.png) **loud**"
+    sets(env).create(name, [EvalCase(question="What is the capital of Australia? ![y](http://127.0.0.2/y.png)",
+                                     expected_route="no_knowledge", verdict="good")])
+    at = evaluate_page(new_app().run())
+    at.button(key="qs_evaluate").click()
+    evaluate_page(at)
+    at.button(key="eval_run").click().run()
+    assert not problems(at)
+    heading = next(h.value for h in at.subheader if "on bundled" in h.value)
+    assert "![x](" not in heading and "**loud**" not in heading  # markdown would read both
+    assert heading.startswith("\\![x]\\(http://127.0.0.2/x.png) \\*\\*loud\\*\\*")
