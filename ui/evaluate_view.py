@@ -37,7 +37,7 @@ from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
-from ui.language import with_headings
+from ui.language import in_this_language, with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
@@ -493,8 +493,8 @@ def render_page() -> None:
             st.session_state.pop("eval_set")  # a stored set deleted meanwhile
         choice = c1.selectbox(_("Question set"), [*sets, *stored, UPLOAD_CHOICE], key="eval_set",
                               index=sets.index("bundled.jsonl") if "bundled.jsonl" in sets else 0,
-                              format_func=lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else (
-                                  _("{name} (stored set)").format(name=stored[name]) if name in stored else name))
+                              format_func=in_this_language(lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else (
+                                  _("{name} (stored set)").format(name=stored[name]) if name in stored else name)))
         if choice == UPLOAD_CHOICE:
             c1.file_uploader(_("JSON Lines or CSV, one case a line"), type=["jsonl", "csv", "json"], key="eval_upload")
             _upload_summary(c1)

@@ -25,7 +25,7 @@ from rag.eval.cases import EvalCase, cases_from_upload
 from rag.eval.from_run import make_case, split_items
 from rag.eval.scoring import ROUTES, CaseResult
 from rag.i18n import N_, _, ngettext
-from ui.language import with_headings
+from ui.language import in_this_language, with_headings
 from ui.panels.add_to_set import set_store
 from ui.panels.icons import MATERIAL
 from ui.run_link import run_href
@@ -274,11 +274,11 @@ def _case_fields(prefix: str, case: Optional[EvalCase]) -> None:
     left, middle, right = st.columns(3)
     route = case.expected_route if case and case.expected_route else NO_ROUTE
     left.selectbox(_("Expected route"), routes, index=routes.index(route), key=f"{prefix}_route",
-                   format_func=lambda r: r or _("(none: only run)"))
+                   format_func=in_this_language(lambda r: r or _("(none: only run)")))
     middle.text_input(_("HITL answer"), value=(case.hitl_answer or "") if case else "", key=f"{prefix}_hitl")
     verdict = (case.verdict or "") if case else ""
     right.selectbox(_("Person's verdict"), list(VERDICTS), index=list(VERDICTS).index(verdict),
-                    key=f"{prefix}_verdict", format_func=lambda v: _(VERDICTS[v]),
+                    key=f"{prefix}_verdict", format_func=in_this_language(lambda v: _(VERDICTS[v])),
                     help=_("A person's verdict on the run the case came from: such cases count for the agreement "
                            "between the judge and people."))
     left, right = st.columns(2)
@@ -366,8 +366,8 @@ def render_question_sets() -> None:
     by_id = {s.set_id: s for s in sets}
     if st.session_state.get(PICK_KEY) not in by_id:
         st.session_state[PICK_KEY] = sets[0].set_id
-    pick = st.selectbox(_("Set"), list(by_id), key=PICK_KEY, format_func=lambda sid: ngettext(
-        "{name} ({n} case)", "{name} ({n} cases)", by_id[sid].cases).format(name=by_id[sid].name, n=by_id[sid].cases))
+    pick = st.selectbox(_("Set"), list(by_id), key=PICK_KEY, format_func=in_this_language(lambda sid: ngettext(
+        "{name} ({n} case)", "{name} ({n} cases)", by_id[sid].cases).format(name=by_id[sid].name, n=by_id[sid].cases)))
     try:
         found = set_store().get(pick)
     except UserFixableError as exc:  # deleted by someone else meanwhile

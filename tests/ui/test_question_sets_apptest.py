@@ -278,3 +278,35 @@ def test_markup_in_a_set_name_and_a_case_is_shown_as_text(env):
     heading = next(h.value for h in at.subheader if "on bundled" in h.value)
     assert "![x](" not in heading and "**loud**" not in heading  # markdown would read both
     assert heading.startswith("\\![x]\\(http://127.0.0.2/x.png) \\*\\*loud\\*\\*")
+
+
+def test_the_sets_section_and_agreement_in_chinese_show_no_english(env):
+    """The set editor and the agreement section, read in Chinese."""
+    from rag import i18n
+    from rag.eval.cases import EvalCase
+    from tests.support.i18n import english_controls, english_phrases
+    from tests.ui.test_chinese_everywhere_apptest import _texts, _unwrapped_english
+
+    sets(env).create("Judged", [
+        EvalCase(id="agree", question="What is the capital of Australia?", expected_route="no_knowledge",
+                 verdict="good", from_run="main-0000aaaa"),
+        EvalCase(id="disagree", question="What is the operating temperature range of the Lumen X2?",
+                 expected_route="no_knowledge", verdict="wrong", from_run="main-0000bbbb")])
+    i18n.forget_missing_keys()
+    at = new_app()
+    at.query_params["lang"] = "zh"
+    evaluate_page(at.run())
+    at.button(key="qs_evaluate").click()
+    evaluate_page(at)
+    at.button(key="eval_run").click().run()
+    assert not problems(at)
+    found: dict[str, list[str]] = {"controls": [], "text": []}
+    _texts(at._tree, found)
+    assert "评判器与人工的一致度" in "\n".join(found["text"])
+    assert english_controls(found["controls"]) == []
+    assert english_phrases("\n".join(found["text"] + found["controls"])) == []
+    questions = {c for c in ("What is the capital of Australia?",
+                             "What is the operating temperature range of the Lumen X2?")}
+    assert [e for e in _unwrapped_english(found["text"] + found["controls"])
+            if not any(e in q for q in questions)] == []
+    assert sorted(m for lang, m in i18n.missing_keys() if lang == "zh") == []

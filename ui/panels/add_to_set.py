@@ -18,6 +18,7 @@ from rag.errors import UserFixableError
 from rag.eval.from_run import RunFacts, case_from_run, run_facts, split_items
 from rag.eval.scoring import ROUTES
 from rag.i18n import _, ngettext
+from ui.language import in_this_language
 from ui.panels.lazy import lazy_expander
 from ui.text import as_text
 
@@ -143,7 +144,7 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
             st.session_state[f"{field_key}_set"] = last if last in names else options[0]
         left, right = st.columns(2)
         choice = left.selectbox(_("Question set"), options, key=f"{field_key}_set",
-                                format_func=lambda v: _("New set…") if v == NEW_SET else names.get(v, v))
+                                format_func=in_this_language(lambda v: _("New set…") if v == NEW_SET else names.get(v, v)))
         if choice == NEW_SET:
             right.text_input(_("Name of the new set"), key=f"{field_key}_new_name", max_chars=80)
         st.text_area(_("Question"), value=facts.question, key=f"{field_key}_question", height=68)
