@@ -277,6 +277,6 @@ def _workbench() -> None:
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_what_if(travel)
-    render_add_to_set(session)
+    render_add_to_set(session, travel)
     if session.current and full_state_wanted():
         render_full_state(values)

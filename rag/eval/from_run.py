@@ -19,7 +19,7 @@ agreement between the judge and people counts (rag/eval/agreement.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from pydantic import ValidationError
 
@@ -61,6 +61,17 @@ def run_facts(chain: Sequence[RunInfo], answers: Iterable[RunInfo] = ()) -> RunF
                     route=end.route if end.route in ROUTES else None, sources=result_sources(end.result or {}))
 
 
+def answers_to(history: Any, run_id: str) -> list[RunInfo]:
+    """The resume runs that answered `run_id`'s question (not what-if forks), oldest first. One query on the
+    `runs` table by parent (not a listing of the whole history: the panel opens on a history of 10,000 runs)."""
+    from rag.runs.run_info import COLUMNS, from_row
+
+    rows = history.storage.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM runs WHERE parent_run_id = ? AND kind = 'resume' AND fork_json IS NULL "
+        f"ORDER BY created_at, {history.storage.order_key}", (run_id,))
+    return [from_row(r) for r in rows]
+
+
 def split_items(text: str, *, lines: bool = False) -> list[str]:
     """A list typed in a box: one item a line (`lines`) or comma-separated; blanks and repeats dropped."""
     raw = str(text or "").splitlines() if lines else str(text or "").replace("，", ",").split(",")
@@ -96,4 +107,4 @@ def make_case(data: dict) -> EvalCase:
         raise QuestionSetError(_("field '{field}': {problem}").format(field=field, problem=err["msg"])) from None
 
 
-__all__ = ["RunFacts", "run_facts", "case_from_run", "make_case", "split_items"]
+__all__ = ["RunFacts", "run_facts", "answers_to", "case_from_run", "make_case", "split_items"]

@@ -79,3 +79,17 @@ def test_split_items(text, lines, items):
 def test_a_run_without_a_route_gets_no_verdict():
     case = case_from_run(run_facts([run("main-3")]), expected_route="answer")
     assert (case.expected_route, case.verdict) == ("answer", None)
+
+
+def test_answers_to_finds_the_resume_runs_of_a_run_in_the_history(tmp_path):
+    from rag.eval.from_run import answers_to
+    from rag.runs.history import RunHistory
+
+    with RunHistory(tmp_path / "h.db") as history:
+        main = history.record_start("How do I reset the Nova?").run_id
+        first = history.record_start("answer 1", kind="resume", parent_run_id=main).run_id
+        history.record_start("a fork", kind="resume", parent_run_id=main, fork={"step": 1, "field": "route"})
+        history.record_start("elsewhere")
+        second = history.record_start("answer 2", kind="resume", parent_run_id=main).run_id
+        assert [r.run_id for r in answers_to(history, main)] == [first, second]
+        assert answers_to(history, first) == []

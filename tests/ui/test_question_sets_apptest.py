@@ -310,3 +310,24 @@ def test_the_sets_section_and_agreement_in_chinese_show_no_english(env):
     assert [e for e in _unwrapped_english(found["text"] + found["controls"])
             if not any(e in q for q in questions)] == []
     assert sorted(m for lang, m in i18n.missing_keys() if lang == "zh") == []
+
+
+def test_the_debugger_panel_adds_the_run_of_the_position_shown(env):
+    """After a HITL answer the session holds two runs; travelling back to the main run's steps adds that run."""
+    from tests.support.apptest import travel_to_step
+
+    at = new_app().run()
+    run_demo(at, "scope_select")
+    at.button(key="hitl_opt_0").click().run()
+    press(at, "continue")
+    runs = {r.kind: r.run_id for r in RunHistory(env / "history.db").list_runs()}
+    at.session_state["debugger_add_to_set_folded"] = True
+    at.switch_page("pages/debugger.py").run()
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"The case links back to run {runs['resume']}." in captions
+    travel_to_step(at, 0)
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"The case links back to run {runs['main']}." in captions
+    # either way the case carries the answer that was given and expects the answered run's route
+    assert by_prefix(at.text_input, f"debugger_add_to_set_{runs['main']}", "_hitl").value
+    assert by_prefix(at.selectbox, f"debugger_add_to_set_{runs['main']}", "_route").value == "answer"

@@ -40,18 +40,20 @@ def set_store() -> Any:
 
 def facts_for_run(history: Any, run_id: str) -> RunFacts:
     """The form's starting point for a recorded run: its chain of parents and the answers it was given."""
+    from rag.eval.from_run import answers_to
     from rag.workbench.session import run_chain
 
-    chain = run_chain(history, run_id)
-    answers = [r for r in reversed(history.list_runs()) if r.parent_run_id == run_id and r.kind == "resume"
-               and r.fork is None]
-    return run_facts(chain, answers)
+    return run_facts(run_chain(history, run_id), answers_to(history, run_id))
 
 
-def facts_for_session(session: Any) -> Optional[RunFacts]:
-    """The run the debugger shows: from the history when it is recorded there, else from the session; a run
-    not finished yet takes the route and evidence of its current state."""
+def facts_for_session(session: Any, travel: Optional[int] = None) -> Optional[RunFacts]:
+    """The run of the position the debugger shows (time travel may show an earlier run of the session, such as
+    the main run before its HITL resume): from the history when it is recorded there, else from the session; a
+    run not finished yet takes the route and evidence of its current state."""
     seg = session.current
+    pairs = session.all_steps() if isinstance(travel, int) else []
+    if isinstance(travel, int) and 0 <= travel < len(pairs):
+        seg = pairs[travel][0]
     if seg is None:
         return None
     facts = None
@@ -176,6 +178,7 @@ def render_for_run(history: Any, info: Any, *, expected_route: Optional[str] = N
                       expected_route=expected_route)
 
 
-def render_for_session(session: Any, *, expected_route: Optional[str] = None) -> None:
-    """The step debugger: the run the page shows, at any position."""
-    render_add_to_set(lambda: facts_for_session(session), key="debugger_add_to_set", expected_route=expected_route)
+def render_for_session(session: Any, travel: Optional[int] = None, *, expected_route: Optional[str] = None) -> None:
+    """The step debugger: the run of the position the page shows (`travel`: the time-travel index, or None)."""
+    render_add_to_set(lambda: facts_for_session(session, travel), key="debugger_add_to_set",
+                      expected_route=expected_route)
