@@ -213,9 +213,11 @@ def on_upload_create() -> None:
                                  len(made.cases)).format(name=made.name, n=len(made.cases)))
 
 
-def _form_case(prefix: str, case_id: Optional[str]) -> EvalCase:
+def _form_case(prefix: str, case_id: Optional[str], base: Optional[EvalCase] = None) -> EvalCase:
+    """The case the form describes; fields the form does not show (`expected_passages`) are kept from `base`."""
     state = st.session_state
-    return make_case({"id": case_id, "question": state.get(f"{prefix}_question", ""),
+    kept = base.model_dump() if base is not None else {}
+    return make_case({**kept, "id": case_id, "question": state.get(f"{prefix}_question", ""),
                       "expected_route": state.get(f"{prefix}_route") or None,
                       "hitl_answer": (state.get(f"{prefix}_hitl") or "").strip() or None,
                       "expected_sources": split_items(state.get(f"{prefix}_sources", ""), lines=True),
@@ -224,8 +226,8 @@ def _form_case(prefix: str, case_id: Optional[str]) -> EvalCase:
                       "from_run": state.get(f"{prefix}_from_run") or None})
 
 
-def on_save_case(set_id: str, case_id: str, version: int, prefix: str) -> None:
-    _act(lambda: set_store().update_case(set_id, case_id, _form_case(prefix, case_id), version=version,
+def on_save_case(set_id: str, case_id: str, version: int, prefix: str, base: EvalCase) -> None:
+    _act(lambda: set_store().update_case(set_id, case_id, _form_case(prefix, case_id, base), version=version,
                                          by=_person()),
          _("Saved case {case}.").format(case=case_id))
 
@@ -323,7 +325,7 @@ def render_set(found: Any) -> None:
             _case_fields(prefix, stored.case)
             b1, b2, _rest = st.columns([1, 1, 3])
             b1.button(_("Save the case"), key="qs_save", type="primary", on_click=on_save_case,
-                      args=(found.set_id, case_id, stored.version, prefix))
+                      args=(found.set_id, case_id, stored.version, prefix, stored.case))
             b2.button(_("Remove the case"), key="qs_remove", on_click=on_remove_case,
                       args=(found.set_id, case_id, stored.version))
     else:

@@ -21,7 +21,7 @@ import json
 import unicodedata
 import uuid
 from contextlib import contextmanager
-from typing import Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from pydantic import BaseModel
 
@@ -30,6 +30,9 @@ from rag.eval.cases import EvalCase
 from rag.i18n import _
 from rag.runs.run_info import now_iso
 from rag.runs.storage import Execute, HistoryStorage
+
+if TYPE_CHECKING:
+    from rag.runs.history import RunHistory
 
 MAX_NAME_CHARS = 80
 
@@ -319,7 +322,7 @@ class QuestionSetStore:
             case=repr(case_id), person=by or _("someone"), when=at[:19].replace("T", " ")))
 
 
-def open_sets(target: Optional[str] = None) -> tuple["object", QuestionSetStore]:
+def open_sets(target: Optional[str] = None) -> tuple["RunHistory", QuestionSetStore]:
     """(RunHistory, its QuestionSetStore) for the configured history (rag/runs/location.py), for the CLI;
     the caller closes the history. UnknownSetError when there is no history to read."""
     from rag.runs.history import RunHistory
@@ -339,7 +342,7 @@ def load_named_set(name: str) -> list[EvalCase]:
     try:
         found = store.find(name)
     finally:
-        history.close()  # type: ignore[attr-defined]
+        history.close()
     if not found.cases:
         raise QuestionSetError(_("question set {name}: no cases").format(name=repr(found.name)))
     return found.eval_cases()

@@ -331,3 +331,17 @@ def test_the_debugger_panel_adds_the_run_of_the_position_shown(env):
     # either way the case carries the answer that was given and expects the answered run's route
     assert by_prefix(at.text_input, f"debugger_add_to_set_{runs['main']}", "_hitl").value
     assert by_prefix(at.selectbox, f"debugger_add_to_set_{runs['main']}", "_route").value == "answer"
+
+
+def test_an_edit_keeps_the_fields_the_form_does_not_show(env):
+    from rag.eval.cases import EvalCase
+
+    store = sets(env)
+    made = store.create("Gold", [EvalCase(id="g", question="What is the capital of Australia?",
+                                          expected_passages=["chunk:abc"], tags=["geo"])])
+    at = evaluate_page(new_app().run())
+    by_prefix(at.text_input, "qs_edit_", "_tags").set_value("geo, capital")
+    at.button(key="qs_save").click()
+    evaluate_page(at)
+    case = store.get(made.set_id).cases[0].case
+    assert (case.tags, case.expected_passages) == (["geo", "capital"], ["chunk:abc"])
