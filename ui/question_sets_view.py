@@ -294,7 +294,8 @@ def _case_fields(prefix: str, case: Optional[EvalCase]) -> None:
 def render_set(found: Any) -> None:
     from rag.eval.question_sets import set_jsonl
 
-    st.caption(_("Version {version} · {n} cases · changed {when} by {person}").format(
+    st.caption(ngettext("Version {version} · {n} case · changed {when} by {person}",
+                        "Version {version} · {n} cases · changed {when} by {person}", len(found.cases)).format(
         version=found.version, n=len(found.cases), when=found.updated_at[:19].replace("T", " "),
         person=as_text(found.updated_by or _("someone"))))
     c1, c2, c3 = st.columns(3)

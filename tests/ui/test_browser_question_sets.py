@@ -65,7 +65,10 @@ def test_a_run_becomes_a_case_that_guards_it(tmp_path):
         href = link.get_attribute("href")
         assert href.startswith("debugger?run=main-")
         run_id = href.split("run=", 1)[1]
-        page.screenshot(path=str(SHOTS / "question_set_evaluated.png"), full_page=True)
+        page.get_by_text("Agreement between the judge and people").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "question_set_agreement.png"))
+        page.locator(".st-key-qs_download").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "question_set_editor.png"))
 
         with page.expect_download() as download:
             page.locator(".st-key-qs_download button").first.click()
