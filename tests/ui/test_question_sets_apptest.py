@@ -192,16 +192,19 @@ def test_two_people_editing_one_case_the_second_is_told(env):
 GOOD = [{"id": "a", "question": "What is the capital of Australia?", "expected_route": "no_knowledge"}]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b'{"question": "ok?"}\n{"question": "bad", "expected_route": "maybe"}\n',
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("bad.jsonl", b'{"question": "ok?"}\n{"question": "bad", "expected_route": "maybe"}\n',
      "bad.jsonl:2: field 'expected_route'"),
-    (b'{"question": "ok?"}\n{"question": "x", "from_run": "not a run id!"}\n', "bad.jsonl:2: field 'from_run'"),
-    (b'{"question": "ok?"}\nnot json\n', "bad.jsonl:2: not valid JSON"),
-    (b'\xff\xfe', "bad.jsonl:1: not UTF-8 text"),
+    ("bad.jsonl", b'{"question": "ok?"}\n{"question": "x", "from_run": "not a run id!"}\n',
+     "bad.jsonl:2: field 'from_run'"),
+    ("bad.jsonl", b'{"question": "ok?"}\n{"question": "x", "verdict": "meh"}\n', "bad.jsonl:2: field 'verdict'"),
+    ("bad.jsonl", b'{"question": "ok?"}\nnot json\n', "bad.jsonl:2: not valid JSON"),
+    ("bad.jsonl", b'\xff\xfe', "bad.jsonl:1: not UTF-8 text"),
+    ("bad.csv", b"question,expected_route\nok?,answer\nbad,maybe\n", "bad.csv:3: field 'expected_route'"),
 ])
-def test_an_uploaded_set_with_a_bad_line_is_refused_with_its_line_and_field(env, content, message):
+def test_an_uploaded_set_with_a_bad_line_is_refused_with_its_line_and_field(env, name, content, message):
     at = evaluate_page(new_app().run())
-    at.file_uploader(key="qs_upload").set_value(("bad.jsonl", content, "application/json"))
+    at.file_uploader(key="qs_upload").set_value((name, content, "application/json"))
     at.button(key="qs_upload_create").click()
     evaluate_page(at)
     assert message in said(at) and not problems(at)
