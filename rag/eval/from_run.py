@@ -25,7 +25,6 @@ from pydantic import ValidationError
 
 from rag.eval.cases import EvalCase
 from rag.eval.question_sets import QuestionSetError
-from rag.eval.runner import result_sources
 from rag.eval.scoring import ROUTES
 from rag.i18n import _
 from rag.runs.run_info import RunInfo
@@ -51,6 +50,8 @@ def _answer_of(info: RunInfo) -> Optional[str]:
 def run_facts(chain: Sequence[RunInfo], answers: Iterable[RunInfo] = ()) -> RunFacts:
     """The facts of `chain[-1]`. `chain`: the run and its parent runs, oldest first
     (rag.workbench.session.run_chain); `answers`: the resume runs that answered it, oldest first."""
+    from rag.eval.runner import result_sources  # lazy: the runner loads the model clients (~1.5 s)
+
     if not chain:
         raise ValueError("no run")
     run = chain[-1]
