@@ -17,6 +17,7 @@ from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
+from ui.panels.add_to_set import render_for_session as render_add_to_set
 from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
 from ui.panels.feedback import render_feedback_panel
@@ -274,5 +275,6 @@ def _workbench() -> None:
     render_report_download(session, travel)
     render_feedback_panel(session, travel)
     render_what_if(travel)
+    render_add_to_set(session, travel)
     if session.current and full_state_wanted():
         render_full_state(values)

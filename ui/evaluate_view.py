@@ -37,10 +37,19 @@ from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
-from ui.language import with_headings
+from ui.language import in_this_language, with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
+from ui.question_sets_view import (
+    STORED_PREFIX,
+    load_stored,
+    render_agreement,
+    render_question_sets,
+    render_source_link,
+    stored_choices,
+)
+from ui.run_link import run_href
 from ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
 from ui.text import as_text
 
@@ -62,6 +71,8 @@ HEADINGS = {
     "asked first": N_("asked first"), "sources": N_("sources"), "ms": N_("ms"), "tags": N_("tags"),
     "error": N_("error"), "change": N_("change"), "figure": N_("figure"), "n": N_("n"),
 }
+#: Link columns (data key -> English heading): their heading is set by the column's config, not renamed.
+LINKS = {"from run": N_("from run")}
 #: Cell values that are words for the reader, not data.
 CELL_WORDS = {
     "ok": {"yes": N_("yes"), "NO": N_("NO")},
@@ -130,9 +141,10 @@ def cases_frame(results: list[CaseResult], failures_only: bool = False) -> pd.Da
         rows.append({"id": r.id, "ok": "yes" if r.correct else ("—" if r.correct is None else "NO"),
                      "question": r.question, "expected": r.expected_route or "", "got": r.route or "",
                      "asked first": r.asked_route or "", "sources": "" if hit is None else ("hit" if hit else "miss"),
-                     "ms": round(r.latency_ms), "tags": ", ".join(r.tags), "error": r.error or ""})
+                     "ms": round(r.latency_ms), "tags": ", ".join(r.tags), "error": r.error or "",
+                     "from run": run_href(r.from_run) if r.from_run else None})
     return pd.DataFrame(rows, columns=["id", "ok", "question", "expected", "got", "asked first", "sources", "ms",
-                                       "tags", "error"])
+                                       "tags", "error", "from run"])
 
 
 def matrix_frame(records: list[EvalRecord]) -> pd.DataFrame:
@@ -219,6 +231,8 @@ def _labels(configs: list[EvalConfig]) -> list[EvalConfig]:
 
 
 def _load_set(choice: str) -> Optional[tuple[str, list[EvalCase]]]:
+    if choice.startswith(STORED_PREFIX):
+        return load_stored(choice)
     if choice != UPLOAD_CHOICE:
         return choice, load_cases(SETS_DIR / choice)
     upload = st.session_state.get("eval_upload")
@@ -322,6 +336,7 @@ def render_one(record: EvalRecord) -> None:
             st.table(headed(confusion_frame(results)))
         st.markdown(_("**Accuracy per route**"))
         st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
+        render_agreement(results, record.eval_id)
     with right:
         tags = accuracy_frame(accuracy_by_tag(results), "tag")
         st.markdown(_("**Accuracy per tag**"))
@@ -346,7 +361,10 @@ def render_cases(results: list[CaseResult], key: str) -> None:
         st.success(_("No failures: every case ended in its expected route."))
     else:
         event = st.dataframe(headed(frame), hide_index=True, width="stretch", key=f"eval_cases_{key}",
-                             on_select="rerun", selection_mode="single-row")
+                             on_select="rerun", selection_mode="single-row",
+                             column_config={"from run": st.column_config.LinkColumn(
+                                 _(LINKS["from run"]), display_text=r"run=(.*)$",
+                                 help=_("The run the case was made from, in the step debugger"))})
         rows = getattr(getattr(event, "selection", None), "rows", None) or []
         if rows and rows[0] < len(frame):  # a clicked row: the picker below follows it
             st.session_state[f"eval_pick_{key}"] = frame["id"].iloc[rows[0]]
@@ -357,6 +375,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     chosen = next(r for r in shown if r.id == pick)
     st.button(_("Open in step debugger"), key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
               args=(chosen.question,))
+    render_source_link(chosen)
 
 
 def render_compare(records: list[EvalRecord]) -> None:
@@ -410,12 +429,14 @@ def render_compare(records: list[EvalRecord]) -> None:
             results = rec.results()
             st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
             st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
+            render_agreement(results, rec.eval_id)
             render_cases(results, rec.eval_id)
 
 
 def render_results(records: list[EvalRecord]) -> None:
     first = records[0]
-    st.subheader(_("{set} on {kb} · {provider}").format(set=first.set_name, kb=first.kb, provider=first.provider))
+    st.subheader(_("{set} on {kb} · {provider}").format(set=as_text(first.set_name), kb=first.kb,
+                                                       provider=first.provider))
     st.caption(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records)
                + " · " + _("saved {when} UTC").format(when=first.created_at[:19].replace("T", " ")))
     if len(records) == 1:
@@ -465,11 +486,15 @@ def render_page() -> None:
                  "configurations to see what a prompt or retrieval change fixed and what it broke."))
     settings = current_settings()
     sets = shipped_sets()
+    stored = stored_choices()
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 1, 1])
-        choice = c1.selectbox(_("Question set"), [*sets, UPLOAD_CHOICE], key="eval_set",
+        if st.session_state.get("eval_set", "").startswith(STORED_PREFIX) and st.session_state["eval_set"] not in stored:
+            st.session_state.pop("eval_set")  # a stored set deleted meanwhile
+        choice = c1.selectbox(_("Question set"), [*sets, *stored, UPLOAD_CHOICE], key="eval_set",
                               index=sets.index("bundled.jsonl") if "bundled.jsonl" in sets else 0,
-                              format_func=lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else name)
+                              format_func=in_this_language(lambda name: _(UPLOAD_LABEL) if name == UPLOAD_CHOICE else (
+                                  _("{name} (stored set)").format(name=stored[name]) if name in stored else name)))
         if choice == UPLOAD_CHOICE:
             c1.file_uploader(_("JSON Lines or CSV, one case a line"), type=["jsonl", "csv", "json"], key="eval_upload")
             _upload_summary(c1)
@@ -511,6 +536,7 @@ def render_page() -> None:
         if records:
             render_results(records)
     render_past(store)
+    render_question_sets()
 
 
 __all__ = ["render_page", "confusion_frame", "cases_frame", "matrix_frame", "summary_frame", "latency_frame",

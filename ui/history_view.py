@@ -332,6 +332,9 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                   args=(info.run_id,), width="stretch")
         render_compare(info, others)
         render_feedback(history, info.run_id, key="history_feedback", person=current_person())
+        from ui.panels.add_to_set import render_for_run
+
+        render_for_run(history, info)
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
             d1, d2, _rest = st.columns([1, 1, 4])

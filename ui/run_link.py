@@ -113,6 +113,14 @@ def link_query(session: Any, travel: Optional[int]) -> str:
     return "?" + urlencode(params) if params else ""
 
 
+def run_href(run_id: str) -> str:
+    """A link from another page to `run_id` in the step debugger (`debugger?run=<id>`): relative, so it works
+    under any base path; opened, `open_from_url` replays the run from the history."""
+    from urllib.parse import urlencode
+
+    return "debugger?" + urlencode({RUN_PARAM: run_id})
+
+
 def placement(totals: list[int], step: Optional[int]) -> tuple[int, Optional[int], Optional[str]]:
     """Where to put a replayed chain of runs (`totals`: each run's recorded steps, oldest first)
     to show `step`: (steps into the last run, time-travel index or None, a note when the step

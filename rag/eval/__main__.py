@@ -1,4 +1,4 @@
-"""`python -m rag.eval SET.jsonl [--kb bundled|pydoc|DIR] [--prompt-version NAME] [--compare NAME]
+"""`python -m rag.eval SET.jsonl|--set NAME [--kb bundled|pydoc|DIR] [--prompt-version NAME] [--compare NAME]
 [--concurrency N] [--min-route-accuracy X] [--out results.json] [--no-cache] [--quiet]`
 
 Runs a question set (JSON Lines or CSV) through the public API and prints one line per case, the
@@ -6,6 +6,8 @@ per-route confusion table, and ends with `route_accuracy: X`, `source_hit_rate: 
 (machine-readable last lines). With `--compare NAME` the set also runs under prompt version NAME
 (the baseline), both configurations are printed side by side with the cases that regressed or got
 fixed; the last lines and the gate are those of `--prompt-version` (the configuration under test).
+`--set NAME` runs a question set stored in the configured run history (made on the Evaluate page or with
+"Add to a question set"; RAG_HISTORY_URL / RAG_HISTORY_DB) instead of a file.
 Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
 
 `--retrieval-only` runs only retrieval (rag.eval.retrieval_eval) and prints, per case, where its
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from rag.errors import UserFixableError
-from rag.eval.cases import load_cases
+from rag.eval.question_sets import cli_cases
 from rag.eval.runner import run_cases, settings_for_kb
 from rag.eval.scoring import (
     CaseResult,
@@ -107,7 +109,9 @@ def _run(cases, settings, label: str, args, cache: Optional[CallCache]) -> list[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rag.eval", description=__doc__.strip().splitlines()[0])
-    parser.add_argument("set", help="evaluation set, JSON Lines (.jsonl) or CSV (.csv)")
+    parser.add_argument("set", nargs="?", help="evaluation set, JSON Lines (.jsonl) or CSV (.csv)")
+    parser.add_argument("--set", dest="set_name", default=None, metavar="NAME",
+                        help="run the question set NAME stored in the run history instead of a file")
     parser.add_argument("--kb", default="bundled", help="bundled (default), pydoc, or a knowledge-base folder")
     parser.add_argument("--prompt-version", default=None, help="prompt version under test (default: RAG_PROMPT_VERSION)")
     parser.add_argument("--compare", default=None, metavar="NAME", help="also run prompt version NAME as the baseline")
@@ -124,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
                         help="a retrieval setting and its values (repeatable; implies --retrieval-only)")
     args = parser.parse_args(argv)
+    if (args.set is None) == (args.set_name is None):
+        parser.error("give a set file or --set NAME (one of them)")
+    if args.set_name:
+        args.set_name = args.set_name.strip()
     if args.retrieval_only or args.sweep:
         from rag.eval.retrieval_cli import main_retrieval
 
@@ -135,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.html and not Path(args.html).resolve().parent.is_dir():
         parser.error(f"--html: {Path(args.html).parent} is not a folder")
     try:
-        cases = load_cases(args.set)
+        cases = cli_cases(args.set, args.set_name)
         extra = {"prompt_version": args.prompt_version} if args.prompt_version else {}
         settings = settings_for_kb(args.kb, **extra)
         baseline = settings_for_kb(args.kb, prompt_version=args.compare) if args.compare else None
@@ -166,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             for c in items:
                 print(f"  {c.id}: expected {c.expected_route}; {args.compare}: {c.route_a}; {label}: {c.route_b}")
     if args.out:
-        doc = {"set": str(args.set), "kb": args.kb, "prompt_version": label, "provider": settings.provider_label(),
+        doc = {"set": str(args.set or args.set_name), "kb": args.kb, "prompt_version": label,
+               "provider": settings.provider_label(),
                "summary": summary(results), "cases": [r.to_dict() for r in results]}
         if before is not None:
             doc["compare"] = {"prompt_version": args.compare, "summary": summary(before),
@@ -179,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         labels = [f"{args.compare}", label] if before is not None else [label]
         runs = [before, results] if before is not None else [results]
         try:
-            Path(args.html).write_text(evaluation_html(labels, runs, set_name=Path(args.set).name, kb=args.kb),
+            Path(args.html).write_text(evaluation_html(labels, runs, set_name=args.set_name or Path(args.set).name,
+                                                          kb=args.kb),
                                        "utf-8")
         except OSError as exc:
             print(f"error: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)

@@ -11,6 +11,10 @@ after the answer (a run that does not ask is judged as it is).
 `expected_sources` are file names; a case hits when any of them is in the run's final evidence.
 `expected_passages` name the right chunk (`chunk:<id>`, or text it contains, whitespace collapsed);
 with the sources they are the gold that `rag.eval.lost_at` follows through retrieval.
+`from_run` is the run a case was made from in the app ("Add to a question set"), so a result links
+back to it; `verdict` ("good" / "wrong") is a person's verdict on that run: the case's
+`expected_route` is then a person's label, and the agreement between the judge and people
+(`rag.eval.agreement`) counts it.
 Blank lines and lines starting with `#` are skipped, so a set can carry comments.
 
 CSV: a header row names the columns (the same field names); list columns (`expected_sources`,
@@ -21,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -30,6 +35,9 @@ from rag.errors import UserFixableError
 from rag.i18n import _
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
+Verdict = Literal["good", "wrong"]
+#: A run id as the history writes them (rag.runs.run_info.new_run_id) and links carry them (ui/run_link.py).
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 
 class EvalCase(BaseModel):
@@ -43,6 +51,17 @@ class EvalCase(BaseModel):
     expected_passages: list[str] = Field(default_factory=list)
     hitl_answer: Optional[str] = None
     tags: list[str] = Field(default_factory=list)
+    #: The run the case was made from (a link back to it); None for a case written by hand.
+    from_run: Optional[str] = None
+    #: A person's verdict on `from_run`: with it, `expected_route` is a person's label (agreement).
+    verdict: Optional[Verdict] = None
+
+    @field_validator("from_run")
+    @classmethod
+    def _run_id(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not RUN_ID.fullmatch(value):
+            raise ValueError("from_run is not a run id (1-128 letters, digits, '_', '.', ':', '-')")
+        return value
 
     @field_validator("hitl_answer")
     @classmethod

@@ -6,9 +6,9 @@ import json
 import sys
 from pathlib import Path
 
-from rag.errors import UserFixableError
-from rag.eval.cases import load_cases
+from rag.errors import HistoryDamagedError, UserFixableError
 from rag.eval.lost_at import format_funnel
+from rag.eval.question_sets import cli_cases
 from rag.eval.retrieval_eval import RetrievalCase, Workbench, metric_lines, run_retrieval, summarize
 from rag.eval.runner import settings_for_kb
 from rag.eval.sweep import format_table, grid, run_sweep, to_csv, to_json
@@ -26,7 +26,7 @@ def case_line(res: RetrievalCase) -> str:
 
 def main_retrieval(args) -> int:
     try:
-        cases = load_cases(args.set)
+        cases = cli_cases(args.set, getattr(args, "set_name", None))
         base = settings_for_kb(args.kb)
         points = grid(args.sweep, base) if args.sweep else None
         print(f"kb: {args.kb}  retrieval only  cases: {len(cases)}" + (f"  points: {len(points)}" if points else ""),
@@ -35,12 +35,12 @@ def main_retrieval(args) -> int:
             return _sweep(args, cases, base, points)
         results = run_retrieval(cases, base, Workbench(base),
                                 on_case=None if args.quiet else (lambda r: print(case_line(r), flush=True)))
-    except UserFixableError as exc:
+    except (UserFixableError, HistoryDamagedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     summary = summarize(results, base.top_k)
     if args.out:
-        doc = {"set": str(args.set), "kb": args.kb, "retrieval_only": True, "summary": summary,
+        doc = {"set": str(args.set or args.set_name), "kb": args.kb, "retrieval_only": True, "summary": summary,
                "cases": [r.to_dict() for r in results]}
         Path(args.out).write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "utf-8")
     print()

@@ -55,7 +55,7 @@ def result_sources(result: dict) -> tuple[str, ...]:
 
 def _base(case: EvalCase) -> dict:
     return dict(id=case.id or "", expected_route=case.expected_route, expected_sources=tuple(case.expected_sources),
-                tags=tuple(case.tags), question=case.question)
+                tags=tuple(case.tags), question=case.question, from_run=case.from_run, verdict=case.verdict)
 
 
 def run_case(case: EvalCase, ctx: RagContext) -> CaseResult:

@@ -25,6 +25,10 @@ class CaseResult:
     latency_ms: float = 0.0
     #: (node, milliseconds) per progress step, in order (a node may appear more than once).
     node_ms: tuple[tuple[str, int], ...] = ()
+    #: The run the case was made from (the case's `from_run`), for a link back to it.
+    from_run: Optional[str] = None
+    #: A person's verdict on that run (the case's `verdict`): `expected_route` is then a person's label.
+    verdict: Optional[str] = None
 
     @property
     def correct(self) -> Optional[bool]:
@@ -38,7 +42,7 @@ class CaseResult:
                 "source_hit": source_hit(self.expected_sources, self.sources),
                 "reciprocal_rank": reciprocal_rank(self.expected_sources, self.sources),
                 "tags": list(self.tags), "error": self.error, "latency_ms": round(self.latency_ms, 1),
-                "node_ms": [list(p) for p in self.node_ms]}
+                "node_ms": [list(p) for p in self.node_ms], "from_run": self.from_run, "verdict": self.verdict}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CaseResult":
@@ -46,7 +50,8 @@ class CaseResult:
                    expected_sources=tuple(data.get("expected_sources") or ()), sources=tuple(data.get("sources") or ()),
                    error=data.get("error"), tags=tuple(data.get("tags") or ()), question=data.get("question", ""),
                    asked_route=data.get("asked_route"), latency_ms=float(data.get("latency_ms") or 0.0),
-                   node_ms=tuple((str(n), int(ms)) for n, ms in data.get("node_ms") or ()))
+                   node_ms=tuple((str(n), int(ms)) for n, ms in data.get("node_ms") or ()),
+                   from_run=data.get("from_run"), verdict=data.get("verdict"))
 
 
 def _bucket(route: Optional[str]) -> str:

@@ -53,6 +53,34 @@ CREATE TABLE IF NOT EXISTS feedback (
 )"""
 """One row per person's feedback on a run. No foreign key (SQLite enforces none without a per-connection
 pragma): the insert checks that the run exists, and deleting a run deletes its feedback."""
+_QUESTION_SETS_V5 = [
+    """CREATE TABLE IF NOT EXISTS question_sets (
+    set_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1,
+    next_case INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    created_by TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL,
+    updated_by TEXT NOT NULL DEFAULT ''
+)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS question_sets_name ON question_sets (name_key)",
+    """CREATE TABLE IF NOT EXISTS question_set_cases (
+    set_id TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1,
+    case_json TEXT NOT NULL,
+    from_run TEXT,
+    updated_at TEXT NOT NULL,
+    updated_by TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (set_id, case_id)
+)""",
+    "CREATE INDEX IF NOT EXISTS question_set_cases_run ON question_set_cases (from_run)",
+]
+"""Named question sets beside the history (rag/eval/question_sets.py): a set row with a version that every
+change bumps, and one row per case with its own version, so two people's edits are checked, never lost."""
 
 #: (version, what it does, statements per engine). Append only: never edit a released migration.
 MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
@@ -82,6 +110,10 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
                  "CREATE INDEX IF NOT EXISTS feedback_verdict ON feedback (verdict, run_id)",
                  "CREATE UNIQUE INDEX IF NOT EXISTS feedback_person ON feedback (run_id, given_by) WHERE given_by <> ''"]
         for engine in ("sqlite", "postgresql")
+    }),
+    (5, "named question sets and their cases", {
+        "sqlite": _QUESTION_SETS_V5,
+        "postgresql": _QUESTION_SETS_V5,
     }),
 )
 
