@@ -61,6 +61,12 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS fork_json TEXT",
                        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS head_checkpoint_id TEXT"],
     }),
+    (6, "the evaluation a run was recorded for (its cases' runs are marked with its id)", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN eval_id TEXT",
+                   "CREATE INDEX IF NOT EXISTS runs_eval ON runs (eval_id)"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS eval_id TEXT",
+                       "CREATE INDEX IF NOT EXISTS runs_eval ON runs (eval_id)"],
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]
