@@ -1,6 +1,7 @@
 """The Evaluate page's "Tune retrieval" part: a retrieval-only pass of the chosen set (where each
 case's gold was lost, the funnel, the metrics at every stage, the cases lost at each stage) and a
-sweep of retrieval settings plotted as recall@k against latency with the Pareto front.
+sweep of retrieval settings plotted as recall@k against latency with the Pareto front, and the funnel
+per point (where each setting loses its cases).
 
 Why on the Evaluate page and in a module of its own: it reads the same set and knowledge base
 pickers, but runs no model at all, and the route evaluation around it stays as it is. "Use these
@@ -83,6 +84,34 @@ def sweep_chart(frame: pd.DataFrame):
     front = alt.Chart(frame[frame["pareto"]].sort_values("latency_ms")).mark_line(strokeDash=[4, 3]).encode(
         x="latency_ms:Q", y="recall:Q")
     return (front + dots).properties(height=320)
+
+
+def funnel_points_frame(points: list[dict]) -> pd.DataFrame:
+    """One row per point and stage: how many cases each point of the sweep lost there (kept last), the
+    long form the funnel chart stacks."""
+    rows = []
+    for i, p in enumerate(points):
+        label = f"{i + 1}: " + (" ".join(f"{k}={v}" for k, v in p["settings"].items()) or "-")
+        for order, stage in enumerate(STAGES):
+            rows.append({"point": i + 1, "label": label, "stage": stage, "meaning": _(STAGE_LABELS[stage]),
+                         "order": order, "cases": int(p["lost_at"].get(stage, 0))})
+    return pd.DataFrame(rows, columns=["point", "label", "stage", "meaning", "order", "cases"])
+
+
+def funnel_chart(frame: pd.DataFrame):
+    """Where each point of the sweep loses its cases: a bar per point, stacked by stage in pipeline
+    order (the stages' colours are the same for every point, so a setting's effect reads across rows)."""
+    import altair as alt
+
+    meanings = [_(STAGE_LABELS[s]) for s in STAGES]
+    return alt.Chart(frame[frame["cases"] > 0]).mark_bar().encode(
+        y=alt.Y("label:N", title=_("point"), sort=alt.SortField("point")),
+        x=alt.X("cases:Q", title=_("cases"), stack="zero"),
+        color=alt.Color("meaning:N", title=_("stage"), scale=alt.Scale(domain=meanings), sort=meanings),
+        order=alt.Order("order:Q"),
+        tooltip=[alt.Tooltip("label:N", title=_("point")), alt.Tooltip("meaning:N", title=_("stage")),
+                 alt.Tooltip("cases:Q", title=_("cases"))],
+    ).properties(height=max(120, 28 * int(frame["point"].nunique() if not frame.empty else 1)))
 
 
 # ----- Streamlit side ----------------------------------------------------------------------------
@@ -186,6 +215,9 @@ def _render_sweep(sweep: dict) -> None:
     st.markdown(_("**Sweep: recall@k against latency**"))
     with st.container(key="retr_chart"):
         st.altair_chart(sweep_chart(frame), width="stretch")
+    st.markdown(_("**Where each point loses its cases**"))
+    with st.container(key="retr_funnel_chart"):
+        st.altair_chart(funnel_chart(funnel_points_frame(sweep["points"])), width="stretch")
     funnels = pd.DataFrame([{"point": i + 1, **p["lost_at"]} for i, p in enumerate(sweep["points"])])
     st.dataframe(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
     pick = st.selectbox(_("Point"), list(frame["point"]), key="retr_pick",
@@ -196,4 +228,5 @@ def _render_sweep(sweep: dict) -> None:
     st.code(sweep["command"], language="bash")
 
 
-__all__ = ["render_tuning", "sweep_frame", "funnel_frame", "metrics_frame", "point_overrides", "sweep_chart"]
+__all__ = ["render_tuning", "sweep_frame", "funnel_frame", "metrics_frame", "point_overrides", "sweep_chart",
+           "funnel_points_frame", "funnel_chart"]
