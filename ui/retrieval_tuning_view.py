@@ -11,6 +11,8 @@ Retrieval-only passes record no run, so a lost case opens its question in the st
 """
 from __future__ import annotations
 
+import os
+import time
 from typing import Callable, Optional
 
 import pandas as pd
@@ -134,6 +136,82 @@ def run_pass(cases: list[EvalCase], settings: RagSettings) -> dict:
             "cases": [(r.to_dict(), next((c.question for c in cases if c.id == r.id), r.question)) for r in results]}
 
 
+SWEEP_NICE = 10
+"""How much lower than the page's threads a sweep's searches run (Linux `nice`, per thread), as an
+ingestion does: a sweep takes every core it is given, and a Step in another tab must not wait behind it."""
+YIELD_BACKOFF = 10
+"""After a case, a sweep that had to wait for the interpreter lock (another thread of the server, a Step
+or a page, wanted it) pauses this many times as long as it waited (see `yield_when_contended`)."""
+
+
+def yield_when_contended(backoff: float = YIELD_BACKOFF) -> float:
+    """Give the interpreter lock to the server's other threads when they want it; returns the pause.
+
+    Why: `nice` orders the threads for the cores, but Python code runs one thread at a time, and the
+    lock is handed round every 5 ms, so a busy sweep halves a Step in another tab. `time.sleep(0)` lets a
+    waiting thread in; getting the lock back takes about a switch interval when another thread is busy
+    and nothing when the server is idle. Only then does the sweep pause, so an idle server sweeps at
+    full speed."""
+    started = time.perf_counter()
+    time.sleep(0)
+    waited = time.perf_counter() - started
+    if waited < 0.001:
+        return 0.0
+    time.sleep(waited * backoff)
+    return waited * backoff
+
+
+def sweep_in_background(cases: list[EvalCase], settings: RagSettings, points: list[dict],
+                        on_point: Optional[Callable[[int, dict], None]] = None, bench: Optional[Workbench] = None,
+                        nice: int = SWEEP_NICE):
+    """`run_sweep` on a worker thread at a lower priority, `on_point` called in the caller's thread (the
+    script thread, which draws the progress bar) as each point is done. An exception raised by `on_point`
+    stops the sweep after the point that is running and is raised here; the worker's own errors too."""
+    import queue
+    import threading
+
+    done: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    outcome: dict = {}
+
+    class Stopped(Exception):
+        pass
+
+    def forward(i: int, row: dict) -> None:
+        if stop.is_set():
+            raise Stopped
+        done.put((i, row))
+
+    def work() -> None:
+        if nice:
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+            except (AttributeError, OSError):  # not Linux, or not allowed: the normal priority
+                pass
+        try:
+            outcome["result"] = run_sweep(cases, settings, points, on_point=forward, bench=bench,
+                                          on_case=lambda _case: yield_when_contended())
+        except Stopped:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.put(None)
+
+    worker = threading.Thread(target=work, name="rag-sweep", daemon=True)
+    worker.start()
+    try:
+        while (item := done.get()) is not None:
+            if on_point is not None:
+                on_point(*item)
+    finally:
+        stop.set()
+        worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
 def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str], set_name: str, kb: str) -> dict:
     points = grid(specs, settings)
     bar = st.progress(0.0, text=_("{done}/{total} points").format(done=0, total=len(points)))
@@ -142,7 +220,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
         bar.progress((i + 1) / len(points), text=_("{done}/{total} points").format(done=i + 1, total=len(points)))
 
     dense = settings.dense_enabled or any(p.get("RAG_DENSE_ENABLED") for p in points)
-    result = run_sweep(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
+    result = sweep_in_background(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
     axes = {}
     for p in points:
         for k, v in p.items():
