@@ -29,8 +29,8 @@ COMPARE_PAGE = "pages/compare.py"
 #: The URL names of those pages (relative links, so an app served under a base path works too).
 DEBUGGER_URL, COMPARE_URL = "debugger", "compare"
 COMPARE_PARAM = "compare"
-RUN_COLUMN, COMPARE_COLUMN = "run", "compare"
-HEADINGS = {RUN_COLUMN: N_("run"), COMPARE_COLUMN: N_("compare")}
+RUN_COLUMN, COMPARE_COLUMN, LOST_COLUMN = "run", "compare", "lost at"
+HEADINGS = {RUN_COLUMN: N_("run"), COMPARE_COLUMN: N_("compare"), LOST_COLUMN: N_("gold lost at")}
 #: Changes between two configurations whose two runs are worth comparing.
 CHANGED = ("regressed", "fixed")
 
@@ -81,9 +81,15 @@ def compare_url(a: Optional[CaseResult], b: Optional[CaseResult], status: str,
 
 
 def with_run_links(frame: pd.DataFrame, results: Sequence[CaseResult], lang: Optional[str] = None) -> pd.DataFrame:
-    """The cases table (rows keyed by `id`) with a `run` column of links to each case's run."""
+    """The cases table (rows keyed by `id`) with a `run` column of links to each case's run, and, when
+    some case names its gold, a `lost at` column: the stage of the run's last retrieval that lost it."""
+    from ui.retrieval_tuning_view import STAGE_LABELS
+
     urls = {r.id: run_url(r, lang) for r in results}
     out = frame.copy()
+    if any(r.lost_at for r in results):
+        stages = {r.id: r.lost_at for r in results}
+        out[LOST_COLUMN] = [_(STAGE_LABELS[stages[i]]) if stages.get(i) in STAGE_LABELS else "" for i in out["id"]]
     out[RUN_COLUMN] = [urls.get(case_id) for case_id in out["id"]] if not out.empty else []
     return out
 
@@ -151,9 +157,9 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
     lang = _lang()
     if lang:
         params = {**params, "lang": lang}
-    left, right = st.columns(2)
+    row = st.container(horizontal=True, vertical_alignment="center", key=f"eval_case_run_{key}")
     label = (_("Open its run at the retrieval step") if opens_at_retrieval(chosen) else _("Open its run"))
-    left.page_link(DEBUGGER_PAGE, label=label, icon=MATERIAL["replay"], query_params=params, width="stretch")
+    row.page_link(DEBUGGER_PAGE, label=label, icon=MATERIAL["replay"], query_params=params)
     history = _history()
     if history is None:
         return
@@ -162,10 +168,10 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
 
     run_id, lang_now = chosen.run_id, current_language()
     step = chosen.retrieval_step - 1 if opens_at_retrieval(chosen) else None
-    right.download_button(_("Download its run as HTML"), icon=MATERIAL["download"],
+    row.download_button(_("Download its run as HTML"), icon=MATERIAL["download"],
                           data=lambda: history_run_report(history, run_id, lang=lang_now, step=step),
                           file_name=f"{run_id}.html", mime="text/html", key=f"eval_case_report_{key}",
-                          on_click="ignore", width="stretch",
+                          on_click="ignore",
                           help=_("One file that opens in any browser with no app and no network"))
 
 

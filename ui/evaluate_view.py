@@ -37,6 +37,7 @@ from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
+from ui.eval_runs_view import HEADINGS as RUN_HEADINGS
 from ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
 from ui.language import url_language, with_headings
 from ui.panels.icons import MATERIAL
@@ -353,7 +354,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     if frame.empty:
         st.success(_("No failures: every case ended in its expected route."))
     else:
-        shown_frame = headed(with_run_links(frame, results, url_language()))
+        shown_frame = with_headings(headed(with_run_links(frame, results, url_language())), RUN_HEADINGS)
         event = st.dataframe(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
                              on_select="rerun", selection_mode="single-row",
                              column_config=link_columns(list(shown_frame.columns)))
@@ -395,7 +396,7 @@ def render_compare(records: list[EvalRecord]) -> None:
     st.markdown(_("**Cases × configurations** (regressions red, fixes green)"))
     matrix = matrix_frame(records)
     colors = [STATUS_COLORS.get(v, "") for v in matrix["change"]]
-    shown = headed(with_compare_links(matrix, a.results(), b.results(), url_language()))
+    shown = with_headings(headed(with_compare_links(matrix, a.results(), b.results(), url_language())), RUN_HEADINGS)
     styled = shown.style.apply(lambda _column: colors, subset=[_(HEADINGS["change"])])
     with st.container(key="eval_matrix"):
         st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),

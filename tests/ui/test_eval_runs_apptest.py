@@ -78,6 +78,7 @@ def test_a_case_lost_at_retrieval_opens_at_its_runs_retrieval_step(cases_set, en
     cases = all_cases(at)
     link = params(cases.loc["lost", "run"])
     assert link["step"] == "2"
+    assert cases.loc["lost", "gold lost at"] == "cut at top_k" and cases.loc["temp", "gold lost at"] == "kept"
     opened = open_link(cases.loc["lost", "run"])
     assert not problems(opened), problems(opened)
     assert "Step 2: retrieve_initial" in texts(opened)
