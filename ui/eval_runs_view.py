@@ -87,10 +87,13 @@ def with_run_links(frame: pd.DataFrame, results: Sequence[CaseResult], lang: Opt
 
     urls = {r.id: run_url(r, lang) for r in results}
     out = frame.copy()
-    if any(r.lost_at for r in results):
+    if any(r.lost_at for r in results):  # beside the sources, the other half of "was the evidence right?"
         stages = {r.id: r.lost_at for r in results}
-        out[LOST_COLUMN] = [_(STAGE_LABELS[stages[i]]) if stages.get(i) in STAGE_LABELS else "" for i in out["id"]]
-    out[RUN_COLUMN] = [urls.get(case_id) for case_id in out["id"]] if not out.empty else []
+        at = list(out.columns).index("sources") + 1 if "sources" in out.columns else len(out.columns)
+        out.insert(at, LOST_COLUMN, [_(STAGE_LABELS[stages[i]]) if stages.get(i) in STAGE_LABELS else ""
+                                     for i in out["id"]])
+    # next to the id, so the link is in view without scrolling the table
+    out.insert(1 if "id" in out.columns else 0, RUN_COLUMN, [urls.get(case_id) for case_id in out["id"]])
     return out
 
 
