@@ -136,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
                         help="a retrieval setting and its values (repeatable; implies --retrieval-only)")
     args = parser.parse_args(argv)
+    if args.record and (args.retrieval_only or args.sweep):
+        parser.error("--record records the full evaluation's runs; --retrieval-only and --sweep run no workflow")
     if args.retrieval_only or args.sweep:
         from rag.eval.retrieval_cli import main_retrieval
 

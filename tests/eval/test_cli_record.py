@@ -78,3 +78,10 @@ def test_record_on_a_damaged_history_is_a_clear_error(offline, tmp_path, history
     assert main([write_set(tmp_path, CASES[:1]), "--quiet", "--record"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and str(history_file) in err and "Traceback" not in err
+
+
+def test_record_is_refused_with_retrieval_only(offline, tmp_path, history_file, capsys):  # noqa: F811
+    with pytest.raises(SystemExit) as exc:
+        main([write_set(tmp_path, CASES[:1]), "--retrieval-only", "--record"])
+    assert exc.value.code == 2 and "--record records the full evaluation" in capsys.readouterr().err
+    assert not history_file.exists()

@@ -10,7 +10,7 @@ import pytest
 
 from rag.runs.history import RunHistory
 from tests.ui.test_debugger_apptest import problems, texts
-from tests.ui.test_evaluate_apptest import CASES, evaluate_page, frame_with, new_app
+from tests.ui.test_evaluate_apptest import CASES, evaluate_page, frame_with, metrics, new_app
 
 #: The same cases, and one whose gold the first retrieval loses at top_k 2 (the Nova manual is not among
 #: the two chunks kept for a Lumen question).
@@ -126,3 +126,16 @@ def test_an_evaluation_saved_before_runs_were_recorded_still_shows(cases_set, en
     cases = all_cases(at)
     assert pd.isna(cases.loc["old", "run"])
     assert any("has no recorded run" in c.value for c in at.caption)
+
+
+def test_with_a_history_that_cannot_be_used_the_evaluation_still_runs_unrecorded(cases_set, env, monkeypatch):
+    """A team's database that is down: the results are still kept (beside the history file), without runs."""
+    from tests.support.browser import free_port
+
+    monkeypatch.setenv("RAG_HISTORY_URL", f"postgresql://team:pw@127.0.0.1:{free_port()}/history")
+    at = evaluate_page(new_app().run())
+    at.button(key="eval_run").click().run()
+    assert not at.exception
+    assert any("runs are not recorded" in w.body for w in at.warning)
+    assert metrics(at)["Cases"] == "7"
+    assert all(pd.isna(url) for url in all_cases(at)["run"])
