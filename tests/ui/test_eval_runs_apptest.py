@@ -139,3 +139,20 @@ def test_with_a_history_that_cannot_be_used_the_evaluation_still_runs_unrecorded
     assert any("runs are not recorded" in w.body for w in at.warning)
     assert metrics(at)["Cases"] == "7"
     assert all(pd.isna(url) for url in all_cases(at)["run"])
+
+
+def test_a_second_compare_link_in_the_same_session_opens_its_own_pair(cases_set, env):
+    """Following "Compare lantern", then "Compare firmware", in one browser session: the second link wins
+    over the pair the page picked for the first."""
+    at = evaluate_page(new_app().run())
+    at.toggle(key="eval_compare").set_value(True).run()
+    at.number_input(key="eval_b_top_k").set_value(2).run()
+    at.button(key="eval_run").click().run()
+    matrix = frame_with(at, "change").set_index("id")
+    pairs = {case_id: params(matrix.loc[case_id, "compare"])["compare"] for case_id in ("lantern", "firmware")}
+    for case_id in ("lantern", "firmware"):
+        at.query_params["compare"] = pairs[case_id]  # what the page link puts in the URL
+        at.switch_page("pages/compare.py").run()
+        assert not at.exception
+        shown = f"{at.selectbox(key='compare_a').value},{at.selectbox(key='compare_b').value}"
+        assert shown == pairs[case_id], case_id
