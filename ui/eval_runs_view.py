@@ -22,7 +22,7 @@ import streamlit as st
 from rag.eval.scoring import CaseResult
 from rag.i18n import N_, _
 from ui.panels.icons import MATERIAL
-from ui.run_link import RUN_PARAM, STEP_PARAM
+from ui.run_link import RUN_PARAM, STEP_PARAM, expect_links
 
 DEBUGGER_PAGE = "pages/debugger.py"
 COMPARE_PAGE = "pages/compare.py"
@@ -157,6 +157,7 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
         st.caption(_("This case has no recorded run (the evaluation was saved before runs were recorded, or the "
                      "case failed before its run started)."))
         return
+    expect_links()
     lang = _lang()
     if lang:
         params = {**params, "lang": lang}

@@ -156,3 +156,32 @@ def test_a_second_compare_link_in_the_same_session_opens_its_own_pair(cases_set,
         assert not at.exception
         shown = f"{at.selectbox(key='compare_a').value},{at.selectbox(key='compare_b').value}"
         assert shown == pairs[case_id], case_id
+
+
+def test_going_back_and_forth_between_cases_runs_opens_each_one(cases_set, env):
+    """Evaluate → case A's run → Evaluate → case B's run → (a question of one's own in the debugger) → Evaluate →
+    case B's run again: each link opens its own run, although this session followed B's link before."""
+    from tests.support.apptest import press
+
+    at = evaluate_page(new_app().run())
+    at.button(key="eval_run").click().run()
+    runs = {case_id: params(url)["run"] for case_id, url in all_cases(at)["run"].items()}
+    pick = next(s.key for s in at.selectbox if (s.key or "").startswith("eval_pick_"))
+    for case_id in ("temp", "capital", "own question", "capital"):
+        if case_id == "own question":  # leave the replay and run something else
+            at.button(key="exit_replay").click().run()
+            at.text_area(key="question").set_value("What is the Lumen X2?").run()
+            press(at, "continue")
+            assert at.session_state["debug_session"].current.run_id not in runs.values()
+            continue
+        at = evaluate_page(at)
+        all_cases(at)  # every case can be picked, not only the failures
+        at.selectbox(key=pick).set_value(case_id).run()
+        [link] = [p for p in page_links(at) if p.label.startswith("Open its run")]
+        for key in list(at.query_params):
+            del at.query_params[key]
+        for key, value in parse_qsl(link.query_string):  # what the page link does: the debugger, with its query
+            at.query_params[key] = value
+        at.switch_page("pages/debugger.py").run()
+        assert not problems(at), problems(at)
+        assert at.session_state["debug_session"].current.run_id == runs[case_id], case_id
