@@ -9,7 +9,8 @@ fixed; the last lines and the gate are those of `--prompt-version` (the configur
 Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
 
 Each case in `--out` names where its gold was lost in the run's last retrieval (`lost_at`, see
-rag.eval.lost_at; null when the case names no gold). `--record` records every case's run in the
+rag.eval.lost_at; null when the case names no gold); when any case names gold, a `lost_at: ...` line
+counts them before the last lines. `--record` records every case's run in the
 configured run history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`, else the default file), marked as a
 run of this evaluation, and keeps the evaluation beside it, so the Evaluate page lists it with each
 case linking to its run; `--out` then holds each case's `run_id`.
@@ -30,7 +31,7 @@ from typing import Optional, TextIO
 
 from rag.errors import UserFixableError
 from rag.eval.cases import load_cases
-from rag.eval.lost_at import funnel
+from rag.eval.lost_at import format_funnel, funnel
 from rag.eval.runner import run_cases, settings_for_kb
 from rag.eval.scoring import (
     CaseResult,
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     accuracy = route_accuracy(results)
     print()
+    if any(r.lost_at for r in results):  # some case names its gold: where its run's retrieval lost it
+        print(format_funnel(funnel(r.lost_at for r in results)))
     print(f"route_accuracy: {fmt_rate(accuracy)}")
     print(f"source_hit_rate: {fmt_rate(source_hit_rate(results))}")
     print(f"cases: {len(results)}")

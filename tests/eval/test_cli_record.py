@@ -41,7 +41,11 @@ def test_out_names_where_each_cases_gold_was_lost(offline, tmp_path, history_fil
     assert doc["lost_at"]["kept"] == 1 and doc["lost_at"]["top_k"] == 1 and doc["lost_at"]["not_in_kb"] == 1
     assert all(c["run_id"] is None for c in doc["cases"]) and "evaluation" not in doc
     assert not history_file.exists()  # not asked to record: the history is not even created
-    assert "recorded:" not in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "recorded:" not in printed
+    lines = printed.strip().splitlines()
+    assert lines[-4] == "lost_at: not_in_kb=1 sparse=0 dense=0 fusion=0 merge=0 rerank=0 top_k=1 threshold=0 kept=1"
+    assert lines[-3].startswith("route_accuracy: ")  # the last lines for scripts stay where they were
 
 
 def test_record_keeps_every_cases_run_and_the_evaluation(offline, tmp_path, history_file, capsys):  # noqa: F811
