@@ -185,3 +185,23 @@ def test_going_back_and_forth_between_cases_runs_opens_each_one(cases_set, env):
         at.switch_page("pages/debugger.py").run()
         assert not problems(at), problems(at)
         assert at.session_state["debug_session"].current.run_id == runs[case_id], case_id
+
+
+def test_the_links_in_chinese(cases_set, env):
+    from rag import i18n
+    from tests.ui.test_chinese_playground_evaluate_apptest import chinese_app, missing_chinese
+
+    i18n.forget_missing_keys()
+    at = chinese_app().run()
+    at.switch_page("pages/evaluate.py").run()
+    at.toggle(key="eval_compare").set_value(True).run()
+    at.number_input(key="eval_b_top_k").set_value(2).run()
+    at.button(key="eval_run").click().run()
+    assert not at.exception
+    matrix = next(df.value for df in at.dataframe if "变化" in df.value.columns).set_index("ID")
+    assert params(matrix.loc["lantern", "比较"])["lang"] == "zh"  # the linked page opens in Chinese too
+    cases = next(df.value for df in at.dataframe if "首次追问" in df.value.columns)
+    assert {"运行", "标准答案丢失于"} <= set(cases.columns)
+    assert "比较 lantern" in {p.label for p in page_links(at)}
+    assert {"打开其运行", "在检索步骤打开其运行"} & {p.label for p in page_links(at)}
+    assert missing_chinese() == []
