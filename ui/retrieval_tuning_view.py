@@ -107,13 +107,14 @@ def funnel_chart(frame: pd.DataFrame):
 
     meanings = [_(STAGE_LABELS[s]) for s in STAGES]
     return alt.Chart(frame[frame["cases"] > 0]).mark_bar().encode(
-        y=alt.Y("label:N", title=_("point"), sort=alt.SortField("point")),
+        y=alt.Y("label:N", title=_("point"), sort=alt.SortField("point"), axis=alt.Axis(labelLimit=320)),
         x=alt.X("cases:Q", title=_("cases"), stack="zero"),
-        color=alt.Color("meaning:N", title=_("stage"), scale=alt.Scale(domain=meanings), sort=meanings),
+        color=alt.Color("meaning:N", title=_("stage"), scale=alt.Scale(domain=meanings), sort=meanings,
+                        legend=alt.Legend(orient="bottom", columns=3, labelLimit=280)),
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("label:N", title=_("point")), alt.Tooltip("meaning:N", title=_("stage")),
                  alt.Tooltip("cases:Q", title=_("cases"))],
-    ).properties(height=max(120, 28 * int(frame["point"].nunique() if not frame.empty else 1)))
+    ).properties(height=alt.Step(28))  # a bar's height, whatever the number of points; the legend below adds to it
 
 
 # ----- Streamlit side ----------------------------------------------------------------------------
