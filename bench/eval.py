@@ -8,13 +8,18 @@ drift of the machine's speed hits all of them; each figure is the median over th
     python -m bench.eval [--rounds 5]
 
 Ends with `eval_vs_loop_c1: X` and `eval_vs_loop_c4: Y` (cases/s of the evaluator ÷ cases/s of the
-loop; 1.0 = no overhead; target ≥ 0.9).
+loop; 1.0 = no overhead; target ≥ 0.9), then what recording every case's run in a run history costs
+(the Evaluate page, `--record`): the evaluator at concurrency 1 recording into an SQLite history file,
+`recorded_vs_plain_c1: Z` (cases/s recorded ÷ cases/s not) and `record_ms_per_case: W`.
 """
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from rag.api import make_context, resume_rag_from_hitl, run_rag_graph
 from rag.eval.cases import load_cases
@@ -43,6 +48,18 @@ def evaluator(cases, settings, ctx, concurrency: int) -> float:
     return rate
 
 
+def recorded(cases, settings, ctx, folder: Path) -> float:
+    """The evaluator at concurrency 1 recording every case into a new SQLite history."""
+    from rag.runs.history import RunHistory
+
+    with RunHistory(folder / f"history-{time.perf_counter_ns()}.db") as history:
+        start = time.perf_counter()
+        results = run_cases(cases, settings, ctx=ctx, history=history, eval_id="bench")
+        rate = len(cases) / (time.perf_counter() - start)
+    assert all(r.error is None and r.run_id for r in results), [r.error for r in results if r.error]
+    return rate
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -51,20 +68,28 @@ def main(argv=None) -> dict:
     settings = settings_for_kb("bundled", **OFFLINE)
     ctx = make_context(settings=settings)
     loop(cases, ctx)  # warm-up: tokenizer, indexes, embedder, graphs
-    rates: dict[str, list[float]] = {"loop": [], "c1": [], "c4": []}
-    for _ in range(args.rounds):
-        rates["loop"].append(loop(cases, ctx))
-        rates["c1"].append(evaluator(cases, settings, ctx, 1))
-        rates["c4"].append(evaluator(cases, settings, ctx, 4))
+    rates: dict[str, list[float]] = {"loop": [], "c1": [], "c4": [], "rec": []}
+    folder = Path(tempfile.mkdtemp(prefix="bench-eval-"))
+    try:
+        recorded(cases, settings, ctx, folder)  # warm-up: the checkpointer's tables, the recording code
+        for _ in range(args.rounds):
+            rates["loop"].append(loop(cases, ctx))
+            rates["c1"].append(evaluator(cases, settings, ctx, 1))
+            rates["c4"].append(evaluator(cases, settings, ctx, 4))
+            rates["rec"].append(recorded(cases, settings, ctx, folder))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in rates.items()}
     print(f"set: {SET.name} ({len(cases)} cases, offline), rounds: {args.rounds}")
     for key, label in (("loop", "run_rag_graph loop"), ("c1", "evaluator, concurrency 1"),
-                       ("c4", "evaluator, concurrency 4")):
+                       ("c4", "evaluator, concurrency 4"), ("rec", "evaluator, c1, recorded")):
         spread = f"{min(rates[key]):.1f}–{max(rates[key]):.1f}"
         print(f"{label:28s} {med[key]:6.1f} cases/s (rounds {spread})")
-    out = {"eval_vs_loop_c1": med["c1"] / med["loop"], "eval_vs_loop_c4": med["c4"] / med["loop"]}
+    out = {"eval_vs_loop_c1": med["c1"] / med["loop"], "eval_vs_loop_c4": med["c4"] / med["loop"],
+           "recorded_vs_plain_c1": med["rec"] / med["c1"],
+           "record_ms_per_case": (1 / med["rec"] - 1 / med["c1"]) * 1000}
     for key, value in out.items():
-        print(f"{key}: {value:.2f}")
+        print(f"{key}: {value:.1f}" if key.endswith("_ms_per_case") else f"{key}: {value:.2f}")
     return out
 
 

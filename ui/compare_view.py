@@ -23,6 +23,9 @@ from ui.text import as_text
 PARAM = "compare"
 A_KEY, B_KEY = "compare_a", "compare_b"
 ALL_FIELDS_KEY = "compare_all_fields"
+WRITTEN_KEY = "_compare_url_written"
+"""The pair this page last put in the URL: a `?compare=` that differs is a link followed (from the Evaluate
+page, Run history, a bookmark) and picks its two runs, even when this session compared others before."""
 
 
 def pair_from_url() -> Optional[tuple[str, str]]:
@@ -57,11 +60,11 @@ def render_pickers(history) -> Optional[tuple[str, str]]:
                   "load the demo pack on Run history."))
         return None
     from_url = pair_from_url()
-    if from_url:
+    if from_url and ",".join(from_url) != st.session_state.get(WRITTEN_KEY):  # a link, not the page's own URL
         for key, rid in zip((A_KEY, B_KEY), from_url, strict=True):
-            if rid in choices and st.session_state.get(key) is None:
+            if rid in choices:
                 st.session_state[key] = rid
-            elif rid not in choices:
+            else:
                 st.warning(_("Run {run} of the link is not in this history (or has not finished).").format(
                     run=as_text(rid)))
     ids = list(choices)
@@ -76,6 +79,7 @@ def render_pickers(history) -> Optional[tuple[str, str]]:
         return None
     if str(st.query_params.get(PARAM) or "") != f"{a},{b}":
         st.query_params[PARAM] = f"{a},{b}"
+    st.session_state[WRITTEN_KEY] = f"{a},{b}"
     return a, b
 
 

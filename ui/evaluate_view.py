@@ -37,7 +37,9 @@ from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
-from ui.language import in_this_language, with_headings
+from ui.eval_runs_view import HEADINGS as RUN_HEADINGS
+from ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
+from ui.language import in_this_language, url_language, with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
@@ -271,8 +273,10 @@ def _upload_summary(where) -> None:
 
 def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[EvalConfig], concurrency: int,
                    base: RagSettings) -> str:
-    """Run every configuration with a live progress bar; save and return the group id."""
+    """Run every configuration with a live progress bar, each case's run recorded in the run history
+    (ui/eval_runs_view.py links to it); save and return the group id."""
     from rag.eval.runner import kb_dir_for, run_cases
+    from ui.eval_runs_view import recorder_for
 
     kb_dir = kb_dir_for(kb)
     total = len(cases) * len(configs)
@@ -280,6 +284,7 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
     done = 0
     group_id = ""
     store = _store()
+    recorder = recorder_for(store, set_name, kb)
     for config in configs:
         settings = apply_config(base, config, kb_dir=kb_dir)
 
@@ -289,10 +294,14 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
             bar.progress(done / total, text=_("{label}: {done}/{total} cases · last: {case} → {route}").format(
                 label=label, done=done, total=total, case=res.id, route=res.route))
 
+        described = {**config.model_dump(), "description": config.describe(settings)}
+        if recorder is not None:
+            recorder.run(config.label, cases, settings, config=described, on_result=tick, concurrency=concurrency)
+            group_id = recorder.group_id
+            continue
         results = run_cases(cases, settings, on_result=tick, concurrency=concurrency)
         record = EvalRecord.from_results(results, set_name=set_name, kb=kb, label=config.label,
-                                         provider=settings.provider_label(), group_id=group_id,
-                                         config={**config.model_dump(), "description": config.describe(settings)})
+                                         provider=settings.provider_label(), group_id=group_id, config=described)
         record = store.save(record)
         group_id = record.group_id
     bar.progress(1.0, text=ngettext("Done: {n} case", "Done: {n} cases", total).format(n=total))
@@ -360,11 +369,13 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     if frame.empty:
         st.success(_("No failures: every case ended in its expected route."))
     else:
-        event = st.dataframe(headed(frame), hide_index=True, width="stretch", key=f"eval_cases_{key}",
+        shown_frame = with_headings(headed(with_run_links(frame, results, url_language())), RUN_HEADINGS)
+        event = st.dataframe(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
                              on_select="rerun", selection_mode="single-row",
-                             column_config={"from run": st.column_config.LinkColumn(
-                                 _(LINKS["from run"]), display_text=r"run=(.*)$",
-                                 help=_("The run the case was made from, in the step debugger"))})
+                             column_config={**link_columns(list(shown_frame.columns)),
+                                            "from run": st.column_config.LinkColumn(
+                                                _(LINKS["from run"]), display_text=r"run=(.*)$",
+                                                help=_("The run the case was made from, in the step debugger"))})
         rows = getattr(getattr(event, "selection", None), "rows", None) or []
         if rows and rows[0] < len(frame):  # a clicked row: the picker below follows it
             st.session_state[f"eval_pick_{key}"] = frame["id"].iloc[rows[0]]
@@ -376,6 +387,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
     st.button(_("Open in step debugger"), key=f"eval_open_{key}", icon=MATERIAL["debugger"], on_click=on_open_case,
               args=(chosen.question,))
     render_source_link(chosen)
+    render_case_run(chosen, key)
 
 
 def render_compare(records: list[EvalRecord]) -> None:
@@ -403,10 +415,12 @@ def render_compare(records: list[EvalRecord]) -> None:
     st.markdown(_("**Cases × configurations** (regressions red, fixes green)"))
     matrix = matrix_frame(records)
     colors = [STATUS_COLORS.get(v, "") for v in matrix["change"]]
-    shown = headed(matrix)
+    shown = with_headings(headed(with_compare_links(matrix, a.results(), b.results(), url_language())), RUN_HEADINGS)
     styled = shown.style.apply(lambda _column: colors, subset=[_(HEADINGS["change"])])
     with st.container(key="eval_matrix"):
-        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420))
+        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),
+                     column_config=link_columns(list(shown.columns)))
+    render_change_links(a.results(), b.results(), [(c.id, c.status) for c in regressed + fixed], a.group_id)
     left, right = st.columns([2, 3])
     figures = summary_frame(records)
     with left:

@@ -1,6 +1,7 @@
 """The Evaluate page's "Tune retrieval" part: a retrieval-only pass of the chosen set (where each
 case's gold was lost, the funnel, the metrics at every stage, the cases lost at each stage) and a
-sweep of retrieval settings plotted as recall@k against latency with the Pareto front.
+sweep of retrieval settings plotted as recall@k against latency with the Pareto front, and the funnel
+per point (where each setting loses its cases).
 
 Why on the Evaluate page and in a module of its own: it reads the same set and knowledge base
 pickers, but runs no model at all, and the route evaluation around it stays as it is. "Use these
@@ -10,6 +11,8 @@ Retrieval-only passes record no run, so a lost case opens its question in the st
 """
 from __future__ import annotations
 
+import os
+import time
 from typing import Any, Callable, Optional
 
 import pandas as pd
@@ -85,6 +88,35 @@ def sweep_chart(frame: pd.DataFrame):
     return (front + dots).properties(height=320)
 
 
+def funnel_points_frame(points: list[dict]) -> pd.DataFrame:
+    """One row per point and stage: how many cases each point of the sweep lost there (kept last), the
+    long form the funnel chart stacks."""
+    rows = []
+    for i, p in enumerate(points):
+        label = f"{i + 1}: " + (" ".join(f"{k}={v}" for k, v in p["settings"].items()) or "-")
+        for order, stage in enumerate(STAGES):
+            rows.append({"point": i + 1, "label": label, "stage": stage, "meaning": _(STAGE_LABELS[stage]),
+                         "order": order, "cases": int(p["lost_at"].get(stage, 0))})
+    return pd.DataFrame(rows, columns=["point", "label", "stage", "meaning", "order", "cases"])
+
+
+def funnel_chart(frame: pd.DataFrame):
+    """Where each point of the sweep loses its cases: a bar per point, stacked by stage in pipeline
+    order (the stages' colours are the same for every point, so a setting's effect reads across rows)."""
+    import altair as alt
+
+    meanings = [_(STAGE_LABELS[s]) for s in STAGES]
+    return alt.Chart(frame[frame["cases"] > 0]).mark_bar().encode(
+        y=alt.Y("label:N", title=_("point"), sort=alt.SortField("point"), axis=alt.Axis(labelLimit=320)),
+        x=alt.X("cases:Q", title=_("cases"), stack="zero"),
+        color=alt.Color("meaning:N", title=_("stage"), scale=alt.Scale(domain=meanings), sort=meanings,
+                        legend=alt.Legend(orient="bottom", columns=3, labelLimit=280)),
+        order=alt.Order("order:Q"),
+        tooltip=[alt.Tooltip("label:N", title=_("point")), alt.Tooltip("meaning:N", title=_("stage")),
+                 alt.Tooltip("cases:Q", title=_("cases"))],
+    ).properties(height=alt.Step(28))  # a bar's height, whatever the number of points; the legend below adds to it
+
+
 # ----- Streamlit side ----------------------------------------------------------------------------
 
 def _bench(settings: RagSettings, dense: bool) -> Workbench:
@@ -105,6 +137,82 @@ def run_pass(cases: list[EvalCase], settings: RagSettings) -> dict:
             "cases": [(r.to_dict(), next((c.question for c in cases if c.id == r.id), r.question)) for r in results]}
 
 
+SWEEP_NICE = 10
+"""How much lower than the page's threads a sweep's searches run (Linux `nice`, per thread), as an
+ingestion does: a sweep takes every core it is given, and a Step in another tab must not wait behind it."""
+YIELD_BACKOFF = 10
+"""After a case, a sweep that had to wait for the interpreter lock (another thread of the server, a Step
+or a page, wanted it) pauses this many times as long as it waited (see `yield_when_contended`)."""
+
+
+def yield_when_contended(backoff: float = YIELD_BACKOFF) -> float:
+    """Give the interpreter lock to the server's other threads when they want it; returns the pause.
+
+    Why: `nice` orders the threads for the cores, but Python code runs one thread at a time, and the
+    lock is handed round every 5 ms, so a busy sweep halves a Step in another tab. `time.sleep(0)` lets a
+    waiting thread in; getting the lock back takes about a switch interval when another thread is busy
+    and nothing when the server is idle. Only then does the sweep pause, so an idle server sweeps at
+    full speed."""
+    started = time.perf_counter()
+    time.sleep(0)
+    waited = time.perf_counter() - started
+    if waited < 0.001:
+        return 0.0
+    time.sleep(waited * backoff)
+    return waited * backoff
+
+
+def sweep_in_background(cases: list[EvalCase], settings: RagSettings, points: list[dict],
+                        on_point: Optional[Callable[[int, dict], None]] = None, bench: Optional[Workbench] = None,
+                        nice: int = SWEEP_NICE):
+    """`run_sweep` on a worker thread at a lower priority, `on_point` called in the caller's thread (the
+    script thread, which draws the progress bar) as each point is done. An exception raised by `on_point`
+    stops the sweep after the point that is running and is raised here; the worker's own errors too."""
+    import queue
+    import threading
+
+    done: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    outcome: dict = {}
+
+    class Stopped(Exception):
+        pass
+
+    def forward(i: int, row: dict) -> None:
+        if stop.is_set():
+            raise Stopped
+        done.put((i, row))
+
+    def work() -> None:
+        if nice:
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+            except (AttributeError, OSError):  # not Linux, or not allowed: the normal priority
+                pass
+        try:
+            outcome["result"] = run_sweep(cases, settings, points, on_point=forward, bench=bench,
+                                          on_case=lambda _case: yield_when_contended())
+        except Stopped:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            outcome["error"] = exc
+        finally:
+            done.put(None)
+
+    worker = threading.Thread(target=work, name="rag-sweep", daemon=True)
+    worker.start()
+    try:
+        while (item := done.get()) is not None:
+            if on_point is not None:
+                on_point(*item)
+    finally:
+        stop.set()
+        worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
 def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str], set_name: str, kb: str) -> dict:
     points = grid(specs, settings)
     bar = st.progress(0.0, text=_("{done}/{total} points").format(done=0, total=len(points)))
@@ -113,7 +221,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
         bar.progress((i + 1) / len(points), text=_("{done}/{total} points").format(done=i + 1, total=len(points)))
 
     dense = settings.dense_enabled or any(p.get("RAG_DENSE_ENABLED") for p in points)
-    result = run_sweep(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
+    result = sweep_in_background(cases, settings, points, on_point=tick, bench=_bench(settings, dense))
     axes: dict[str, list[Any]] = {}
     for p in points:
         for k, v in p.items():
@@ -186,6 +294,9 @@ def _render_sweep(sweep: dict) -> None:
     st.markdown(_("**Sweep: recall@k against latency**"))
     with st.container(key="retr_chart"):
         st.altair_chart(sweep_chart(frame), width="stretch")
+    st.markdown(_("**Where each point loses its cases**"))
+    with st.container(key="retr_funnel_chart"):
+        st.altair_chart(funnel_chart(funnel_points_frame(sweep["points"])), width="stretch")
     funnels = pd.DataFrame([{"point": i + 1, **p["lost_at"]} for i, p in enumerate(sweep["points"])])
     st.dataframe(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
     pick = st.selectbox(_("Point"), list(frame["point"]), key="retr_pick",
@@ -196,4 +307,5 @@ def _render_sweep(sweep: dict) -> None:
     st.code(sweep["command"], language="bash")
 
 
-__all__ = ["render_tuning", "sweep_frame", "funnel_frame", "metrics_frame", "point_overrides", "sweep_chart"]
+__all__ = ["render_tuning", "sweep_frame", "funnel_frame", "metrics_frame", "point_overrides", "sweep_chart",
+           "funnel_points_frame", "funnel_chart"]

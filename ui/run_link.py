@@ -243,6 +243,15 @@ def _open(session: Any, link: Link) -> list[str]:
     return [_("The link's step: {note}").format(note=step_note)] if step_note else []
 
 
+def expect_links() -> None:
+    """Called by a page that shows links into the debugger (the Evaluate page's case runs): the link this
+    session followed last is forgotten, so following it again opens its run again, even after the debugger
+    moved on to another run (which leaves the received link unchanged)."""
+    import streamlit as st
+
+    st.session_state.pop(RECEIVED_KEY, None)
+
+
 def remember_link(session: Any, travel: Optional[int]) -> None:
     """What the inspector writes into the URL for this view (see `link_query`): a rerun that
     sends it back is not a link to follow."""

@@ -1,5 +1,5 @@
 """`python -m rag.eval SET.jsonl|--set NAME [--kb bundled|pydoc|DIR] [--prompt-version NAME] [--compare NAME]
-[--concurrency N] [--min-route-accuracy X] [--out results.json] [--no-cache] [--quiet]`
+[--concurrency N] [--min-route-accuracy X] [--out results.json] [--record] [--no-cache] [--quiet]`
 
 Runs a question set (JSON Lines or CSV) through the public API and prints one line per case, the
 per-route confusion table, and ends with `route_accuracy: X`, `source_hit_rate: Y`, `cases: N`
@@ -9,6 +9,13 @@ fixed; the last lines and the gate are those of `--prompt-version` (the configur
 `--set NAME` runs a question set stored in the configured run history (made on the Evaluate page or with
 "Add to a question set"; RAG_HISTORY_URL / RAG_HISTORY_DB) instead of a file.
 Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
+
+Each case in `--out` names where its gold was lost in the run's last retrieval (`lost_at`, see
+rag.eval.lost_at; null when the case names no gold); when any case names gold, a `lost_at: ...` line
+counts them before the last lines. `--record` records every case's run in the
+configured run history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`, else the default file), marked as a
+run of this evaluation, and keeps the evaluation beside it, so the Evaluate page lists it with each
+case linking to its run; `--out` then holds each case's `run_id`.
 
 `--retrieval-only` runs only retrieval (rag.eval.retrieval_eval) and prints, per case, where its
 gold was lost, then `lost_at: not_in_kb=N ... kept=N` and one `<metric>@<k>: X` line per metric.
@@ -25,6 +32,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from rag.errors import UserFixableError
+from rag.eval.lost_at import format_funnel, funnel
 from rag.eval.question_sets import cli_cases
 from rag.eval.runner import run_cases, settings_for_kb
 from rag.eval.scoring import (
@@ -94,7 +102,7 @@ def side_by_side(label_a: str, a: list[CaseResult], label_b: str, b: list[CaseRe
     return "\n".join(lines)
 
 
-def _run(cases, settings, label: str, args, cache: Optional[CallCache]) -> list[CaseResult]:
+def _run(cases, settings, label: str, args, cache: Optional[CallCache], recorder=None) -> list[CaseResult]:
     bar = ProgressBar(len(cases), label)
 
     def report(res: CaseResult) -> None:
@@ -103,8 +111,11 @@ def _run(cases, settings, label: str, args, cache: Optional[CallCache]) -> list[
             print(case_line(res), flush=True)
         bar.step()
 
-    return run_cases(cases, settings, on_result=report, concurrency=args.concurrency,
-                     cache=cache if cache is not None else False)
+    if recorder is None:
+        return run_cases(cases, settings, on_result=report, concurrency=args.concurrency,
+                         cache=cache if cache is not None else False)
+    return recorder.run(label, cases, settings, on_result=report, concurrency=args.concurrency,
+                        cache=cache if cache is not None else False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="write every case's result and the summary to this JSON file")
     parser.add_argument("--html", default=None, metavar="FILE",
                         help="also write the evaluation as one self-contained HTML file (opens with no server)")
+    parser.add_argument("--record", action="store_true",
+                        help="record every case's run in the configured run history (openable in the app)")
     parser.add_argument("--no-cache", action="store_true", help="always call the model (no disk cache of calls)")
     parser.add_argument("--quiet", action="store_true", help="no per-case lines")
     parser.add_argument("--retrieval-only", action="store_true",
@@ -132,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give a set file or --set NAME (one of them)")
     if args.set_name:
         args.set_name = args.set_name.strip()
+    if args.record and (args.retrieval_only or args.sweep):
+        parser.error("--record records the full evaluation's runs; --retrieval-only and --sweep run no workflow")
     if args.retrieval_only or args.sweep:
         from rag.eval.retrieval_cli import main_retrieval
 
@@ -142,8 +157,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--min-route-accuracy must be between 0 and 1")
     if args.html and not Path(args.html).resolve().parent.is_dir():
         parser.error(f"--html: {Path(args.html).parent} is not a folder")
+    recorder = None
     try:
         cases = cli_cases(args.set, args.set_name)
+        if args.record:
+            from rag.eval.recorded import RecordedEvaluation
+
+            recorder = RecordedEvaluation.open_configured(
+                set_name=Path(args.set).name if args.set else args.set_name, kb=args.kb)
         extra = {"prompt_version": args.prompt_version} if args.prompt_version else {}
         settings = settings_for_kb(args.kb, **extra)
         baseline = settings_for_kb(args.kb, prompt_version=args.compare) if args.compare else None
@@ -153,12 +174,17 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         before: Optional[list[CaseResult]] = None
         if baseline is not None:
-            before = _run(cases, baseline, f"{args.compare} (baseline)", args, cache)
+            before = _run(cases, baseline, f"{args.compare} (baseline)", args, cache, recorder)
             print()
-        results = _run(cases, settings, label, args, cache)
+        results = _run(cases, settings, label, args, cache, recorder)
+        if recorder is not None:
+            print(f"recorded: {recorder.runs} runs in {recorder.location} (evaluation {recorder.group_id})")
     except (UserFixableError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if recorder is not None:
+            recorder.close()
     if cache is not None and (cache.hits or cache.misses):
         print(f"model calls: {cache.misses} made, {cache.hits} from the cache ({cache.directory})")
     print()
@@ -176,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         doc = {"set": str(args.set or args.set_name), "kb": args.kb, "prompt_version": label,
                "provider": settings.provider_label(),
-               "summary": summary(results), "cases": [r.to_dict() for r in results]}
+               "summary": summary(results), "cases": [r.to_dict() for r in results],
+               "lost_at": funnel(r.lost_at for r in results)}
+        if recorder is not None:
+            doc["evaluation"] = recorder.group_id
         if before is not None:
             doc["compare"] = {"prompt_version": args.compare, "summary": summary(before),
                               "cases": [r.to_dict() for r in before],
@@ -196,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     accuracy = route_accuracy(results)
     print()
+    if any(r.lost_at for r in results):  # some case names its gold: where its run's retrieval lost it
+        print(format_funnel(funnel(r.lost_at for r in results)))
     print(f"route_accuracy: {fmt_rate(accuracy)}")
     print(f"source_hit_rate: {fmt_rate(source_hit_rate(results))}")
     print(f"cases: {len(results)}")

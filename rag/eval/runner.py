@@ -1,4 +1,7 @@
-"""Run evaluation cases through the public API (`rag.api.run_rag_graph`), one context for all.
+"""Run evaluation cases through the workflow, one context for all.
+
+Cases run through the public API's graphs (rag.eval.case_runs): plainly, or recorded in a run history
+as runs of the evaluation when one is given (the Evaluate page, `--record`).
 
 The knowledge base is chosen by name: "bundled" (the package's demo KB), "pydoc" (the running
 Python's language-reference topics, sparse-only unless ingested) or a folder. Everything else
@@ -18,6 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from rag.context import RagContext
 from rag.eval.cases import EvalCase, EvalSetError
+from rag.eval.lost_at import GoldIndex
 from rag.eval.scoring import CaseResult
 from rag.models.call_cache import CallCache, with_call_cache
 from rag.schemas import ProgressStep
@@ -58,27 +62,29 @@ def _base(case: EvalCase) -> dict:
                 tags=tuple(case.tags), question=case.question, from_run=case.from_run, verdict=case.verdict)
 
 
-def run_case(case: EvalCase, ctx: RagContext) -> CaseResult:
+def run_case(case: EvalCase, ctx: RagContext, *, history=None, eval_id: str = "",
+             gold: Optional[GoldIndex] = None, run_by: str = "") -> CaseResult:
     """One case on its own context (its progress steps give the per-node times). When the run asks
-    and the case carries `hitl_answer`, the answer is given through `resume_rag_from_hitl` and the
-    resumed run is judged. An exception becomes a result with route None and the error text (an
+    and the case carries `hitl_answer`, the answer is given (a resume) and the resumed run is judged.
+    With `history` (a RunHistory) the case's runs are recorded there, marked with `eval_id`
+    (rag.eval.case_runs). An exception becomes a result with route None and the error text (an
     evaluation reports failures, it does not stop at the first one)."""
-    from rag.api import resume_rag_from_hitl, run_rag_graph
+    from rag.eval.case_runs import case_lost_at, run_in_history, run_plain
 
     steps: list[ProgressStep] = []
     ctx = RagContext(settings=ctx.settings, retriever=ctx.retriever, roles=ctx.roles, progress=steps.append)
     started = time.perf_counter()
-    asked = None
     try:
-        result = run_rag_graph(case.question, ctx)
-        if case.hitl_answer and result.get("hitl_resume_state"):
-            asked = result.get("route")
-            result = resume_rag_from_hitl(result["hitl_resume_state"], case.hitl_answer, ctx)
+        done = (run_in_history(case, ctx, history, eval_id, run_by=run_by) if history is not None
+                else run_plain(case, ctx))
     except Exception as exc:  # noqa: BLE001 - recorded per case
-        return CaseResult(route=None, error=f"{type(exc).__name__}: {exc}", asked_route=asked,
+        return CaseResult(route=None, error=f"{type(exc).__name__}: {exc}",
                           latency_ms=(time.perf_counter() - started) * 1000, node_ms=_node_ms(steps), **_base(case))
-    return CaseResult(route=result.get("route"), sources=result_sources(result), asked_route=asked,
-                      latency_ms=(time.perf_counter() - started) * 1000, node_ms=_node_ms(steps), **_base(case))
+    latency = (time.perf_counter() - started) * 1000
+    where = case_lost_at(case, done.raw_trace, gold)
+    return CaseResult(route=done.result.get("route"), sources=result_sources(done.result), asked_route=done.asked_route,
+                      latency_ms=latency, node_ms=_node_ms(steps), run_id=done.run_id,
+                      lost_at=where.stage if where else None, retrieval_step=done.retrieval_step, **_base(case))
 
 
 def _node_ms(steps: list[ProgressStep]) -> tuple[tuple[str, int], ...]:
@@ -99,22 +105,28 @@ def evaluation_context(settings: RagSettings, *, cache: Optional[CallCache] | bo
 
 def run_cases(cases: Sequence[EvalCase], settings: RagSettings,
               on_result: Optional[Callable[[CaseResult], None]] = None, *, concurrency: int = 1,
-              ctx: Optional[RagContext] = None, cache: Optional[CallCache] | bool = True) -> list[CaseResult]:
+              ctx: Optional[RagContext] = None, cache: Optional[CallCache] | bool = True,
+              history=None, eval_id: str = "", run_by: str = "") -> list[CaseResult]:
     """Every case, up to `concurrency` at a time; results in the set's order. `on_result` is called
-    in the caller's thread as each case finishes (a progress bar, a live table)."""
+    in the caller's thread as each case finishes (a progress bar, a live table). With `history`, every
+    case's run is recorded there as a run of evaluation `eval_id`."""
+    from rag.eval.case_runs import gold_index_for
+
     ctx = ctx or evaluation_context(settings, cache=cache)
+    gold = gold_index_for(ctx.retriever) if any(c.expected_sources or c.expected_passages for c in cases) else None
+    options = {"history": history, "eval_id": eval_id, "gold": gold, "run_by": run_by}
     cases = list(cases)
     if concurrency <= 1:
         out = []
         for case in cases:
-            res = run_case(case, ctx)
+            res = run_case(case, ctx, **options)
             if on_result is not None:
                 on_result(res)
             out.append(res)
         return out
     results: dict[int, CaseResult] = {}
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rag-eval") as pool:
-        futures = {pool.submit(run_case, case, ctx): i for i, case in enumerate(cases)}
+        futures = {pool.submit(run_case, case, ctx, **options): i for i, case in enumerate(cases)}
         for future in as_completed(futures):
             res = future.result()
             results[futures[future]] = res

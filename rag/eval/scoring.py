@@ -29,6 +29,12 @@ class CaseResult:
     from_run: Optional[str] = None
     #: A person's verdict on that run (the case's `verdict`): `expected_route` is then a person's label.
     verdict: Optional[str] = None
+    #: The case's run in the run history (the resume run when answered); None when not recorded.
+    run_id: Optional[str] = None
+    #: Where the gold was lost in the run's last retrieval (rag.eval.lost_at.STAGES); None: no gold named.
+    lost_at: Optional[str] = None
+    #: The step of the run's last retrieval, numbered like the debugger's `?step=` (recorded runs only).
+    retrieval_step: Optional[int] = None
 
     @property
     def correct(self) -> Optional[bool]:
@@ -42,7 +48,8 @@ class CaseResult:
                 "source_hit": source_hit(self.expected_sources, self.sources),
                 "reciprocal_rank": reciprocal_rank(self.expected_sources, self.sources),
                 "tags": list(self.tags), "error": self.error, "latency_ms": round(self.latency_ms, 1),
-                "node_ms": [list(p) for p in self.node_ms], "from_run": self.from_run, "verdict": self.verdict}
+                "node_ms": [list(p) for p in self.node_ms], "from_run": self.from_run, "verdict": self.verdict,
+                "run_id": self.run_id, "lost_at": self.lost_at, "retrieval_step": self.retrieval_step}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CaseResult":
@@ -51,7 +58,8 @@ class CaseResult:
                    error=data.get("error"), tags=tuple(data.get("tags") or ()), question=data.get("question", ""),
                    asked_route=data.get("asked_route"), latency_ms=float(data.get("latency_ms") or 0.0),
                    node_ms=tuple((str(n), int(ms)) for n, ms in data.get("node_ms") or ()),
-                   from_run=data.get("from_run"), verdict=data.get("verdict"))
+                   from_run=data.get("from_run"), verdict=data.get("verdict"),
+                   run_id=data.get("run_id"), lost_at=data.get("lost_at"), retrieval_step=data.get("retrieval_step"))
 
 
 def _bucket(route: Optional[str]) -> str:

@@ -110,16 +110,18 @@ class SweepResult:
 
 
 def run_sweep(cases: Sequence[EvalCase], base: RagSettings, points: Sequence[dict],
-              on_point: Optional[Callable[[int, dict], None]] = None, bench: Optional[Workbench] = None) -> SweepResult:
+              on_point: Optional[Callable[[int, dict], None]] = None, bench: Optional[Workbench] = None,
+              on_case: Optional[Callable[[object], None]] = None) -> SweepResult:
     """Each point a retrieval-only pass on one opened knowledge base. A KeyboardInterrupt (Ctrl-C)
-    ends the sweep with the points done so far (`interrupted` true)."""
+    ends the sweep with the points done so far (`interrupted` true). `on_case` is called after every
+    case of every point (the page yields to its other threads there)."""
     dense = base.dense_enabled or any(p.get("RAG_DENSE_ENABLED") for p in points)
     bench = bench or Workbench(base, dense=dense)
     out = SweepResult(total=len(points))
     try:
         for i, point in enumerate(points):
             settings = settings_for(base, point)
-            summary = summarize(run_retrieval(cases, settings, bench), settings.top_k)
+            summary = summarize(run_retrieval(cases, settings, bench, on_case=on_case), settings.top_k)
             row = {"settings": point, "metrics": summary["metrics"], "lost_at": summary["lost_at"],
                    "latency_ms": summary["latency_ms"], "k": summary["k"]}
             out.points.append(row)

@@ -117,6 +117,9 @@ class RunHistory:
     def people(self) -> list[str]:
         return self.queries.people()
 
+    def eval_runs(self, eval_id: str) -> list[RunInfo]:
+        return self.queries.eval_runs(eval_id)
+
     def get_run(self, run_id: str) -> RunInfo:
         return self.queries.get_run(run_id)
 

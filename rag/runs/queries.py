@@ -64,6 +64,12 @@ class HistoryQueries:
                 params.append(int(offset))
         return [from_row(r) for r in self.storage.execute(sql, tuple(params))]
 
+    def eval_runs(self, eval_id: str) -> list[RunInfo]:
+        """The runs an evaluation recorded for its cases, oldest first (indexed by `eval_id`)."""
+        rows = self.storage.execute(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE eval_id=? "
+                                    f"ORDER BY created_at, {self.storage.order_key}", (eval_id,))
+        return [from_row(r) for r in rows]
+
     def people(self) -> list[str]:
         """Everyone named on a run, sorted ("" is left out): the history page's person filter."""
         rows = self.storage.execute("SELECT DISTINCT run_by FROM runs WHERE run_by<>'' ORDER BY run_by", ())

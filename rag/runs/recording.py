@@ -39,9 +39,11 @@ class RunRecorder:
         settings: Any = None,
         run_by: str = "",
         fork: Any = None,
+        eval_id: Optional[str] = None,
     ) -> RunInfo:
         """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict. `fork`
-        (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`."""
+        (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`; `eval_id` a case's run of that
+        evaluation."""
         if kind not in ("main", "resume"):
             raise ValueError(f"unknown run kind {kind!r}; expected main or resume")
         run_id = run_id or new_run_id(kind)
@@ -53,7 +55,7 @@ class RunRecorder:
             question=question, provider=provider, prompt_version=prompt_version, created_at=now_iso(),
             status="running", settings=dict(public) if public is not None else None,
             run_by=(run_by or "").strip()[:200], server_id=self.server_id,
-            fork=ForkEdit.model_validate(fork) if isinstance(fork, Mapping) else fork,
+            fork=ForkEdit.model_validate(fork) if isinstance(fork, Mapping) else fork, eval_id=eval_id or None,
         )
         self._insert(info)
         return info
@@ -119,8 +121,9 @@ class RunRecorder:
         self.storage.execute("UPDATE runs SET head_checkpoint_id=? WHERE run_id=?", (checkpoint_id, run_id))
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
-        """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`)."""
-        info = info.model_copy(update={"origin": "imported", "server_id": self.server_id})
+        """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`). An
+        imported copy is no evaluation's case run (that evaluation lists its own runs), so `eval_id` is cleared."""
+        info = info.model_copy(update={"origin": "imported", "server_id": self.server_id, "eval_id": None})
         self._insert(info, document)
         return self._get(info.run_id)
 
@@ -140,12 +143,14 @@ def run_recorded(
     parent_run_id: Optional[str] = None,
     run_id: Optional[str] = None,
     run_by: str = "",
+    eval_id: Optional[str] = None,
 ) -> RunInfo:
     """Run the main graph on `question` (or the resume graph on `snapshot` + `answer`) on a new
     thread of the history (a `RunHistory`), and record the row, the progress steps and the result.
 
     Input is validated before a row is written, so a bad question leaves no half-recorded run.
-    A failure inside the graph is recorded (status `error`) and re-raised.
+    A failure inside the graph is recorded (status `error`) and re-raised. `eval_id` marks the run as
+    a case's run of that evaluation (rag.eval.case_runs).
     """
     from rag.api import build_result, initial_state, resume_input, validate_text
 
@@ -171,6 +176,7 @@ def run_recorded(
     info = history.record_start(
         text, kind=kind, run_id=run_id, parent_run_id=parent_run_id, provider=ctx.roles.provider,
         prompt_version=_prompt_version_of(ctx), settings=ctx.settings, run_by=run_by,
+        eval_id=eval_id,
     )
     t0 = time.perf_counter()
     try:

@@ -25,6 +25,7 @@ COLUMNS = (
     "run_id", "thread_id", "kind", "parent_run_id", "question", "route", "retrieval_status", "provider",
     "prompt_version", "duration_ms", "created_at", "finished_at", "status", "error", "origin", "progress_json",
     "result_json", "settings_json", "document_json", "run_by", "server_id", "fork_json", "head_checkpoint_id",
+    "eval_id",
 )
 
 
@@ -70,6 +71,8 @@ class RunInfo(BaseModel):
     head_checkpoint_id: Optional[str] = None
     """The run's last checkpoint, when recorded: a fork shares its parent's thread (LangGraph's own
     branching), so "the newest checkpoint of the thread" would not say which branch is this run."""
+    eval_id: Optional[str] = None
+    """Set on a run an evaluation recorded for one of its cases (`rag.eval.store.EvalRecord.eval_id`)."""
 
     @property
     def is_replay(self) -> bool:
@@ -112,6 +115,7 @@ def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> t
         None if document is None else dumps(document),
         info.run_by or "", info.server_id or "",
         None if info.fork is None else dumps(info.fork.model_dump(mode="json")), info.head_checkpoint_id,
+        info.eval_id,
     )
 
 

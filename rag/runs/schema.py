@@ -115,6 +115,12 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
         "sqlite": _QUESTION_SETS_V5,
         "postgresql": _QUESTION_SETS_V5,
     }),
+    (6, "the evaluation a run was recorded for (its cases' runs are marked with its id)", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN eval_id TEXT",
+                   "CREATE INDEX IF NOT EXISTS runs_eval ON runs (eval_id)"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS eval_id TEXT",
+                       "CREATE INDEX IF NOT EXISTS runs_eval ON runs (eval_id)"],
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -20,13 +20,17 @@ REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "pa55-w0rd-Secret"
 
 
+#: Every migration's version (not a range: branches add versions in parallel and the numbers may have gaps).
+ALL_VERSIONS = [version for version, _what, _sql in schema.MIGRATIONS]
+
+
 def _versions(history: RunHistory) -> list[int]:
     return [r[0] for r in history.storage.execute("SELECT version FROM schema_version ORDER BY version", ())]
 
 
 @pytest.mark.parametrize(("current", "engine", "expected"), [
-    (0, "sqlite", [v for v, _what, _sql in schema.MIGRATIONS]),
-    (1, "postgresql", [v for v, _what, _sql in schema.MIGRATIONS][1:]),
+    (0, "sqlite", ALL_VERSIONS),
+    (1, "postgresql", ALL_VERSIONS[1:]),
     (schema.LATEST, "sqlite", []),
     (schema.LATEST + 5, "postgresql", []),  # a newer app migrated it: nothing to do, nothing undone
 ])
@@ -37,9 +41,9 @@ def test_pending_migrations(current, engine, expected):
 def test_opening_again_migrates_nothing_and_keeps_the_runs(history_target):
     with RunHistory(history_target) as first:
         run = first.record_start("kept?", run_by="ana").run_id
-        assert _versions(first) == [v for v, _what, _sql in schema.MIGRATIONS]
+        assert _versions(first) == ALL_VERSIONS
     with RunHistory(history_target) as again:
-        assert _versions(again) == [v for v, _what, _sql in schema.MIGRATIONS]
+        assert _versions(again) == ALL_VERSIONS
         assert again.get_run(run).run_by == "ana"
 
 
@@ -55,7 +59,7 @@ def test_a_history_file_from_before_versioning_is_migrated_in_place(tmp_path):
     with RunHistory(path, server_id="me") as history:
         old = history.get_run("main-old")
         assert old.question == "an old question" and old.run_by == "" and old.server_id == ""
-        assert _versions(history) == [v for v, _what, _sql in schema.MIGRATIONS]
+        assert _versions(history) == ALL_VERSIONS
         assert history.mark_abandoned(server_id="me") == []
 
 
@@ -89,7 +93,7 @@ def test_two_servers_starting_together_on_a_new_database_both_open(postgres_serv
         assert errors == [] and len(opened) == 3
         run = opened[0].record_start("seen by all?").run_id
         assert all(h.get_run(run).question == "seen by all?" for h in opened)
-        assert _versions(opened[1]) == [v for v, _what, _sql in schema.MIGRATIONS]
+        assert _versions(opened[1]) == ALL_VERSIONS
     finally:
         for h in opened:
             h.close()

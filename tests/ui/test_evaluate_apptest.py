@@ -122,7 +122,7 @@ def test_results_come_back_in_a_new_app_process(small_set):
     again.button(key="eval_show_past").click().run()
     assert again.table[0].value.loc["answer", "correct"] == "4/5"
     assert {b.label for b in again.get("download_button")} == {"Download results (JSON)", "Download cases (CSV)",
-                                                                    "Download as HTML"}
+                                                                    "Download as HTML", "Download its run as HTML"}
 
 
 def test_two_grader_models_on_one_endpoint_and_a_rerun_costs_no_call(small_set, monkeypatch, env):

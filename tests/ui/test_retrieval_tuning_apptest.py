@@ -79,3 +79,25 @@ def test_a_bad_sweep_line_is_explained_and_nothing_runs(sparse_set):
     assert not at.exception
     assert any("not a retrieval setting" in str(w.body) for w in [*at.warning, *at.error])
     assert not [df for df in at.dataframe if "pareto" in df.value.columns]
+
+
+def test_a_sweep_draws_the_funnel_of_every_point(sparse_set):
+    """Where each point loses its cases: one stacked bar per point, its stages' counts from the point's funnel."""
+    import json
+
+    at = evaluate_page(new_app().run())
+    at.text_area(key="retr_axes").set_value("RAG_TOP_K=1,4").run()
+    at.button(key="retr_sweep_run").click().run()
+    assert not problems(at)
+    [funnel] = [c for c in at.get("vega_lite_chart") if '"cases"' in c.proto.spec and "stage" in c.proto.spec]
+    import pyarrow as pa
+
+    spec = json.loads(funnel.proto.spec)
+    [data] = [pa.ipc.open_stream(d.data.data).read_pandas() for d in funnel.proto.datasets]  # the chart's rows
+    drawn = {(r.point, r.stage): r.cases for r in data.itertuples()}
+    points = frame_with(at, "pareto").set_index("point")
+    for point in (1, 2):
+        for stage in ("kept", "not_in_kb"):
+            assert drawn.get((point, stage), 0) == points.loc[point, stage]
+    assert drawn[(1, "not_in_kb")] == 1 and drawn[(2, "kept")] == 1
+    assert spec["encoding"]["x"]["stack"] == "zero" and spec["mark"]["type"] == "bar"
