@@ -90,7 +90,7 @@ def with_run_links(frame: pd.DataFrame, results: Sequence[CaseResult], lang: Opt
     if any(r.lost_at for r in results):  # beside the sources, the other half of "was the evidence right?"
         stages = {r.id: r.lost_at for r in results}
         at = list(out.columns).index("sources") + 1 if "sources" in out.columns else len(out.columns)
-        out.insert(at, LOST_COLUMN, [_(STAGE_LABELS[stages[i]]) if stages.get(i) in STAGE_LABELS else ""
+        out.insert(at, LOST_COLUMN, [_(STAGE_LABELS[str(stages[i])]) if stages.get(i) in STAGE_LABELS else ""
                                      for i in out["id"]])
     # next to the id, so the link is in view without scrolling the table
     out.insert(1 if "id" in out.columns else 0, RUN_COLUMN, [urls.get(case_id) for case_id in out["id"]])
@@ -171,7 +171,9 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
     from ui.run_report import history_run_report
 
     run_id, lang_now = chosen.run_id, current_language()
-    step = chosen.retrieval_step - 1 if opens_at_retrieval(chosen) else None
+    if run_id is None:
+        return
+    step = chosen.retrieval_step - 1 if opens_at_retrieval(chosen) and chosen.retrieval_step else None
     row.download_button(_("Download its run as HTML"), icon=MATERIAL["download"],
                           data=lambda: history_run_report(history, run_id, lang=lang_now, step=step),
                           file_name=f"{run_id}.html", mime="text/html", key=f"eval_case_report_{key}",
@@ -179,12 +181,12 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
                           help=_("One file that opens in any browser with no app and no network"))
 
 
-def render_change_links(a: Sequence[CaseResult], b: Sequence[CaseResult], changed: Sequence[str], key: str) -> None:
+def render_change_links(a: Sequence[CaseResult], b: Sequence[CaseResult], changed: Sequence[tuple[str, str]],
+                        key: str) -> None:
     """A Compare-runs link per case that regressed or got fixed (the matrix's `compare` column too)."""
     by_a, by_b = {r.id: r for r in a}, {r.id: r for r in b}
-    links = [(case_id, compare_params(by_a.get(case_id), by_b.get(case_id), status))
-             for case_id, status in changed]
-    links = [(case_id, params) for case_id, params in links if params]
+    found = [(case_id, compare_params(by_a.get(case_id), by_b.get(case_id), status)) for case_id, status in changed]
+    links = [(case_id, params) for case_id, params in found if params is not None]
     if not links:
         return
     lang = _lang()

@@ -183,6 +183,9 @@ def sweep_in_background(cases: list[EvalCase], settings: RagSettings, points: li
             raise Stopped
         done.put((i, row))
 
+    def _yield_after_case(_case: object) -> None:
+        yield_when_contended()
+
     def work() -> None:
         if nice:
             try:
@@ -191,7 +194,7 @@ def sweep_in_background(cases: list[EvalCase], settings: RagSettings, points: li
                 pass
         try:
             outcome["result"] = run_sweep(cases, settings, points, on_point=forward, bench=bench,
-                                          on_case=lambda _case: yield_when_contended())
+                                          on_case=_yield_after_case)
         except Stopped:
             pass
         except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread

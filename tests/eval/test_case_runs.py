@@ -103,7 +103,8 @@ def test_a_lost_case_names_the_stage_of_its_runs_retrieval(tmp_path):
 
 
 def test_an_imported_copy_of_a_case_run_is_not_the_evaluations(tmp_path):
-    from rag.runs.export import export_run, import_run
+    from rag.runs.export import export_run
+    from rag.runs.importing import import_run
 
     with RunHistory(tmp_path / "a.db") as history:
         [res] = run_cases(CASES[:1], settings(), history=history, eval_id="e")
