@@ -4,7 +4,7 @@ schema, the same inspector as the RAG debugger (graph with highlights, Run / Ste
 Restart, Send lanes, reducer-aware diffs, timeline with time travel), `interrupt()` answered in the
 page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapshot) do not appear.
 
-The page's logic is here and in `ui.any_graph_session`; the panels it shares with the RAG debugger
+The page's logic is here and in `debugger.session` (the generic session); the panels it shares with the RAG debugger
 take their RAG parts as parameters (`ui.panels.inspector.InspectorParts`).
 """
 from __future__ import annotations
@@ -21,9 +21,10 @@ from debugger.errors import DebuggerUserError
 from debugger.html_view import code, details, esc
 from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
 from debugger.interrupts import ask_for
+from debugger.loading import load_saved_input
+from debugger.session import GraphSession
 from debugger.value_view import TypedValues
 from rag.i18n import N_, _, ngettext
-from ui.any_graph_session import AnyGraphSession, load_saved_input
 from ui.launch import launch_options
 from ui.panels.controls import take_action
 from ui.panels.full_state import render_full_state
@@ -53,7 +54,7 @@ def _decision(values: dict) -> Optional[str]:
     return None  # a graph of your own has no known "decision" field; the diff shows what changed
 
 
-def _parts(session: AnyGraphSession) -> InspectorParts:
+def _parts(session: GraphSession) -> InspectorParts:
     docs = session.node_docs()
 
     def docs_html() -> str:
@@ -69,8 +70,15 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
 
 # ----- loading ---------------------------------------------------------------------------------
 
-def _session() -> Optional[AnyGraphSession]:
+def _session() -> Optional[GraphSession]:
     return st.session_state.get(SESSION_KEY)
+
+
+def session_hooks() -> list:
+    """What the page keeps of a run: OpenTelemetry spans when export is on."""
+    from rag.telemetry.graph_session import TelemetryHook
+
+    return [TelemetryHook()]
 
 
 def graph_policy() -> GraphPolicy:
@@ -95,8 +103,8 @@ def _load(spec: str, context: Optional[str]) -> None:
         st.session_state[ERROR_KEY] = _("Type a graph as package.module:attr, e.g. examples.chain:graph")
         return
     try:
-        st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None,
-                                                             policy=graph_policy())
+        st.session_state[SESSION_KEY] = GraphSession.open(spec, context_spec=(context or "").strip() or None,
+                                                          policy=graph_policy(), hooks=session_hooks())
     except DebuggerUserError as exc:
         st.session_state.pop(SESSION_KEY, None)
         st.session_state[ERROR_KEY] = friendly(exc)
@@ -126,12 +134,12 @@ def _saved_input() -> Optional[dict]:
 
 # ----- the input form ----------------------------------------------------------------------------
 
-def _field_key(session: AnyGraphSession, name: str) -> str:
+def _field_key(session: GraphSession, name: str) -> str:
     digest = hashlib.sha1(session.spec.encode("utf-8")).hexdigest()[:8]
     return f"yg_{digest}_{name}"
 
 
-def _fields(session: AnyGraphSession) -> list[FormField]:
+def _fields(session: GraphSession) -> list[FormField]:
     return with_defaults(session.input_fields(), _saved_input())
 
 
@@ -165,13 +173,13 @@ def render_field(field: FormField, key: str) -> None:
         st.text_input(label, key=key, help=help_text, placeholder=_("(not set)"))
 
 
-def _form_input(session: AnyGraphSession) -> dict:
+def _form_input(session: GraphSession) -> dict:
     fields = _fields(session)
     raw = {f.name: st.session_state.get(_field_key(session, f.name)) for f in fields}
     return parse_form(fields, raw, schema=input_schema(session.graph))
 
 
-def render_input_form(session: AnyGraphSession) -> None:
+def render_input_form(session: GraphSession) -> None:
     fields = _fields(session)
     if session.segments and session.last_input is not None:
         summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
@@ -198,7 +206,7 @@ def render_input_form(session: AnyGraphSession) -> None:
 
 # ----- actions -----------------------------------------------------------------------------------
 
-def _start_from_form(session: AnyGraphSession) -> None:
+def _start_from_form(session: GraphSession) -> None:
     session.start(_form_input(session))
 
 
@@ -209,7 +217,7 @@ def on_start_from_form() -> None:
         reset_time_travel()
 
 
-def _ensure_started(session: AnyGraphSession) -> None:
+def _ensure_started(session: GraphSession) -> None:
     if not session.segments:
         _start_from_form(session)
 
@@ -303,7 +311,7 @@ def on_step_out() -> None:
         st.session_state[FULL_RERUN_KEY] = True
 
 
-def render_subgraph_controls(session: AnyGraphSession) -> None:
+def render_subgraph_controls(session: GraphSession) -> None:
     if session.parent is not None:
         with st.container(border=True, key="yg_inside"):
             st.markdown(_("**Inside a subgraph:** `{spec}` — a run of its own on the input the parent "
@@ -347,7 +355,7 @@ def render_source() -> None:
     c3.button(_("Load graph"), key="yg_load", on_click=on_load, type="primary", width="stretch")
 
 
-def render_lint(session: AnyGraphSession) -> None:
+def render_lint(session: GraphSession) -> None:
     findings = session.lint()
     if not findings:
         st.caption(_("Graph lint: no findings for `{spec}`.").format(spec=session.spec))
@@ -363,7 +371,7 @@ def render_lint(session: AnyGraphSession) -> None:
                        icon=":material/warning:")
 
 
-def render_interrupts(session: AnyGraphSession) -> None:
+def render_interrupts(session: GraphSession) -> None:
     pending = session.pending_interrupts()
     if not pending or session.replay_mode:
         return
@@ -400,7 +408,7 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def render_history(session: AnyGraphSession) -> None:
+def render_history(session: GraphSession) -> None:
     """Export the run (every checkpoint with each task's writes) and open an export read-only."""
     with lazy_expander(_("Export or replay a run"), key="yg_history") as is_open:
         if not is_open:

@@ -7,7 +7,8 @@ import pytest
 from langgraph.graph import END, START, StateGraph
 
 from debugger.errors import DebuggerUserError, GraphLoadError
-from ui.any_graph_session import AnyGraphSession, load_saved_input, with_checkpointer
+from debugger.loading import load_saved_input, with_checkpointer
+from debugger.session import GraphSession
 from ui.launch import parse_launch
 
 
@@ -30,11 +31,11 @@ def test_a_graph_compiled_without_a_checkpointer_gets_one_and_is_left_as_it_was(
 
 def test_a_bad_path_is_a_user_error():
     with pytest.raises(GraphLoadError, match="could not import"):
-        AnyGraphSession.open("no.such:module")
+        GraphSession.open("no.such:module")
 
 
 def test_a_context_factory_is_called():
-    s = AnyGraphSession.open("examples.chain:graph", context_spec="collections:OrderedDict")
+    s = GraphSession.open("examples.chain:graph", context_spec="collections:OrderedDict")
     assert s.context == {}
 
 
@@ -48,12 +49,12 @@ def test_a_saved_input_must_be_a_json_object(tmp_path):
 
 
 def test_a_run_exports_and_replays_with_the_same_steps():
-    s = AnyGraphSession.open("examples.fanout:graph")
+    s = GraphSession.open("examples.fanout:graph")
     s.start({"words": ["a", "bb"]})
     s.run_to_end()
     live = [(r.nodes, r.values_after) for _, r in s.all_steps()]
     data = json.loads(json.dumps(s.export_run()))
-    replay = AnyGraphSession.open("examples.fanout:graph")
+    replay = GraphSession.open("examples.fanout:graph")
     replay.open_replay(data)
     replay.run_to_end()
     assert replay.replay_mode and [(r.nodes, r.values_after) for _, r in replay.all_steps()] == live
@@ -62,7 +63,7 @@ def test_a_run_exports_and_replays_with_the_same_steps():
 
 
 def test_step_waits_for_the_answer_to_an_interrupt():
-    s = AnyGraphSession.open("examples.approval:graph")
+    s = GraphSession.open("examples.approval:graph")
     s.start({"request": "r"})
     s.run_to_end()
     assert s.done and not s.finished  # the Step and Continue buttons are off until answered
@@ -74,7 +75,7 @@ def test_step_waits_for_the_answer_to_an_interrupt():
 
 
 def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
-    parent = AnyGraphSession.open("examples.nested:graph")
+    parent = GraphSession.open("examples.nested:graph")
     parent.start({"topic": " graphs "})
     assert parent.subgraphs_next() == ()
     parent.step()  # plan
@@ -92,7 +93,7 @@ def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
 
 
 def test_the_react_example_loops_through_its_tool_until_it_answers():
-    s = AnyGraphSession.open("examples.react:graph")
+    s = GraphSession.open("examples.react:graph")
     assert s.lint() == []
     s.start({"question": "(3 + 4) * 2?", "numbers": [3, 4]})
     s.run_to_end()
@@ -103,4 +104,4 @@ def test_the_react_example_loops_through_its_tool_until_it_answers():
 @pytest.mark.parametrize("spec", ["examples.chain:graph", "examples.fanout:graph", "examples.approval:graph",
                                   "examples.nested:graph", "examples.react:graph"])
 def test_every_example_lints_clean(spec):
-    assert AnyGraphSession.open(spec).lint() == []
+    assert GraphSession.open(spec).lint() == []
