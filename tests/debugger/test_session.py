@@ -105,3 +105,129 @@ def test_the_react_example_loops_through_its_tool_until_it_answers():
                                   "examples.nested:graph", "examples.react:graph"])
 def test_every_example_lints_clean(spec):
     assert GraphSession.open(spec).lint() == []
+
+
+# ----- Continue, breakpoints, what-if and the hooks: the one generic session ----------------------
+
+def test_continue_stops_before_a_breakpoint_and_goes_past_it_when_continued_again():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "a  b"})
+    assert s.continue_({"shout"}) == "shout"
+    assert s.current.stepper.next_nodes == ("shout",) and len(s.all_steps()) == 2
+    assert s.continue_({"shout"}) is None  # from the breakpoint: one step at least, then the end
+    assert s.finished and len(s.all_steps()) == 3
+
+
+def test_continue_without_breakpoints_runs_to_the_end_and_streams_each_step():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "x"})
+    seen = []
+    assert s.continue_((), on_step=lambda r: seen.append(r.nodes)) is None
+    assert seen == [("clean",), ("count",), ("shout",)] and s.finished
+
+
+def test_continue_stops_at_an_interrupt_and_a_breakpoint_on_a_fanned_out_node_pauses_before_all_lanes():
+    s = GraphSession.open("examples.approval:graph")
+    s.start({"request": "r"})
+    assert s.continue_(()) is None and s.pending_interrupts() and not s.finished
+    f = GraphSession.open("examples.fanout:graph")
+    f.start({"words": ["a", "bb", "ccc"]})
+    assert f.continue_({"measure"}) == "measure"
+    assert f.current.stepper.next_nodes == ("measure",) * 3  # before all three lanes, none has run
+
+
+def test_a_fork_runs_forward_from_an_edited_step_and_compares_with_the_original():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "one two three"})
+    s.run_to_end()
+    fork = s.fork(0, "text", "just two")  # after clean
+    assert fork.fork_of[1] == 0 and fork.fork_of[2] == "text" and fork.stepper.done
+    assert [seg.label for seg in s.segments] == ["run", "what-if #1"]
+    original, forked = s.fork_comparison()
+    assert original["words"] == 3 and forked["words"] == 2 and forked["shouted"] == "JUST TWO"
+    assert len(s.all_steps()) == 5  # the original's 3 steps stay in the timeline, then count and shout
+    assert s.segments[0].stepper.current_values()["shouted"] == "ONE TWO THREE"  # the original branch is intact
+
+
+def test_a_fork_refuses_an_appending_field_and_a_step_out_of_range():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "a"})
+    s.run_to_end()
+    with pytest.raises(DebuggerUserError, match="appending reducer"):
+        s.fork(0, "log", ["x"])
+    with pytest.raises(DebuggerUserError, match="pick a step from 1 to 3"):
+        s.fork(7, "text", "b")
+
+
+def test_a_recorded_run_forks_live_onto_a_new_thread():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "a b"})
+    s.run_to_end()
+    replay = GraphSession.open("examples.chain:graph")
+    replay.open_replay(json.loads(json.dumps(s.export_run())))
+    replay.run_to_end()
+    fork = replay.fork(1, "text", "x y z")  # after count: shout runs on the edit
+    assert not replay.replay_mode and fork.stepper.current_values()["shouted"] == "X Y Z"
+    assert replay.fork_comparison()[0]["shouted"] == "A B"
+
+
+class Notes:
+    def __init__(self):
+        self.events = []
+
+    def started(self, session, seg):
+        self.events.append(("started", seg.label))
+
+    def ended(self, session, seg):
+        self.events.append(("ended", seg.label, len(seg.stepper.steps), seg.stepper.error))
+
+    def dropped(self, session, seg):
+        self.events.append(("dropped", seg.label))
+
+
+class Broken:
+    def started(self, session, seg):
+        raise RuntimeError("the history is down")
+
+    ended = dropped = started
+
+
+def test_hooks_hear_each_run_start_end_once_and_a_replaced_run_dropped_and_a_failing_hook_breaks_nothing():
+    notes = Notes()
+    s = GraphSession.open("examples.chain:graph", hooks=[Broken(), notes])
+    s.start({"text": "a"})
+    s.step()
+    s.start({"text": "b"})  # the first run never ended: dropped
+    s.run_to_end()
+    s.run_to_end()  # nothing moved: not told twice
+    s.fork(0, "text", "c")
+    assert notes.events == [("started", "run"), ("dropped", "run"), ("started", "run"), ("ended", "run", 3, None),
+                            ("started", "what-if #1"), ("ended", "what-if #1", 2, None)]
+
+
+def test_seek_puts_a_recording_at_a_step_and_refuses_one_past_its_end():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "a"})
+    s.run_to_end()
+    replay = GraphSession.open("examples.chain:graph")
+    replay.open_replay(s.export_run())
+    replay.seek(2)
+    assert len(replay.all_steps()) == 2 and replay.current.stepper.next_nodes == ("shout",)
+    with pytest.raises(DebuggerUserError, match="has 3 steps"):
+        replay.seek(4)
+
+
+def test_the_session_fits_the_protocol_the_inspector_reads():
+    from debugger.protocol import InspectedSession
+
+    assert isinstance(GraphSession.open("examples.chain:graph"), InspectedSession)
+
+
+def test_time_travel_draws_the_segment_the_step_belongs_to():
+    s = GraphSession.open("examples.chain:graph")
+    s.start({"text": "a"})
+    s.run_to_end()
+    s.fork(0, "text", "b")
+    assert s.viewed(1) == (s.segments[0], 2)  # the original's second step
+    assert s.viewed(3) == (s.segments[1], 1)  # the fork's first
+    assert "count" in s.drawing(0).current
