@@ -25,7 +25,9 @@ from debugger.loading import load_saved_input
 from debugger.session import GraphSession
 from debugger.value_view import TypedValues
 from rag.i18n import N_, _, ngettext
+from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
+from ui.panels.breakpoints import breakpoints, render_breakpoints
 from ui.panels.controls import take_action
 from ui.panels.full_state import render_full_state
 from ui.panels.icons import MATERIAL
@@ -46,8 +48,11 @@ SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
 CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
-                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
-                      "<code>interrupt()</code> · <b>Restart</b> runs the same input again on a fresh thread")
+                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until a breakpoint, an "
+                      "<code>interrupt()</code> or the end · <b>Restart</b> runs the same input again on a fresh "
+                      "thread")
+BREAKPOINT_SCOPE = "yg"
+"""The page's own breakpoints (ui/panels/breakpoints.py): its nodes are not the RAG workflow's."""
 
 
 def _decision(values: dict) -> Optional[str]:
@@ -245,8 +250,16 @@ def on_step() -> None:
     _act(lambda s: (_ensure_started(s), s.step()))
 
 
+def _continue(session: GraphSession) -> None:
+    _ensure_started(session)
+    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
+    if hit:
+        flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
+              .format(node=hit))
+
+
 def on_continue() -> None:
-    _act(lambda s: (_ensure_started(s), s.run_to_end()))
+    _act(_continue)
 
 
 def on_restart() -> None:
@@ -427,7 +440,6 @@ def render_history(session: GraphSession) -> None:
                                help=_("One file that opens in any browser with no app and no network"))
         st.file_uploader(_("Open an exported run (read-only replay: nothing runs)"), type=["json"],
                          key="yg_replay_file", on_change=on_open_recording)
-        st.caption(_("Breakpoints and forks from a past step are not offered on this page yet."))
 
 
 def render_page() -> None:
@@ -479,10 +491,14 @@ def _workbench() -> None:
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     render_travel_go_on(session, travel)
+    render_breakpoints(session.node_names(), scope=BREAKPOINT_SCOPE,
+                       help=_("Continue stops before the next step that would run one of them (before all the lanes "
+                              "of a Send fan-out); Step ignores them; Run runs to the end."))
     values = render_inspector(session, travel, parts=_parts(session))
     if session.finished and travel is None:
         st.success(_("The run finished. Its final state:"))
         render_full_state(values)
     elif session.current and full_state_wanted():
         render_full_state(values)
+    render_graph_what_if(session, travel, _session)
     render_history(session)
