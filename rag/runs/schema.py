@@ -61,6 +61,10 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS fork_json TEXT",
                        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS head_checkpoint_id TEXT"],
     }),
+    (7, "runs of a graph of your own: the graph's module:attr", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN graph_spec TEXT"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS graph_spec TEXT"],
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]

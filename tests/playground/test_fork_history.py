@@ -87,7 +87,8 @@ def test_migration_3_adds_the_fork_columns_to_a_version_2_history(tmp_path):
     with RunHistory(path) as history:
         old = history.get_run("main-v2")
         assert old.fork is None and old.head_checkpoint_id is None
-        assert [r[0] for r in history.storage.execute("SELECT version FROM schema_version ORDER BY version")] == [1, 2, 3]
+        assert [r[0] for r in history.storage.execute("SELECT version FROM schema_version ORDER BY version")] == [
+            v for v, _what, _sql in schema.MIGRATIONS]
 
 
 @pytest.mark.parametrize("kind", ["live", "replay"])
