@@ -25,6 +25,7 @@ from debugger.loading import load_saved_input
 from debugger.session import GraphSession
 from debugger.value_view import TypedValues
 from rag.i18n import N_, _, ngettext
+from ui.graph_link import graph_link_query
 from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
 from ui.panels.breakpoints import breakpoints, render_breakpoints
@@ -70,7 +71,8 @@ def _parts(session: GraphSession) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues(),
+                          link=graph_link_query)
 
 
 # ----- loading ---------------------------------------------------------------------------------
@@ -80,10 +82,17 @@ def _session() -> Optional[GraphSession]:
 
 
 def session_hooks() -> list:
-    """What the page keeps of a run: OpenTelemetry spans when export is on."""
+    """What the page keeps of a run: the run history (when it can be used) and OpenTelemetry spans (when
+    export is on). The session in debugger/ only calls them."""
+    from rag.runs.graph_runs import GraphRunRecorder
     from rag.telemetry.graph_session import TelemetryHook
+    from ui.streamlit_state import current_person, shared_history
 
-    return [TelemetryHook()]
+    hooks: list = [TelemetryHook()]
+    history = shared_history()
+    if history is not None:
+        hooks.append(GraphRunRecorder(history, run_by=current_person))
+    return hooks
 
 
 def graph_policy() -> GraphPolicy:
@@ -135,6 +144,97 @@ def _saved_input() -> Optional[dict]:
                 flash("warning", friendly(exc))
         st.session_state[SAVED_INPUT_KEY] = data
     return st.session_state[SAVED_INPUT_KEY]
+
+
+# ----- links and runs of the history ---------------------------------------------------------------
+
+OPEN_RUN_KEY = "yg_open_run"
+"""(spec, run id, step) that the Run history page asks this page to open (it switches here)."""
+
+
+def _ensure_graph(spec: str) -> Optional[GraphSession]:
+    """The session on `spec`, loaded (through the allow-list) when the page shows another graph or none."""
+    session = _session()
+    if session is not None and session.parent is None and session.spec == spec and not st.session_state.get(ERROR_KEY):
+        return session
+    opts = launch_options()
+    context = opts.context if spec == opts.graph else None
+    st.session_state[GRAPH_FIELD] = spec
+    st.session_state[CONTEXT_FIELD] = context or ""
+    _load(spec, context)
+    return _session()
+
+
+def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> list[str]:
+    """Show recorded run `run_id` at `step` (None: its end); returns messages for people. A run this browser
+    session holds travels there; any other is replayed from the run history, on its own graph loaded
+    through the allow-list (never because the history names it)."""
+    from rag.runs.graph_runs import recorded
+    from rag.runs.history import UnknownRunError
+    from ui.panels.time_travel import travel_to
+    from ui.run_link import placement
+    from ui.streamlit_state import shared_history
+
+    session = _session()
+    if session is not None and run_id in {seg.run_id for seg in session.segments if seg.run_id}:
+        total = len(session.all_steps())
+        at = total if step is None else min(step, total)
+        if at == total:
+            reset_time_travel()
+        else:
+            travel_to(max(at, 1) - 1)
+        return []
+    history = shared_history()
+    if history is None:
+        return [_("The run history is not available, so the run in the link cannot be opened.")]
+    try:
+        info, doc = recorded(history, run_id)
+    except UnknownRunError:
+        return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
+                  "recorded by another installation). Pick a run on the Run history page.").format(run=run_id[:40])]
+    except ValueError as exc:
+        return [_("The run in the link cannot be shown: {error}").format(error=friendly(exc))]
+    if spec and spec != info.graph_spec:
+        return [_("Run {run} is a run of {graph}, not of {spec}.").format(run=run_id, graph=info.graph_spec, spec=spec)]
+    session = _ensure_graph(info.graph_spec)
+    if session is None:
+        return []  # the page shows why the graph was not loaded
+    reset_time_travel()
+    try:
+        session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"), inp=doc.get("input"),
+                              run_id=info.run_id, info=info, label=N_("recorded run"))
+        at, _travel, note = placement([len(session.current.stepper.all_steps)], step)
+        session.seek(at)
+    except DebuggerUserError as exc:
+        return [_("The run in the link cannot be shown: {error}").format(error=friendly(exc))]
+    return [_("The link's step: {note}").format(note=note)] if note else []
+
+
+def follow_link() -> None:
+    """Follow a `?graph=&run=&step=` the page did not write itself (a reload, a bookmark, a link), or a run
+    the Run history page sent here. Problems become a message on the page, never a traceback."""
+    from ui.graph_link import GRAPH_PARAM, RECEIVED_KEY, WRITTEN_KEY, link_params, parse_graph_link
+
+    messages: list[str] = []
+    asked = st.session_state.pop(OPEN_RUN_KEY, None)
+    params = link_params(st.query_params)
+    known = (st.session_state.get(RECEIVED_KEY), st.session_state.get(WRITTEN_KEY))
+    st.session_state[RECEIVED_KEY] = params
+    try:
+        if asked is not None:
+            spec, run_id, step = asked
+            messages += open_run(run_id, step, spec)
+        elif GRAPH_PARAM in params and params not in known:
+            link = parse_graph_link(params)
+            messages += list(link.problems)
+            if link.run.run_id is not None:
+                messages += open_run(link.run.run_id, link.run.step, link.spec)
+            elif link.spec is not None:
+                _ensure_graph(link.spec)
+    except Exception as exc:  # noqa: BLE001 - a link must never break the page
+        messages.append(_("The link could not be opened: {error}").format(error=friendly(exc)))
+    if messages:
+        flash("warning", " ".join(messages))
 
 
 # ----- the input form ----------------------------------------------------------------------------
@@ -443,6 +543,7 @@ def render_history(session: GraphSession) -> None:
 
 
 def render_page() -> None:
+    follow_link()
     render_source()
     error = st.session_state.get(ERROR_KEY)
     session = _session()
@@ -484,7 +585,10 @@ def _workbench() -> None:
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
-    if session.replay_mode:
+    if session.replay_mode and session.current and session.current.run_id:
+        st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
+                  "runs. What if… forks it live.").format(run=session.current.run_id), icon=MATERIAL["replay"])
+    elif session.replay_mode:
         st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
     render_interrupts(session)
@@ -495,6 +599,9 @@ def _workbench() -> None:
                        help=_("Continue stops before the next step that would run one of them (before all the lanes "
                               "of a Send fan-out); Step ignores them; Run runs to the end."))
     values = render_inspector(session, travel, parts=_parts(session))
+    from ui.graph_link import WRITTEN_KEY, graph_link_for
+
+    st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL
     if session.finished and travel is None:
         st.success(_("The run finished. Its final state:"))
         render_full_state(values)

@@ -101,9 +101,13 @@ def _as_recorded(session: Any, seg: Any, step: int) -> int:
 
 def link_query(session: Any, travel: Optional[int]) -> str:
     """`link_for` as the URL's query string ("" for none), for the inspector's script to write."""
+    return query_string(link_for(session, travel))
+
+
+def query_string(params: dict[str, str]) -> str:
+    """Query parameters as the URL's query string ("" for none), in the language the page is read in."""
     from urllib.parse import urlencode
 
-    params = link_for(session, travel)
     if params:
         from ui.language import LANG_PARAM, url_language
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import weakref
 from datetime import datetime, timezone
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint
@@ -76,11 +76,15 @@ def graph_document(info: Any, checkpoints: list[RecordedCheckpoint], head: Optio
 
 
 class GraphRunRecorder(SessionHooks):
-    """Records a session's live runs in `history` (a `RunHistory`), as `run_by`."""
+    """Records a session's live runs in `history` (a `RunHistory`), as `run_by` (a name, or a function that
+    says who is running now: a page reads the signed-in user when a run starts)."""
 
-    def __init__(self, history: Any, *, run_by: str = ""):
+    def __init__(self, history: Any, *, run_by: "str | Callable[[], str]" = ""):
         self.history = history
         self.run_by = run_by
+
+    def _who(self) -> str:
+        return self.run_by() if callable(self.run_by) else self.run_by
 
     def started(self, session: GraphSession, seg: GraphSegment) -> None:
         parent, fork = None, None
@@ -93,7 +97,7 @@ class GraphRunRecorder(SessionHooks):
             fork = {"step": index + 1, "field": field, "old": plain(old), "new": plain(value)}
         info = self.history.record_start(redact(input_summary(session.last_input), _secrets()), kind="graph",
                                          thread_id=seg.stepper.thread_id, parent_run_id=parent,
-                                         run_by=self.run_by, fork=fork, graph_spec=session.spec)
+                                         run_by=self._who(), fork=fork, graph_spec=session.spec)
         seg.run_id = info.run_id
         seg.info = info
         _live[info.run_id] = session

@@ -172,6 +172,8 @@ class InspectorParts:
     """The timeline's columns (None: the RAG debugger's)."""
     values: TypedValues = RAG_VALUES
     """How state values are drawn (typed cards for the RAG state; a generic tree elsewhere)."""
+    link: Optional[Callable[[Any, Optional[int]], str]] = None
+    """The query string the page's URL gets for a view (None: the RAG debugger's `?run=&step=`)."""
 
 
 RAG_PARTS = InspectorParts()
@@ -269,7 +271,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         "progress": "",
     }
     if interactive:
-        sections["link"] = link_query(session, travel)  # not a section: the URL names the run and step (ui/run_link.py)
+        sections["link"] = (parts.link or link_query)(session, travel)  # not a section: the URL (ui/run_link.py)
         sections["texts"] = target_texts()  # not a section: the words inspector.js writes itself
     if seg and full_state:  # typed, beside the raw JSON the page draws below
         sections["step"] += details(_("Full state, typed"), state_html(values, parts.values), ident="typed_state",
