@@ -447,9 +447,23 @@ def on_open_recording() -> None:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         flash("warning", _("{file} is not a JSON file: {error}").format(file=upload.name, error=friendly(exc)))
         return
-    if guarded(session.open_replay, data) is not None:
+    if guarded(open_any_recording, session, data) is not None:
         reset_time_travel()
         flash("info", _("Opened {file} read-only: Step walks the recording, nothing runs.").format(file=upload.name))
+
+
+def open_any_recording(session: GraphSession, data: Any) -> Any:
+    """This page's own export, or a Your-graph run exported from Run history (checked like an import there:
+    format, checksum, shape)."""
+    from rag.runs.export import FORMAT, parse_document
+
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        doc = parse_document(data)  # a RunImportError says what is wrong with the file
+        if doc.graph != "graph":
+            raise DebuggerUserError(_("run {run} is a run of the RAG workflow: open it on the Step debugger").format(
+                run=doc.run.run_id))
+        return session.open_recorded(doc.checkpoints, head=doc.head_checkpoint_id, inp=data.get("input"))
+    return session.open_replay(data)
 
 
 # ----- rendering -----------------------------------------------------------------------------------

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from rag.errors import RunImportError
 from tests.support.apptest import inspector_text, press, travel_to_step
 from tests.ui.test_history_apptest import new_app, runs
 from tests.ui.test_run_link_apptest import link
@@ -145,3 +148,18 @@ def test_a_what_if_fork_is_recorded_as_a_fork_of_its_run(graph_app):
 
     fork = history().get_run(session.current.run_id)
     assert fork.parent_run_id == parent and fork.fork.field == "text" and fork.kind == "graph"
+
+
+def test_a_run_exported_from_run_history_opens_on_the_pages_own_uploader_and_a_tampered_one_is_refused(graph_app):
+    at = chain_run(graph_app, text="a b")
+    from rag.runs.export import export_run
+    from ui.graph_page import open_any_recording
+    from ui.history_store import history
+
+    session = at.session_state[SESSION_KEY]
+    doc = export_run(history(), session.current.run_id)
+    open_any_recording(session, json.loads(json.dumps(doc)))
+    assert session.replay_mode and len(session.current.stepper.all_steps) == 3
+    tampered = {**doc, "input": {"text": "changed"}}
+    with pytest.raises(RunImportError, match="checksum"):
+        open_any_recording(session, tampered)
