@@ -221,10 +221,13 @@ def _open(session: Any, link: Link) -> list[str]:
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
     try:
-        history.get_run(link.run_id)
+        info = history.get_run(link.run_id)
     except UnknownRunError:
         return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
                   "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id))]
+    if info.kind == "graph":  # a run of a graph of your own: its page loads that graph (through its allow-list)
+        return [_("Run {run} is a run of {graph}: open it on the Your graph page.").format(
+            run=_show(link.run_id), graph=_show(info.graph_spec or "?"))]
     try:
         session.open_replay(history, link.run_id)
         totals = [seg.stepper.total_steps for seg in session.segments]

@@ -163,3 +163,13 @@ def test_a_run_exported_from_run_history_opens_on_the_pages_own_uploader_and_a_t
     tampered = {**doc, "input": {"text": "changed"}}
     with pytest.raises(RunImportError, match="checksum"):
         open_any_recording(session, tampered)
+
+
+def test_a_your_graph_run_in_a_step_debugger_link_points_to_its_page(graph_app):
+    at = chain_run(graph_app)
+    run_id = at.session_state[SESSION_KEY].current.run_id
+    fresh = new_app()
+    fresh.query_params["run"] = run_id
+    fresh.switch_page("pages/debugger.py").run()
+    assert not fresh.exception
+    assert f"Run {run_id} is a run of examples.chain:graph: open it on the Your graph page." in warnings(fresh)
