@@ -57,6 +57,9 @@ class SessionHooks:
     def dropped(self, session: "GraphSession", seg: "GraphSegment") -> None:
         """A live segment that had not ended was replaced (a new run, a replay)."""
 
+    def paused(self, session: "GraphSession", seg: "GraphSegment") -> None:
+        """A live segment waits for an answer to an `interrupt()` (it may wait longer than its process)."""
+
 
 @dataclass
 class StoredThread:
@@ -89,6 +92,8 @@ class GraphSegment:
     """Sent to OpenTelemetry already."""
     ended_as: Optional[tuple] = None
     """(steps, error) when the hooks were last told this segment ended: told again only when it moved."""
+    paused_at: Optional[int] = None
+    """How many steps it had when the hooks were last told it waits for an answer."""
 
     @property
     def graph(self) -> Any:
@@ -149,9 +154,14 @@ class GraphSession:
                 log.warning("a session hook failed on %s", event, exc_info=True)
 
     def _settle(self, seg: GraphSegment) -> None:
-        """Tell the hooks a live segment ended (finished or failed), once per position."""
+        """Tell the hooks a live segment ended (finished or failed), or waits for an answer, once per position."""
         stepper = seg.stepper
-        if seg.replay or not (stepper.done or stepper.error):
+        if seg.replay:
+            return
+        if not (stepper.done or stepper.error):
+            if seg is self.current and self.pending_interrupts() and seg.paused_at != len(stepper.steps):
+                seg.paused_at = len(stepper.steps)
+                self._tell("paused", seg)
             return
         now = (len(stepper.steps), stepper.error)
         if seg.ended_as == now:

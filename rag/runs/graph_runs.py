@@ -116,10 +116,22 @@ class GraphRunRecorder(SessionHooks):
         seg.info = info
         _live.pop(seg.run_id, None)
 
+    def _keep(self, session: GraphSession, seg: GraphSegment, info: Any) -> None:
+        """Store the segment's recording so far with its row."""
+        checkpoints, head = session.recording(seg)
+        self.history.record_document(seg.run_id, graph_document(info, checkpoints, head, session.last_input))
+
+    def paused(self, session: GraphSession, seg: GraphSegment) -> None:
+        """Waiting for an answer may outlast the process: keep what it has, so a restart can replay it."""
+        if seg.run_id is not None:
+            self._keep(session, seg, self.history.get_run(seg.run_id))
+
     def dropped(self, session: GraphSession, seg: GraphSegment) -> None:
+        """Replaced before it ended: abandoned, its steps so far kept (the history says they replay)."""
         if seg.run_id is not None:
             _live.pop(seg.run_id, None)
             self.history.mark_abandoned([seg.run_id])
+            self._keep(session, seg, self.history.get_run(seg.run_id))
 
 
 def recorded(history: Any, run_id: str) -> tuple[Any, dict]:

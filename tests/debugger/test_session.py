@@ -184,12 +184,15 @@ class Notes:
     def dropped(self, session, seg):
         self.events.append(("dropped", seg.label))
 
+    def paused(self, session, seg):
+        self.events.append(("paused", seg.label, len(seg.stepper.steps)))
+
 
 class Broken:
     def started(self, session, seg):
         raise RuntimeError("the history is down")
 
-    ended = dropped = started
+    ended = dropped = paused = started
 
 
 def test_hooks_hear_each_run_start_end_once_and_a_replaced_run_dropped_and_a_failing_hook_breaks_nothing():
@@ -203,6 +206,17 @@ def test_hooks_hear_each_run_start_end_once_and_a_replaced_run_dropped_and_a_fai
     s.fork(0, "text", "c")
     assert notes.events == [("started", "run"), ("dropped", "run"), ("started", "run"), ("ended", "run", 3, None),
                             ("started", "what-if #1"), ("ended", "what-if #1", 2, None)]
+
+
+def test_hooks_hear_once_that_a_run_waits_for_an_answer_and_then_that_it_ended():
+    notes = Notes()
+    s = GraphSession.open("examples.approval:graph", hooks=[notes])
+    s.start({"request": "r"})
+    s.continue_(())
+    s.continue_(())  # still waiting: not told twice
+    s.resume("reject")
+    s.run_to_end()
+    assert [e[0] for e in notes.events] == ["started", "paused", "ended"]
 
 
 def test_seek_puts_a_recording_at_a_step_and_refuses_one_past_its_end():

@@ -69,6 +69,11 @@ def test_a_run_replaced_before_it_ended_is_abandoned_and_a_failed_one_is_an_erro
     s.step()
     s.start({"text": "b"})
     assert history.get_run(first).status == "abandoned"
+    _info, doc = recorded(history, first)  # its steps so far still replay
+    replay = GraphSession.open("examples.chain:graph")
+    replay.open_recorded(doc["checkpoints"], head=doc["head_checkpoint_id"])
+    replay.run_to_end()
+    assert [r.nodes for _, r in replay.all_steps()] == [("clean",)]
     from tests.debugger.toy_graphs import crashing_graph
 
     crash = GraphSession(spec="tests.debugger.toy_graphs:crashing_graph", graph=crashing_graph(),
@@ -104,6 +109,26 @@ def test_a_running_run_replays_what_it_has_in_this_process_and_a_rag_run_is_refu
     rag_run = history.record_start("a question").run_id
     with pytest.raises(ValueError, match="RAG workflow"):
         recorded(history, rag_run)
+
+
+def test_a_run_waiting_for_an_answer_is_kept_so_a_restart_can_replay_it(history_target):
+    with RunHistory(history_target) as first:
+        s = recording(first, "examples.approval:graph")
+        s.start({"request": "refund?"})
+        s.continue_(())
+        assert s.pending_interrupts()
+        run_id = s.current.run_id
+    del s
+    with RunHistory(history_target) as again:
+        again.mark_abandoned(server_id="")  # what a restart does to the runs its previous process left
+        info, doc = recorded(again, run_id)
+        assert info.status == "abandoned"
+        replay = GraphSession.open("examples.approval:graph")
+        replay.open_recorded(doc["checkpoints"], head=doc["head_checkpoint_id"])
+        replay.run_to_end()
+        # the recording stops where it waits: the step that asked has no checkpoint of its own yet
+        assert [r.nodes for _, r in replay.all_steps()] == [("draft",)]
+        assert replay.all_steps()[-1][1].next_nodes == ("review",)
 
 
 def test_a_run_that_never_ended_in_a_gone_process_says_so(history):
