@@ -61,7 +61,7 @@ def test_breakpoint_fork_comparison_and_link():
         settle(page)
         click(page, "Run the fork")
         page.get_by_text("Final states compared: original → fork").first.wait_for(timeout=15_000)
-        page.get_by_text("JUST TWO").first.wait_for(timeout=15_000)
+        page.locator("text=/JUST TWO/ >> visible=true").first.wait_for(timeout=15_000)  # case-sensitive
         assert not page.get_by_text("Traceback").count()
 
         # the link: the fork's run, at its last step; a new tab opens the same place from the history
@@ -73,6 +73,6 @@ def test_breakpoint_fork_comparison_and_link():
         wait_idle(colleague)
         colleague.get_by_text(f"Replay of run {link['run']}").first.wait_for(timeout=30_000)
         colleague.get_by_text("finished").first.wait_for(timeout=15_000)
-        colleague.get_by_text("JUST TWO").first.wait_for(timeout=15_000)
+        colleague.locator("text=/JUST TWO/ >> visible=true").first.wait_for(timeout=15_000)
         assert query(colleague.url)["run"] == link["run"]
         assert not colleague.get_by_text("Traceback").count()
