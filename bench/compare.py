@@ -65,7 +65,7 @@ def loop_figure(repeat: int) -> float:
     its end, draw the inspector) vs comparing both (validate and replay each, align, first divergence)."""
     from debugger.compare import Segment, compare_runs
     from debugger.replay import RecordedCheckpoint, ReplayStepper
-    from ui.any_graph_session import EXPORT_FORMAT, AnyGraphSession
+    from debugger.session import EXPORT_FORMAT, GraphSession
     from ui.graph_page import _parts
     from ui.panels.inspector import inspector_sections
 
@@ -73,7 +73,7 @@ def loop_figure(repeat: int) -> float:
                 "checkpoints": [c.model_dump(mode="json") for c in recorded_loop(300, start)]} for start in (0, 1)]
 
     def open_one():
-        session = AnyGraphSession(spec="bench.compare:loop", graph=loop_graph(300))
+        session = GraphSession(spec="bench.compare:loop", graph=loop_graph(300))
         session.open_replay(exports[0])
         session.current.stepper.run_to_end()
         inspector_sections(session, None, parts=_parts(session))

@@ -104,11 +104,11 @@ def travel_in_app(repeat: int) -> float:
 
 def write_figure(repeat: int) -> float:
     from bench.compare import loop_graph
-    from ui.any_graph_session import AnyGraphSession
+    from debugger.session import GraphSession
     from ui.run_report import graph_report
 
     def session(steps: int):
-        s = AnyGraphSession(spec="bench.compare:loop_graph", graph=loop_graph(steps))
+        s = GraphSession(spec="bench.compare:loop_graph", graph=loop_graph(steps))
         s.start({"n": 0})
         s.run_to_end()
         return s

@@ -1,7 +1,7 @@
 """Does a long stored thread open as fast as a short one? (the history is read a window at a time)
 
 Two threads are written into one SQLite checkpointer by a loop graph, one of 1,000 checkpoints and one
-of 10. Opening one is what the Your graph page does on "Open thread": `AnyGraphSession.open_thread`
+of 10. Opening one is what the Your graph page does on "Open thread": `GraphSession.open_thread`
 (read the newest window, decode it, build the steps, position at the end). Baseline, measured in the same
 run: opening the thread of 10. Reading the whole long thread would be ~100x.
 
@@ -19,12 +19,12 @@ import time
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from debugger.session import GraphSession
 from debugger.threads import open_store, parse_checkpointer_url
 from tests.debugger.thread_graphs import loop_builder, write_long_thread
-from ui.any_graph_session import AnyGraphSession
 
 
-def timed_open(session: AnyGraphSession, store, thread_id: str) -> float:
+def timed_open(session: GraphSession, store, thread_id: str) -> float:
     start = time.perf_counter()
     session.open_thread(store, thread_id)
     return time.perf_counter() - start
@@ -41,7 +41,7 @@ def main(argv=None) -> float:
             write_long_thread(saver, "short", 10)
         store = open_store(parse_checkpointer_url("sqlite:///" + path))
         counts = {t: store.count(t) for t in ("long", "short")}
-        session = AnyGraphSession(spec="bench", graph=loop_builder().compile())
+        session = GraphSession(spec="bench", graph=loop_builder().compile())
         timed_open(session, store, "long")  # warm up imports and the graph's first decode
         timed_open(session, store, "short")
         short = statistics.median(timed_open(session, store, "short") for _ in range(args.repeat))

@@ -14,6 +14,8 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel, ConfigDict
 
+from debugger.i18n import _
+
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 SPEC = re.compile(rf"(?P<module>{_IDENT}(?:\.{_IDENT})*):(?P<attr>{_IDENT}(?:\.{_IDENT})*)")
 #: What a browser may name in an allowed module: one public attribute (no path through what the module
@@ -65,3 +67,11 @@ def operator_named(spec: str, policy: GraphPolicy) -> bool:
     so naming something a module imported (`os.abort`), even under a broad pattern, calls nothing."""
     spec = (spec or "").strip()
     return bool(policy.launch) and spec == policy.launch
+
+
+def refusal(spec: str) -> str:
+    """Why a typed name is not loaded, and how an operator allows it."""
+    return _("{spec} is not on this server's list of graphs, so it was not loaded (nothing was imported). A page "
+             "may load the graph the app was started with (and the other graphs of its module), the bundled "
+             "examples (examples.chain:graph, examples.fanout:graph, …), and the graphs the operator lists in "
+             "RAG_DEBUG_GRAPHS, e.g. RAG_DEBUG_GRAPHS='my_pkg.*:graph'.").format(spec=repr(spec))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 from typing import Any
 
-from debugger.errors import GraphLoadError
+from debugger.errors import DebuggerUserError, GraphLoadError
 from debugger.i18n import _
 
 
@@ -83,3 +84,44 @@ def load_graph(spec: str, *, checkpointer: bool = True, call_factory: bool = Tru
         return obj
     raise GraphLoadError(_("{spec} is a {type}; expected a compiled graph, a StateGraph or a zero-argument factory "
                            "returning one").format(spec=spec, type=type(obj).__name__))
+
+
+def with_checkpointer(graph: Any) -> Any:
+    """The graph, with an in-memory checkpointer when it was compiled without one: stepping and
+    `interrupt()` need one. A copy: the user's object is left as it was."""
+    if getattr(graph, "checkpointer", None) not in (None, False):
+        return graph
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return graph.copy(update={"checkpointer": InMemorySaver()})
+
+
+def load_context(spec: str, *, trusted: bool = True) -> Any:
+    """The runtime context named by `module:attr`: a class or function is called with no
+    arguments, anything else is used as it is. Not `trusted` (typed in a browser): only a class or
+    function defined in that module is called, never one it imported."""
+    obj = resolve(spec)
+    defined_here = getattr(obj, "__module__", None) == spec.partition(":")[0]
+    if (inspect.isclass(obj) or inspect.isfunction(obj)) and (trusted or defined_here):
+        try:
+            return obj()
+        except Exception as exc:  # noqa: BLE001 - the user's code: say what happened
+            raise DebuggerUserError(_("{spec}() raised {error}").format(spec=spec, error=f"{type(exc).__name__}: {exc}")) from exc
+    return obj
+
+
+def load_saved_input(path: str) -> dict:
+    """A saved input (`--input file.json`): a JSON object."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise DebuggerUserError(_("could not read the input file {path}: {error}").format(
+            path=repr(path), error=exc.strerror or exc)) from exc
+    except json.JSONDecodeError as exc:
+        raise DebuggerUserError(_("the input file {path} is not valid JSON: {error} at line {line}").format(
+            path=repr(path), error=exc.msg, line=exc.lineno)) from exc
+    if not isinstance(data, dict):
+        raise DebuggerUserError(_("the input file {path} must hold a JSON object, not {type}").format(
+            path=repr(path), type=type(data).__name__))
+    return data

@@ -61,4 +61,48 @@ class Stepper(Protocol):
     def to_dot(self, **kwargs: Any) -> str: ...
 
 
-__all__ = ["Stepper"]
+
+@runtime_checkable
+class InspectedSession(Protocol):
+    """What the inspector reads of a debugging session, whatever graph it steps (`debugger.session.GraphSession`,
+    the RAG debugger's session): a chain of segments, each with a `stepper` (a `Stepper`), a `label`, a
+    `replay` flag and a `fork_of` (None, or (origin segment, step index there, field, new value))."""
+
+    segments: list
+    replay_mode: bool
+    question: str
+    """What the controls act on ("" when the page has no question box)."""
+
+    @property
+    def current(self) -> Any:
+        """The newest segment (None before any run)."""
+
+    @property
+    def done(self) -> bool:
+        """Nothing for Step / Continue to do: finished, or waiting for an answer."""
+
+    @property
+    def cut_short(self) -> bool:
+        """A replayed recording that stops before the graph's end."""
+
+    def all_steps(self) -> list[tuple[Any, StepRecord]]:
+        """(segment, step) over every segment, as the timeline numbers them."""
+
+    def drawing(self, travel: Optional[int] = None) -> Any:
+        """The graph with its marks now, or after step `travel` (time travel)."""
+
+    def dot(self, travel: Optional[int] = None) -> str: ...
+
+    def pending_interrupts(self) -> tuple: ...
+
+    def result(self) -> Optional[dict]:
+        """The workflow's result, when it has one beside its final state (None: the final state is it)."""
+
+    def answer(self) -> Any:
+        """An answer made after the graph (None when there is none)."""
+
+    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
+        """(original final state, fork's state) when the current segment is a what-if fork."""
+
+
+__all__ = ["InspectedSession", "Stepper"]

@@ -4,7 +4,7 @@ schema, the same inspector as the RAG debugger (graph with highlights, Run / Ste
 Restart, Send lanes, reducer-aware diffs, timeline with time travel), `interrupt()` answered in the
 page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapshot) do not appear.
 
-The page's logic is here and in `ui.any_graph_session`; the panels it shares with the RAG debugger
+The page's logic is here and in `debugger.session` (the generic session); the panels it shares with the RAG debugger
 take their RAG parts as parameters (`ui.panels.inspector.InspectorParts`).
 """
 from __future__ import annotations
@@ -21,10 +21,14 @@ from debugger.errors import DebuggerUserError
 from debugger.html_view import code, details, esc
 from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
 from debugger.interrupts import ask_for
+from debugger.loading import load_saved_input
+from debugger.session import GraphSession
 from debugger.value_view import TypedValues
 from rag.i18n import N_, _, ngettext
-from ui.any_graph_session import AnyGraphSession, load_saved_input
+from ui.graph_link import graph_link_query
+from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
+from ui.panels.breakpoints import breakpoints, render_breakpoints
 from ui.panels.controls import take_action
 from ui.panels.feedback import render_feedback_panel
 from ui.panels.full_state import render_full_state
@@ -46,15 +50,18 @@ SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
 CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
-                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until the end or an "
-                      "<code>interrupt()</code> · <b>Restart</b> runs the same input again on a fresh thread")
+                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until a breakpoint, an "
+                      "<code>interrupt()</code> or the end · <b>Restart</b> runs the same input again on a fresh "
+                      "thread")
+BREAKPOINT_SCOPE = "yg"
+"""The page's own breakpoints (ui/panels/breakpoints.py): its nodes are not the RAG workflow's."""
 
 
 def _decision(values: dict) -> Optional[str]:
     return None  # a graph of your own has no known "decision" field; the diff shows what changed
 
 
-def _parts(session: AnyGraphSession) -> InspectorParts:
+def _parts(session: GraphSession) -> InspectorParts:
     docs = session.node_docs()
 
     def docs_html() -> str:
@@ -65,13 +72,28 @@ def _parts(session: AnyGraphSession) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues())
+                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues(),
+                          link=graph_link_query)
 
 
 # ----- loading ---------------------------------------------------------------------------------
 
-def _session() -> Optional[AnyGraphSession]:
+def _session() -> Optional[GraphSession]:
     return st.session_state.get(SESSION_KEY)
+
+
+def session_hooks() -> list:
+    """What the page keeps of a run: the run history (when it can be used) and OpenTelemetry spans (when
+    export is on). The session in debugger/ only calls them."""
+    from rag.runs.graph_runs import GraphRunRecorder
+    from rag.telemetry.graph_session import TelemetryHook
+    from ui.streamlit_state import current_person, shared_history
+
+    hooks: list = [TelemetryHook()]
+    history = shared_history()
+    if history is not None:
+        hooks.append(GraphRunRecorder(history, run_by=current_person))
+    return hooks
 
 
 def graph_policy() -> GraphPolicy:
@@ -96,8 +118,8 @@ def _load(spec: str, context: Optional[str]) -> None:
         st.session_state[ERROR_KEY] = _("Type a graph as package.module:attr, e.g. examples.chain:graph")
         return
     try:
-        st.session_state[SESSION_KEY] = AnyGraphSession.open(spec, context_spec=(context or "").strip() or None,
-                                                             policy=graph_policy())
+        st.session_state[SESSION_KEY] = GraphSession.open(spec, context_spec=(context or "").strip() or None,
+                                                          policy=graph_policy(), hooks=session_hooks())
     except DebuggerUserError as exc:
         st.session_state.pop(SESSION_KEY, None)
         st.session_state[ERROR_KEY] = friendly(exc)
@@ -125,14 +147,105 @@ def _saved_input() -> Optional[dict]:
     return st.session_state[SAVED_INPUT_KEY]
 
 
+# ----- links and runs of the history ---------------------------------------------------------------
+
+OPEN_RUN_KEY = "yg_open_run"
+"""(spec, run id, step) that the Run history page asks this page to open (it switches here)."""
+
+
+def _ensure_graph(spec: str) -> Optional[GraphSession]:
+    """The session on `spec`, loaded (through the allow-list) when the page shows another graph or none."""
+    session = _session()
+    if session is not None and session.parent is None and session.spec == spec and not st.session_state.get(ERROR_KEY):
+        return session
+    opts = launch_options()
+    context = opts.context if spec == opts.graph else None
+    st.session_state[GRAPH_FIELD] = spec
+    st.session_state[CONTEXT_FIELD] = context or ""
+    _load(spec, context)
+    return _session()
+
+
+def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> list[str]:
+    """Show recorded run `run_id` at `step` (None: its end); returns messages for people. A run this browser
+    session holds travels there; any other is replayed from the run history, on its own graph loaded
+    through the allow-list (never because the history names it)."""
+    from rag.runs.graph_runs import recorded
+    from rag.runs.history import UnknownRunError
+    from ui.panels.time_travel import travel_to
+    from ui.run_link import placement
+    from ui.streamlit_state import shared_history
+
+    session = _session()
+    if session is not None and run_id in {seg.run_id for seg in session.segments if seg.run_id}:
+        total = len(session.all_steps())
+        at = total if step is None else min(step, total)
+        if at == total:
+            reset_time_travel()
+        else:
+            travel_to(max(at, 1) - 1)
+        return []
+    history = shared_history()
+    if history is None:
+        return [_("The run history is not available, so the run in the link cannot be opened.")]
+    try:
+        info, doc = recorded(history, run_id)
+    except UnknownRunError:
+        return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
+                  "recorded by another installation). Pick a run on the Run history page.").format(run=run_id[:40])]
+    except ValueError as exc:
+        return [_("The run in the link cannot be shown: {error}").format(error=friendly(exc))]
+    if spec and spec != info.graph_spec:
+        return [_("Run {run} is a run of {graph}, not of {spec}.").format(run=run_id, graph=info.graph_spec, spec=spec)]
+    session = _ensure_graph(info.graph_spec)
+    if session is None:
+        return []  # the page shows why the graph was not loaded
+    reset_time_travel()
+    try:
+        session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"), inp=doc.get("input"),
+                              run_id=info.run_id, info=info, label=N_("recorded run"))
+        at, _travel, note = placement([len(session.current.stepper.all_steps)], step)
+        session.seek(at)
+    except DebuggerUserError as exc:
+        return [_("The run in the link cannot be shown: {error}").format(error=friendly(exc))]
+    return [_("The link's step: {note}").format(note=note)] if note else []
+
+
+def follow_link() -> None:
+    """Follow a `?graph=&run=&step=` the page did not write itself (a reload, a bookmark, a link), or a run
+    the Run history page sent here. Problems become a message on the page, never a traceback."""
+    from ui.graph_link import GRAPH_PARAM, RECEIVED_KEY, WRITTEN_KEY, link_params, parse_graph_link
+
+    messages: list[str] = []
+    asked = st.session_state.pop(OPEN_RUN_KEY, None)
+    params = link_params(st.query_params)
+    known = (st.session_state.get(RECEIVED_KEY), st.session_state.get(WRITTEN_KEY))
+    st.session_state[RECEIVED_KEY] = params
+    try:
+        if asked is not None:
+            spec, run_id, step = asked
+            messages += open_run(run_id, step, spec)
+        elif GRAPH_PARAM in params and params not in known:
+            link = parse_graph_link(params)
+            messages += list(link.problems)
+            if link.run.run_id is not None:
+                messages += open_run(link.run.run_id, link.run.step, link.spec)
+            elif link.spec is not None:
+                _ensure_graph(link.spec)
+    except Exception as exc:  # noqa: BLE001 - a link must never break the page
+        messages.append(_("The link could not be opened: {error}").format(error=friendly(exc)))
+    if messages:
+        flash("warning", " ".join(messages))
+
+
 # ----- the input form ----------------------------------------------------------------------------
 
-def _field_key(session: AnyGraphSession, name: str) -> str:
+def _field_key(session: GraphSession, name: str) -> str:
     digest = hashlib.sha1(session.spec.encode("utf-8")).hexdigest()[:8]
     return f"yg_{digest}_{name}"
 
 
-def _fields(session: AnyGraphSession) -> list[FormField]:
+def _fields(session: GraphSession) -> list[FormField]:
     return with_defaults(session.input_fields(), _saved_input())
 
 
@@ -166,13 +279,13 @@ def render_field(field: FormField, key: str) -> None:
         st.text_input(label, key=key, help=help_text, placeholder=_("(not set)"))
 
 
-def _form_input(session: AnyGraphSession) -> dict:
+def _form_input(session: GraphSession) -> dict:
     fields = _fields(session)
     raw = {f.name: st.session_state.get(_field_key(session, f.name)) for f in fields}
     return parse_form(fields, raw, schema=input_schema(session.graph))
 
 
-def render_input_form(session: AnyGraphSession) -> None:
+def render_input_form(session: GraphSession) -> None:
     fields = _fields(session)
     if session.segments and session.last_input is not None:
         summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
@@ -199,7 +312,7 @@ def render_input_form(session: AnyGraphSession) -> None:
 
 # ----- actions -----------------------------------------------------------------------------------
 
-def _start_from_form(session: AnyGraphSession) -> None:
+def _start_from_form(session: GraphSession) -> None:
     session.start(_form_input(session))
 
 
@@ -210,7 +323,7 @@ def on_start_from_form() -> None:
         reset_time_travel()
 
 
-def _ensure_started(session: AnyGraphSession) -> None:
+def _ensure_started(session: GraphSession) -> None:
     if not session.segments:
         _start_from_form(session)
 
@@ -238,8 +351,16 @@ def on_step() -> None:
     _act(lambda s: (_ensure_started(s), s.step()))
 
 
+def _continue(session: GraphSession) -> None:
+    _ensure_started(session)
+    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
+    if hit:
+        flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
+              .format(node=hit))
+
+
 def on_continue() -> None:
-    _act(lambda s: (_ensure_started(s), s.run_to_end()))
+    _act(_continue)
 
 
 def on_restart() -> None:
@@ -304,7 +425,7 @@ def on_step_out() -> None:
         st.session_state[FULL_RERUN_KEY] = True
 
 
-def render_subgraph_controls(session: AnyGraphSession) -> None:
+def render_subgraph_controls(session: GraphSession) -> None:
     if session.parent is not None:
         with st.container(border=True, key="yg_inside"):
             st.markdown(_("**Inside a subgraph:** `{spec}` — a run of its own on the input the parent "
@@ -327,9 +448,23 @@ def on_open_recording() -> None:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         flash("warning", _("{file} is not a JSON file: {error}").format(file=upload.name, error=friendly(exc)))
         return
-    if guarded(session.open_replay, data) is not None:
+    if guarded(open_any_recording, session, data) is not None:
         reset_time_travel()
         flash("info", _("Opened {file} read-only: Step walks the recording, nothing runs.").format(file=upload.name))
+
+
+def open_any_recording(session: GraphSession, data: Any) -> Any:
+    """This page's own export, or a Your-graph run exported from Run history (checked like an import there:
+    format, checksum, shape)."""
+    from rag.runs.export import FORMAT, parse_document
+
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        doc = parse_document(data)  # a RunImportError says what is wrong with the file
+        if doc.graph != "graph":
+            raise DebuggerUserError(_("run {run} is a run of the RAG workflow: open it on the Step debugger").format(
+                run=doc.run.run_id))
+        return session.open_recorded(doc.checkpoints, head=doc.head_checkpoint_id, inp=data.get("input"))
+    return session.open_replay(data)
 
 
 # ----- rendering -----------------------------------------------------------------------------------
@@ -348,7 +483,7 @@ def render_source() -> None:
     c3.button(_("Load graph"), key="yg_load", on_click=on_load, type="primary", width="stretch")
 
 
-def render_lint(session: AnyGraphSession) -> None:
+def render_lint(session: GraphSession) -> None:
     findings = session.lint()
     if not findings:
         st.caption(_("Graph lint: no findings for `{spec}`.").format(spec=session.spec))
@@ -364,7 +499,7 @@ def render_lint(session: AnyGraphSession) -> None:
                        icon=":material/warning:")
 
 
-def render_interrupts(session: AnyGraphSession) -> None:
+def render_interrupts(session: GraphSession) -> None:
     pending = session.pending_interrupts()
     if not pending or session.replay_mode:
         return
@@ -401,7 +536,7 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def render_history(session: AnyGraphSession) -> None:
+def render_history(session: GraphSession) -> None:
     """Export the run (every checkpoint with each task's writes) and open an export read-only."""
     with lazy_expander(_("Export or replay a run"), key="yg_history") as is_open:
         if not is_open:
@@ -420,10 +555,10 @@ def render_history(session: AnyGraphSession) -> None:
                                help=_("One file that opens in any browser with no app and no network"))
         st.file_uploader(_("Open an exported run (read-only replay: nothing runs)"), type=["json"],
                          key="yg_replay_file", on_change=on_open_recording)
-        st.caption(_("Breakpoints and forks from a past step are not offered on this page yet."))
 
 
 def render_page() -> None:
+    follow_link()
     render_source()
     error = st.session_state.get(ERROR_KEY)
     session = _session()
@@ -465,18 +600,28 @@ def _workbench() -> None:
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
     show_flash()
-    if session.replay_mode:
+    if session.replay_mode and session.current and session.current.run_id:
+        st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
+                  "runs. What if… forks it live.").format(run=session.current.run_id), icon=MATERIAL["replay"])
+    elif session.replay_mode:
         st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
     render_interrupts(session)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     render_travel_go_on(session, travel)
+    render_breakpoints(session.node_names(), scope=BREAKPOINT_SCOPE,
+                       help=_("Continue stops before the next step that would run one of them (before all the lanes "
+                              "of a Send fan-out); Step ignores them; Run runs to the end."))
     values = render_inspector(session, travel, parts=_parts(session))
+    from ui.graph_link import WRITTEN_KEY, graph_link_for
+
+    st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL
     if session.finished and travel is None:
         st.success(_("The run finished. Its final state:"))
         render_full_state(values)
     elif session.current and full_state_wanted():
         render_full_state(values)
+    render_graph_what_if(session, travel, _session)
     render_feedback_panel(session, travel, key="yg_feedback")
     render_history(session)

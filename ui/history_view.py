@@ -78,6 +78,8 @@ def kind_text(info: RunInfo) -> str:
     with the run and the step it forked from."""
     if info.fork is not None:
         return _("fork of {run} at step {step}").format(run=info.parent_run_id or "?", step=info.fork.step)
+    if info.kind == "graph":
+        return _("graph {spec}").format(spec=info.graph_spec or "?")
     if info.parent_run_id:
         return _("{kind} (of {run})").format(kind=info.kind, run=info.parent_run_id)
     return info.kind
@@ -125,7 +127,7 @@ def run_label(info: RunInfo) -> str:
     origin = " · " + _("imported") if info.origin == "imported" else ""
     status = f" · {_status(info.status)}" if info.status in ("abandoned", "running", "error") else ""
     by = " · " + _("by {person}").format(person=info.run_by) if info.run_by else ""
-    kind = _("what-if fork") if info.fork is not None else info.kind
+    kind = _("what-if fork") if info.fork is not None else kind_text(info) if info.kind == "graph" else info.kind
     return f"{_date(info.created_at)} · {kind}{route} · {info.question[:70]}{origin}{status}{by}"
 
 
@@ -162,6 +164,18 @@ def export_text(history: RunHistory, run_id: str) -> str:
 
 
 # ----- callbacks -------------------------------------------------------------------------------
+
+GOTO_GRAPH_KEY = "history_goto_your_graph"
+
+
+def on_open_graph_run(info: RunInfo) -> None:
+    """A run of a graph of your own opens on the Your graph page (its graph loaded there, through the
+    page's allow-list)."""
+    from ui.graph_page import OPEN_RUN_KEY
+
+    st.session_state[OPEN_RUN_KEY] = (info.graph_spec, info.run_id, int(st.session_state.get(AT_STEP_KEY) or 0))
+    st.session_state[GOTO_GRAPH_KEY] = True
+
 
 def on_open(run_id: str) -> None:
     session = get_session()
@@ -300,7 +314,9 @@ def render_report_download(history: RunHistory, info: RunInfo, where) -> None:
                           on_click="ignore", help=_("One file that opens in any browser with no app and no network"))
 
 
-def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[str, str]] = None) -> None:
+def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[str, str]] = None,
+                    graph_runs: frozenset[str] = frozenset()) -> None:
+    """`graph_runs`: the ids of Your-graph runs (compared on no page yet, so not offered to compare with)."""
     others = others or {}
     with st.container(border=True):
         st.markdown(f"**{as_text(info.question)}**")
@@ -315,9 +331,14 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
         c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
         c1.number_input(_("Open at step"), min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help=_("0 = before the first node; time travel works from there too"))
-        c2.button(_("Open in the step debugger"), icon=MATERIAL["debugger"], key="history_open", on_click=on_open,
-                  args=(info.run_id,),
-                  type="primary", width="stretch", help=_("Replay mode: nothing is executed"))
+        if info.kind == "graph":
+            c2.button(_("Open on Your graph"), icon=MATERIAL["debugger"], key="history_open", on_click=on_open_graph_run,
+                      args=(info,), type="primary", width="stretch",
+                      help=_("Replay mode on the Your graph page: nothing is executed"))
+        else:
+            c2.button(_("Open in the step debugger"), icon=MATERIAL["debugger"], key="history_open", on_click=on_open,
+                      args=(info.run_id,),
+                      type="primary", width="stretch", help=_("Replay mode: nothing is executed"))
         try:
             data = export_text(history, info.run_id)
         except Exception as exc:  # noqa: BLE001 - e.g. a run whose checkpoints are gone
@@ -327,14 +348,17 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                                mime="application/json", key="history_export", width="stretch",
                                help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                       "Its sha256 is an integrity check against accidents, not a signature"))
-            render_report_download(history, info, c3)
+            if info.kind != "graph":  # a graph of your own is drawn by its page (Your graph: Download as HTML)
+                render_report_download(history, info, c3)
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
-        render_compare(info, others)
+        if info.kind != "graph":
+            render_compare(info, {rid: label for rid, label in others.items() if rid not in graph_runs})
         render_feedback(history, info.run_id, key="history_feedback", person=current_person())
-        from ui.panels.add_to_set import render_for_run
+        if info.kind != "graph":  # a case is a question of the RAG workflow
+            from ui.panels.add_to_set import render_for_run
 
-        render_for_run(history, info)
+            render_for_run(history, info)
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
             st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
             d1, d2, _rest = st.columns([1, 1, 4])
@@ -427,6 +451,8 @@ def render_pager(page: int, more: bool, shown: int) -> None:
 def render_page() -> None:
     if st.session_state.pop(GOTO_KEY, False):
         st.switch_page("pages/debugger.py")
+    if st.session_state.pop(GOTO_GRAPH_KEY, False):
+        st.switch_page("pages/your_graph.py")
     pair = st.session_state.pop(COMPARE_GOTO_KEY, None)
     if pair:
         from ui.compare_view import open_comparison
@@ -508,4 +534,4 @@ def render_page() -> None:
         else:
             render_unusable(exc)
         return
-    render_selected(history, chosen, others)
+    render_selected(history, chosen, others, frozenset(r.run_id for r in runs if r.kind == "graph"))

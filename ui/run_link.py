@@ -101,9 +101,13 @@ def _as_recorded(session: Any, seg: Any, step: int) -> int:
 
 def link_query(session: Any, travel: Optional[int]) -> str:
     """`link_for` as the URL's query string ("" for none), for the inspector's script to write."""
+    return query_string(link_for(session, travel))
+
+
+def query_string(params: dict[str, str]) -> str:
+    """Query parameters as the URL's query string ("" for none), in the language the page is read in."""
     from urllib.parse import urlencode
 
-    params = link_for(session, travel)
     if params:
         from ui.language import LANG_PARAM, url_language
 
@@ -224,10 +228,13 @@ def _open(session: Any, link: Link) -> list[str]:
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
     try:
-        history.get_run(link.run_id)
+        info = history.get_run(link.run_id)
     except UnknownRunError:
         return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
                   "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id or ""))]
+    if info.kind == "graph":  # a run of a graph of your own: its page loads that graph (through its allow-list)
+        return [_("Run {run} is a run of {graph}: open it on the Your graph page.").format(
+            run=_show(link.run_id or ""), graph=_show(info.graph_spec or "?"))]
     try:
         session.open_replay(history, link.run_id)
         totals = [seg.stepper.total_steps for seg in session.segments]

@@ -1,6 +1,6 @@
 """The "Threads in your checkpointer" panel of the Your graph page (`--checkpointer URL`).
 
-The logic is `debugger.threads` and `AnyGraphSession.open_thread` / `go_on_thread`; this module only
+The logic is `debugger.threads` and `GraphSession.open_thread` / `go_on_thread`; this module only
 draws: the list (a page at a time, filtered by id, subgraph threads under their parent), the open
 thread's notice (read-only or writable, a window of a long thread, a pending interrupt) and the button
 that goes on from it. The store is opened once per browser session and kept in its state.
@@ -12,9 +12,9 @@ from typing import Any, Optional
 import streamlit as st
 
 from debugger.errors import DebuggerUserError
+from debugger.session import GraphSession
 from debugger.threads import PAGE_SIZE, WINDOW, CheckpointerError, ThreadStore, on_store, open_store, parse_checkpointer_url
 from rag.i18n import _
-from ui.any_graph_session import AnyGraphSession
 from ui.launch import launch_options
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, friendly, guarded
@@ -40,18 +40,18 @@ def _store() -> tuple[Optional[ThreadStore], Optional[str]]:
     return (None, held) if isinstance(held, str) else (held, None)
 
 
-def on_open_thread(session: AnyGraphSession, store: ThreadStore) -> None:
+def on_open_thread(session: GraphSession, store: ThreadStore) -> None:
     thread_id = st.session_state.get(PICK_KEY)
     if thread_id and guarded(session.open_thread, store, thread_id) is not None:
         reset_time_travel()
 
 
-def on_older(session: AnyGraphSession) -> None:
+def on_older(session: GraphSession) -> None:
     if guarded(session.older_checkpoints) is not None:
         reset_time_travel()
 
 
-def on_go_on(session: AnyGraphSession, after_step: Optional[int] = None) -> None:
+def on_go_on(session: GraphSession, after_step: Optional[int] = None) -> None:
     live = guarded(session.go_on_thread, after_step)
     if live is not None:
         reset_time_travel()
@@ -79,7 +79,7 @@ def _rows(page: Any) -> list[dict]:
     return rows
 
 
-def render_threads(session: AnyGraphSession) -> None:
+def render_threads(session: GraphSession) -> None:
     store, error = _store()
     if store is None and error is None:
         return
@@ -116,7 +116,7 @@ def render_threads(session: AnyGraphSession) -> None:
         render_opened(session)
 
 
-def render_opened(session: AnyGraphSession) -> None:
+def render_opened(session: GraphSession) -> None:
     """What the open thread is, and the button that goes on from it."""
     seg = session.segments[0] if session.segments else None
     thread = seg.thread if seg is not None else None
@@ -147,7 +147,7 @@ def render_opened(session: AnyGraphSession) -> None:
             st.caption(_("Running thread {id} in place, in your checkpointer.").format(id=live.thread_id))
 
 
-def render_travel_go_on(session: AnyGraphSession, travel: Optional[int]) -> None:
+def render_travel_go_on(session: GraphSession, travel: Optional[int]) -> None:
     """Inside the workbench (time travel reruns only that part): go on from the stored step being viewed."""
     seg = session.current
     if travel is None or seg is None or seg.thread is None or not session.replay_mode:

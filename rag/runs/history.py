@@ -104,6 +104,9 @@ class RunHistory:
     def record_head(self, run_id: str, checkpoint_id: str) -> None:
         self.recorder.record_head(run_id, checkpoint_id)
 
+    def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
+        self.recorder.record_document(run_id, document)
+
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
         return self.recorder.store_imported(info, document)
 

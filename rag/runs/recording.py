@@ -40,12 +40,13 @@ class RunRecorder:
         run_by: str = "",
         fork: Any = None,
         eval_id: Optional[str] = None,
+        graph_spec: Optional[str] = None,
     ) -> RunInfo:
         """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict. `fork`
         (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`; `eval_id` a case's run of that
-        evaluation."""
-        if kind not in ("main", "resume"):
-            raise ValueError(f"unknown run kind {kind!r}; expected main or resume")
+        evaluation. `graph_spec`: the `module:attr` of a Your-graph run (kind `graph`)."""
+        if kind not in ("main", "resume", "graph"):
+            raise ValueError(f"unknown run kind {kind!r}; expected main, resume or graph")
         run_id = run_id or new_run_id(kind)
         public = settings.public_dict() if hasattr(settings, "public_dict") else settings
         if public is not None and not isinstance(public, Mapping):
@@ -56,6 +57,7 @@ class RunRecorder:
             status="running", settings=dict(public) if public is not None else None,
             run_by=(run_by or "").strip()[:200], server_id=self.server_id,
             fork=ForkEdit.model_validate(fork) if isinstance(fork, Mapping) else fork, eval_id=eval_id or None,
+            graph_spec=graph_spec,
         )
         self._insert(info)
         return info
@@ -119,6 +121,11 @@ class RunRecorder:
     def record_head(self, run_id: str, checkpoint_id: str) -> None:
         """Remember the run's last checkpoint (its branch of a thread a what-if fork shares)."""
         self.storage.execute("UPDATE runs SET head_checkpoint_id=? WHERE run_id=?", (checkpoint_id, run_id))
+
+    def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
+        """Keep a run's export document with its row: a Your-graph run's checkpoints live in its graph's own
+        checkpointer, gone with the process, so its recording is stored here when it ends."""
+        self.storage.execute("UPDATE runs SET document_json=? WHERE run_id=?", (dumps(dict(document)), run_id))
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
         """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`). An

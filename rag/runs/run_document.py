@@ -40,7 +40,8 @@ class RunDocument(BaseModel):
     format_version: int
     exported_at: str
     run: RunInfo
-    graph: Literal["main", "resume"]
+    graph: Literal["main", "resume", "graph"]
+    """`graph`: a run of a graph of your own (`run.graph_spec`), recorded by `rag.runs.graph_runs`."""
     label: Optional[str] = None
     """A human title (the demo pack sets the demo's label)."""
     head_checkpoint_id: Optional[str] = None

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 
 from rag.schemas import ProgressStep
 
-RunKind = Literal["main", "resume"]
+RunKind = Literal["main", "resume", "graph"]
+"""`graph`: a run of a graph of your own on the Your graph page (`graph_spec` names it)."""
 RunStatus = Literal["running", "done", "error", "abandoned"]
 """`abandoned`: the run never finished (the app restarted, the page was reloaded or closed, or a new
 run replaced it); `finished_at` says when it was marked so."""
@@ -26,6 +27,7 @@ COLUMNS = (
     "prompt_version", "duration_ms", "created_at", "finished_at", "status", "error", "origin", "progress_json",
     "result_json", "settings_json", "document_json", "run_by", "server_id", "fork_json", "head_checkpoint_id",
     "eval_id",
+    "graph_spec",
 )
 
 
@@ -73,6 +75,9 @@ class RunInfo(BaseModel):
     branching), so "the newest checkpoint of the thread" would not say which branch is this run."""
     eval_id: Optional[str] = None
     """Set on a run an evaluation recorded for one of its cases (`rag.eval.store.EvalRecord.eval_id`)."""
+    graph_spec: Optional[str] = None
+    """A Your-graph run (`kind` graph): the graph's `module:attr`. It is loaded again to replay the run only
+    through the page's allow-list (debugger/allowlist.py), never because the history names it."""
 
     @property
     def is_replay(self) -> bool:
@@ -116,6 +121,7 @@ def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> t
         info.run_by or "", info.server_id or "",
         None if info.fork is None else dumps(info.fork.model_dump(mode="json")), info.head_checkpoint_id,
         info.eval_id,
+        info.graph_spec,
     )
 
 

@@ -121,6 +121,10 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS eval_id TEXT",
                        "CREATE INDEX IF NOT EXISTS runs_eval ON runs (eval_id)"],
     }),
+    (7, "runs of a graph of your own: the graph's module:attr", {
+        "sqlite": ["ALTER TABLE runs ADD COLUMN graph_spec TEXT"],
+        "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS graph_spec TEXT"],
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -159,9 +159,10 @@ def test_a_debugger_run_and_its_hitl_resume(spans):
 
 
 def test_a_run_of_your_own_graph_sends_run_and_node_spans(spans):
-    from ui.any_graph_session import AnyGraphSession
+    from debugger.session import GraphSession
+    from rag.telemetry.graph_session import TelemetryHook
 
-    session = AnyGraphSession.open("examples.fanout:graph")
+    session = GraphSession.open("examples.fanout:graph", hooks=[TelemetryHook()])
     session.start({"words": ["a", "bb", "ccc"]})
     session.run_to_end()
     done = spans.get_finished_spans()

@@ -1,4 +1,4 @@
-"""`AnyGraphSession` on a stored thread: it opens as a window of the newest checkpoints (positioned at the
+"""`GraphSession` on a stored thread: it opens as a window of the newest checkpoints (positioned at the
 end, so the timeline and time travel show them), reads older windows on demand until the start, and goes
 on from the head in a fork whose steps follow the stored ones."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from debugger.errors import DebuggerUserError
+from debugger.session import GraphSession
 from debugger.threads import WINDOW, open_store, parse_checkpointer_url
 from tests.debugger.thread_graphs import builder, loop_builder, write_long_thread, write_threads
-from ui.any_graph_session import AnyGraphSession
 
 
 def test_a_long_thread_opens_as_a_window_and_older_ones_are_read_on_demand(tmp_path):
@@ -17,7 +17,7 @@ def test_a_long_thread_opens_as_a_window_and_older_ones_are_read_on_demand(tmp_p
     with SqliteSaver.from_conn_string(path) as saver:
         write_long_thread(saver, "long", 50)
     store = open_store(parse_checkpointer_url(f"sqlite:///{path}"))
-    session = AnyGraphSession(spec="loop", graph=loop_builder().compile())
+    session = GraphSession(spec="loop", graph=loop_builder().compile())
     seg = session.open_thread(store, "long")
     assert len(seg.stepper.recorded) == WINDOW and seg.thread.more and session.replay_mode
     first = session.all_steps()
@@ -36,7 +36,7 @@ def test_going_on_from_a_paused_thread_runs_in_a_fork_after_the_stored_steps(tmp
     with SqliteSaver.from_conn_string(path) as saver:
         write_threads(saver)
     store = open_store(parse_checkpointer_url(f"sqlite:///{path}"))
-    session = AnyGraphSession(spec="g", graph=builder().compile())
+    session = GraphSession(spec="g", graph=builder().compile())
     session.open_thread(store, "t-paused")
     stored = len(session.all_steps())
     assert session.segments[0].thread.pending and not session.pending_interrupts()
@@ -54,7 +54,7 @@ def test_going_on_from_a_past_step_keeps_the_stored_steps_up_to_it(tmp_path):
     with SqliteSaver.from_conn_string(path) as saver:
         write_threads(saver)
     store = open_store(parse_checkpointer_url(f"sqlite:///{path}"))
-    session = AnyGraphSession(spec="g", graph=builder().compile())
+    session = GraphSession(spec="g", graph=builder().compile())
     session.open_thread(store, "t-finished")
     assert [rec.nodes for _s, rec in session.all_steps()] == [("plan",), ("work",), ("finish",), ("review",)]
     session.go_on_thread(after_step=1)

@@ -1,8 +1,11 @@
 """The breakpoints the user picked (nodes to pause before; `debugger.breakpoints` holds the rule).
 
 Kept under a plain session key, not the widget's: the picker sits in a folded expander that is not
-drawn while closed, and Streamlit forgets a widget's value when it is not drawn."""
+drawn while closed, and Streamlit forgets a widget's value when it is not drawn. `scope`: a page of its
+own keys (the Your graph page's nodes are not the RAG workflow's; both pages live in one browser session)."""
 from __future__ import annotations
+
+from typing import Optional
 
 import streamlit as st
 
@@ -13,12 +16,12 @@ BREAKPOINTS_KEY = "_breakpoints"
 PICKER_KEY = "breakpoint_pick"
 
 
-def breakpoints() -> set[str]:
-    return set(st.session_state.get(BREAKPOINTS_KEY) or ())
+def breakpoints(scope: str = "") -> set[str]:
+    return set(st.session_state.get(scope + BREAKPOINTS_KEY) or ())
 
 
-def _save() -> None:
-    st.session_state[BREAKPOINTS_KEY] = list(st.session_state.get(PICKER_KEY) or [])
+def _save(scope: str = "") -> None:
+    st.session_state[scope + BREAKPOINTS_KEY] = list(st.session_state.get(scope + PICKER_KEY) or [])
 
 
 def breakpoints_label(chosen: set[str]) -> str:
@@ -35,15 +38,16 @@ def breakpoints_help(chosen: set[str]) -> str:
     return _("Continue pauses before: {nodes}").format(nodes=", ".join(sorted(chosen)))
 
 
-def render_breakpoints(nodes: list[str]) -> None:
+def render_breakpoints(nodes: list[str], *, scope: str = "", help: Optional[str] = None) -> None:
     """A popover beside the question box: on a projector, a line of its own pushed the graph below
-    the fold."""
-    chosen = breakpoints()
+    the fold. `help`: the picker's tooltip (default: the RAG workflow's)."""
+    chosen = breakpoints(scope) & set(nodes)
     label = breakpoints_label(chosen)
-    with lazy_popover(label, key="breakpoints_folded", help=breakpoints_help(chosen)) as is_open:
+    with lazy_popover(label, key=scope + "breakpoints_folded", help=breakpoints_help(chosen)) as is_open:
         if is_open:
             st.multiselect(_("Pause before these nodes"), nodes, default=[n for n in nodes if n in chosen],
-                           key=PICKER_KEY, on_change=_save,
-                           help=_("Continue stops before the next step that would run one of them; Step ignores "
-                                  "them; Run runs to the end. On rag_sub_agent it pauses before the fan-out."),
+                           key=scope + PICKER_KEY, on_change=_save, args=(scope,),
+                           help=help or _("Continue stops before the next step that would run one of them; Step "
+                                          "ignores them; Run runs to the end. On rag_sub_agent it pauses before the "
+                                          "fan-out."),
                            placeholder=_("Choose nodes"))

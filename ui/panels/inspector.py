@@ -21,6 +21,7 @@ import streamlit as st
 
 from debugger.diff import diff_states
 from debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
+from debugger.protocol import InspectedSession
 from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from debugger.value_view import TypedValues, state_html
@@ -30,7 +31,6 @@ from rag.i18n import N_, _, current_language
 from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
-from rag.workbench.session import DebugSession
 from ui.panels.answer import answer_html
 from ui.panels.controls import controls_html, queue_action, target_texts
 from ui.panels.degradation import degraded_html
@@ -158,7 +158,7 @@ columns is cut."""
 class InspectorParts:
     """What the inspector shows that depends on the graph. The defaults are the RAG debugger's; the
     "Your graph" page passes its own (no evidence, no RAG node docs) and a session of the same
-    shape (`ui.any_graph_session.AnyGraphSession`)."""
+    protocol (`debugger.protocol.InspectedSession`, e.g. `debugger.session.GraphSession`)."""
 
     decision: Optional[Callable[[dict], Any]] = None
     """The timeline's "decision" of a step's state (None: the RAG route)."""
@@ -172,12 +172,14 @@ class InspectorParts:
     """The timeline's columns (None: the RAG debugger's)."""
     values: TypedValues = RAG_VALUES
     """How state values are drawn (typed cards for the RAG state; a generic tree elsewhere)."""
+    link: Optional[Callable[[Any, Optional[int]], str]] = None
+    """The query string the page's URL gets for a view (None: the RAG debugger's `?run=&step=`)."""
 
 
 RAG_PARTS = InspectorParts()
 
 
-def render_inspector(session: DebugSession, travel: Optional[int], *, box: str = "",
+def render_inspector(session: InspectedSession, travel: Optional[int], *, box: str = "",
                      parts: InspectorParts = RAG_PARTS) -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); `box` is
     what the question box shows (the controls act on it). Returns the state values shown, for the
@@ -216,7 +218,7 @@ def join_sections(sections: dict[str, str]) -> str:
     return "".join(sections.get(name, "") for name in SECTIONS)
 
 
-def inspector_sections(session: DebugSession, travel: Optional[int], *, full_state: bool = False,
+def inspector_sections(session: InspectedSession, travel: Optional[int], *, full_state: bool = False,
                        box: str = "", parts: InspectorParts = RAG_PARTS,
                        opened: frozenset[str] = frozenset(), interactive: bool = True,
                        per_position_only: bool = False) -> tuple[dict[str, str], dict]:
@@ -244,10 +246,8 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
     if travel is None:
         head += result_html(session.result())
-        if parts.evidence and hasattr(session, "answer"):
-            head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py)
-        if parts.evidence and hasattr(session, "fork_comparison"):
-            head += fork_html(session, parts.values)
+        head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py); None elsewhere
+        head += fork_html(session, parts.values)
     drawing = session.drawing(travel)
     progress = (record.annotations.get("progress") or []) if record else []
     step_progress = details(_("Progress steps emitted ({n})").format(n=len(progress)),
@@ -258,7 +258,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
                  f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections: dict[str, Any] = {
         "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
-                                  box=box, loaded=getattr(session, "question", ""), caption=parts.controls_caption)
+                                  box=box, loaded=session.question, caption=parts.controls_caption)
         if interactive else "",
         "head": head,
         "graph": _graph_section(drawing),
@@ -273,7 +273,7 @@ def inspector_sections(session: DebugSession, travel: Optional[int], *, full_sta
         "progress": "",
     }
     if interactive:
-        sections["link"] = link_query(session, travel)  # not a section: the URL names the run and step (ui/run_link.py)
+        sections["link"] = (parts.link or link_query)(session, travel)  # not a section: the URL (ui/run_link.py)
         sections["texts"] = target_texts()  # not a section: the words inspector.js writes itself
     if seg and full_state:  # typed, beside the raw JSON the page draws below
         sections["step"] += details(_("Full state, typed"), state_html(values, parts.values), ident="typed_state",
@@ -310,7 +310,7 @@ def _marked_picture(layout_dot: str, marks_json: str, lang: str) -> Optional[str
     return graph_html(mark_svg(svg, json.loads(marks_json))) if svg else None
 
 
-def fork_html(session: DebugSession, view: TypedValues) -> str:
+def fork_html(session: InspectedSession, view: TypedValues) -> str:
     """A what-if fork: what was edited, and the original branch's final state against the fork's."""
     compared = session.fork_comparison()
     current = session.current
@@ -321,13 +321,17 @@ def fork_html(session: DebugSession, view: TypedValues) -> str:
     before = origin.stepper.steps[index].values_after.get(field)
     rows = diff_states(original, fork, nested_fields={"rag_trace"})
     changed = [r for r in rows if r.kind != "unchanged"]
-    return ('<div class="rdi-fork">'
-            + _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after} · route "
-                "{old_route} → <b>{new_route}</b>").format(
-                fork=esc(shown_name(current.label)), field=code(field), run=esc(shown_name(origin.label)),
-                n=index + 1, nodes=code(", ".join(origin.stepper.steps[index].nodes)),
-                before=_folded(view, field, before), after=_folded(view, field, value),
-                old_route=code(original.get("route")), new_route=code(fork.get("route")))
+    words = dict(fork=esc(shown_name(current.label)), field=code(field), run=esc(shown_name(origin.label)),
+                 n=index + 1, nodes=code(", ".join(origin.stepper.steps[index].nodes)),
+                 before=_folded(view, field, before), after=_folded(view, field, value))
+    if "route" in original or "route" in fork:  # the RAG workflow's outcome, said in the headline
+        headline = _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after} · route "
+                     "{old_route} → <b>{new_route}</b>").format(
+            **words, old_route=code(original.get("route")), new_route=code(fork.get("route")))
+    else:
+        headline = _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after}").format(
+            **words)
+    return ('<div class="rdi-fork">' + headline
             + details(_("Final states compared: original → fork ({n} fields differ)").format(n=len(changed)),
                       diff_html(rows, table_id="fork_diff", view=view), ident="fork_diff", open_=True)
             + "</div>")
@@ -341,7 +345,7 @@ def _folded(view: TypedValues, field: str, value: Any) -> str:
     return view.value(field, value)
 
 
-def position_html(session: DebugSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
+def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_hint) -> str:
     seg = session.current
     if not seg:
         return '<div class="rdi-position">' + esc(_("No run yet")) + f" · {esc(_(idle_hint))}</div>"
@@ -388,7 +392,7 @@ def result_html(result: Optional[dict]) -> str:
     return "".join(out)
 
 
-def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int], *,
+def _timeline_section(session: InspectedSession, pairs: list, travel: Optional[int], *,
                       decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None,
                       cache: bool = True) -> str:
     if not pairs:
@@ -400,7 +404,7 @@ def _timeline_section(session: DebugSession, pairs: list, travel: Optional[int],
     return "<h4>" + esc(_("Timeline")) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
-def _timeline_rows(session: DebugSession, pairs: list, decision: Callable[[dict], Any] = route_decision, *,
+def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[dict], Any] = route_decision, *,
                    cache: bool = True) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun)."""
     key = (current_language(),) + tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)

@@ -1,92 +1,64 @@
-"""One browser session stepping a graph of the user's own (`module:attr`), on the generic debugger.
+"""The one generic step-debugging session: a chain of segments over any compiled LangGraph graph.
 
-The same shape as `rag.workbench.session.DebugSession` where the inspector reads it (`current`, `segments`,
-`all_steps`, `result`, `dot`, `done`, `replay_mode`), so the RAG debugger's inspector, timeline,
-diffs, lanes and time travel draw it unchanged; nothing RAG-specific is here. Streamlit-free: the
-page renders it, tests drive it.
+A session is a chain of segments (the main run, then the runs that go on from it: a fork from a past
+step, a stored thread continued), each a stepper (`GraphStepper` live, `ReplayStepper` recorded) on a
+thread of its own. It is what the inspector reads (`debugger.protocol.InspectedSession`): the position,
+the steps across segments, the drawing at any past step, the pending interrupts. Streamlit-free and
+RAG-free: pages render it, tests drive it, and whatever must be kept (a run history, OpenTelemetry) is a
+`SessionHooks` the caller passes, so this layer never imports the application.
 
-A session is one segment: a `GraphStepper` on its own checkpointer thread (a restart moves to a
-fresh thread). An `interrupt()` is answered in place with `resume(value)`, as a step of the same
-run. A recording (`export_run`) can be opened read-only with `open_replay`.
+The Continue loop (`continue_`) is the session's: it steps until a breakpoint (`debugger.breakpoints`),
+an `interrupt()`, an error or the end, so every page stops at the same places.
 """
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Iterable, Optional
 
-from debugger import GraphStepper, StepRecord, fanout_edges_from_steps, node_docs
-from debugger.allowlist import GraphPolicy, allowed, operator_named, well_formed
+from debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
+from debugger.breakpoints import breakpoint_hit
 from debugger.errors import DebuggerUserError
+from debugger.graph_view import fanout_edges_from_steps, node_docs
+from debugger.i18n import N_, _
 from debugger.input_form import FormField, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
-from debugger.loading import load_graph, malformed, resolve
+from debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from debugger.position import marks_after
-from debugger.records import PendingInterrupt
+from debugger.records import PendingInterrupt, StepRecord
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
-from debugger.stepper import StepperError
+from debugger.stepper import GraphStepper, StepperError
 from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
-from rag.i18n import N_, _
+
+log = logging.getLogger("debugger.session")
 
 EXPORT_FORMAT = "langgraph-step-debugger/run@1"
-
-
-def refusal(spec: str) -> str:
-    """Why a typed name is not loaded, and how an operator allows it."""
-    return _("{spec} is not on this server's list of graphs, so it was not loaded (nothing was imported). A page "
-             "may load the graph the app was started with (and the other graphs of its module), the bundled "
-             "examples (examples.chain:graph, examples.fanout:graph, …), and the graphs the operator lists in "
-             "RAG_DEBUG_GRAPHS, e.g. RAG_DEBUG_GRAPHS='my_pkg.*:graph'.").format(spec=repr(spec))
-
-
-def with_checkpointer(graph: Any) -> Any:
-    """The graph, with an in-memory checkpointer when it was compiled without one: stepping and
-    `interrupt()` need one. A copy: the user's object is left as it was."""
-    if getattr(graph, "checkpointer", None) not in (None, False):
-        return graph
-    from langgraph.checkpoint.memory import InMemorySaver
-
-    return graph.copy(update={"checkpointer": InMemorySaver()})
-
-
-def load_context(spec: str, *, trusted: bool = True) -> Any:
-    """The runtime context named by `module:attr`: a class or function is called with no
-    arguments, anything else is used as it is. Not `trusted` (typed in a browser): only a class or
-    function defined in that module is called, never one it imported."""
-    import inspect
-
-    obj = resolve(spec)
-    defined_here = getattr(obj, "__module__", None) == spec.partition(":")[0]
-    if (inspect.isclass(obj) or inspect.isfunction(obj)) and (trusted or defined_here):
-        try:
-            return obj()
-        except Exception as exc:  # noqa: BLE001 - the user's code: say what happened
-            raise DebuggerUserError(_("{spec}() raised {error}").format(spec=spec, error=f"{type(exc).__name__}: {exc}")) from exc
-    return obj
-
-
-def load_saved_input(path: str) -> dict:
-    """A saved input (`--input file.json`): a JSON object."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise DebuggerUserError(_("could not read the input file {path}: {error}").format(
-            path=repr(path), error=exc.strerror or exc)) from exc
-    except json.JSONDecodeError as exc:
-        raise DebuggerUserError(_("the input file {path} is not valid JSON: {error} at line {line}").format(
-            path=repr(path), error=exc.msg, line=exc.lineno)) from exc
-    if not isinstance(data, dict):
-        raise DebuggerUserError(_("the input file {path} must hold a JSON object, not {type}").format(
-            path=repr(path), type=type(data).__name__))
-    return data
+MAX_CONTINUE_STEPS = 200
 
 
 def _note_step_end(record: StepRecord) -> None:
-    """Where the step sits in an OpenTelemetry trace (rag/telemetry/records.py)."""
+    """Where the step sits in an OpenTelemetry trace (a hook may send it)."""
     record.annotations["wall_end_ns"] = time.time_ns()
+
+
+class SessionHooks:
+    """What a caller keeps of a session's runs (a run history, a tracer). Every method is a no-op here;
+    a failing hook is logged and never stops debugging."""
+
+    def started(self, session: "GraphSession", seg: "GraphSegment") -> None:
+        """A live segment began (a run, a fork): paused before its first node."""
+
+    def ended(self, session: "GraphSession", seg: "GraphSegment") -> None:
+        """A live segment finished or its last step failed (`seg.stepper.error`)."""
+
+    def dropped(self, session: "GraphSession", seg: "GraphSegment") -> None:
+        """A live segment that had not ended was replaced (a new run, a replay)."""
+
+    def paused(self, session: "GraphSession", seg: "GraphSegment") -> None:
+        """A live segment waits for an answer to an `interrupt()` (it may wait longer than its process)."""
 
 
 @dataclass
@@ -107,13 +79,21 @@ class GraphSegment:
     kind: str = "graph"
     replay: bool = False
     ctx: Any = None
-    started_at: float = 0.0
+    started_at: float = field(default_factory=time.time)
     run_id: Optional[str] = None
-    """Runs of your own graph are not kept in the run history (export one to keep it)."""
+    """This segment's run in a run history, when a hook recorded it (or it was opened from one)."""
     thread: Optional[StoredThread] = None
     """Set on a segment that shows (or goes on with) a thread of the user's own checkpointer."""
+    fork_of: Optional[tuple] = None
+    """A what-if fork: (the segment it forked from, the step index there, the edited field, its new value)."""
+    info: Any = None
+    """Whatever a hook that opened this segment from a history knows about it (its run row)."""
     traced: bool = False
-    """Sent to OpenTelemetry already (rag/telemetry)."""
+    """Sent to OpenTelemetry already."""
+    ended_as: Optional[tuple] = None
+    """(steps, error) when the hooks were last told this segment ended: told again only when it moved."""
+    paused_at: Optional[int] = None
+    """How many steps it had when the hooks were last told it waits for an answer."""
 
     @property
     def graph(self) -> Any:
@@ -121,7 +101,7 @@ class GraphSegment:
 
 
 @dataclass
-class AnyGraphSession:
+class GraphSession:
     """The step debugger of one browser session over the graph `spec`."""
 
     spec: str
@@ -132,15 +112,18 @@ class AnyGraphSession:
     replay_mode: bool = False
     last_input: Optional[dict] = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    parent: Optional["AnyGraphSession"] = None
+    parent: Optional["GraphSession"] = None
     """Set on a session stepping inside a subgraph (`step_into`); the page goes back to it."""
+    hooks: list[SessionHooks] = field(default_factory=list)
+    question: str = ""
+    """No question box on a graph of your own: the controls name no question (the RAG session has one)."""
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
 
     @classmethod
-    def open(cls, spec: str, *, context_spec: Optional[str] = None,
-             policy: Optional[GraphPolicy] = None) -> "AnyGraphSession":
+    def open(cls, spec: str, *, context_spec: Optional[str] = None, policy: Optional[GraphPolicy] = None,
+             hooks: Iterable[SessionHooks] = ()) -> "GraphSession":
         """Load `spec` (GraphLoadError / DebuggerUserError with a readable message when it cannot).
         The folder the app was started in is importable (last on `sys.path`), so `my_pkg.agent:graph`
         in the user's project is found without installing it. `policy`: a name typed in a browser is
@@ -160,7 +143,36 @@ class AnyGraphSession:
         graph = with_checkpointer(load_graph(spec, checkpointer=True, call_factory=call_factory))
         context = load_context(context_spec, trusted=policy is None or context_spec == policy.launch
                                or operator_named(context_spec, policy)) if context_spec else None
-        return cls(spec=spec, graph=graph, context=context, context_spec=context_spec)
+        return cls(spec=spec, graph=graph, context=context, context_spec=context_spec, hooks=list(hooks))
+
+    # ----- hooks -------------------------------------------------------------------------------
+    def _tell(self, event: str, seg: GraphSegment) -> None:
+        for hook in self.hooks:
+            try:
+                getattr(hook, event)(self, seg)
+            except Exception:  # noqa: BLE001 - a record is a record; debugging goes on without it
+                log.warning("a session hook failed on %s", event, exc_info=True)
+
+    def _settle(self, seg: GraphSegment) -> None:
+        """Tell the hooks a live segment ended (finished or failed), or waits for an answer, once per position."""
+        stepper = seg.stepper
+        if seg.replay:
+            return
+        if not (stepper.done or stepper.error):
+            if seg is self.current and self.pending_interrupts() and seg.paused_at != len(stepper.steps):
+                seg.paused_at = len(stepper.steps)
+                self._tell("paused", seg)
+            return
+        now = (len(stepper.steps), stepper.error)
+        if seg.ended_as == now:
+            return
+        seg.ended_as = now
+        self._tell("ended", seg)
+
+    def _drop_live(self) -> None:
+        for seg in self.segments:
+            if not seg.replay and seg.ended_as is None:
+                self._tell("dropped", seg)
 
     # ----- what the page shows next to the graph ---------------------------------------------
     def lint(self) -> list[Finding]:
@@ -180,6 +192,10 @@ class AnyGraphSession:
     def subgraphs(self) -> tuple[str, ...]:
         return subgraph_names(self.graph)
 
+    def node_names(self) -> list[str]:
+        """The graph's own nodes (what a breakpoint may name)."""
+        return [n for n in self._drawn().nodes if n not in ("__start__", "__end__")]
+
     # ----- commands ---------------------------------------------------------------------------
     def start(self, inp: dict) -> GraphSegment:
         """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
@@ -189,9 +205,11 @@ class AnyGraphSession:
         stepper.start(inp)
         if stepper.error:
             raise DebuggerUserError(_("the run could not start: {error}").format(error=stepper.error))
+        self._drop_live()
         self.last_input = dict(inp)
         self.replay_mode = False
         self.segments = [GraphSegment(stepper=stepper)]
+        self._tell("started", self.segments[0])
         return self.segments[0]
 
     def restart(self) -> GraphSegment:
@@ -210,41 +228,36 @@ class AnyGraphSession:
         if self.pending_interrupts():
             raise DebuggerUserError(_("the graph is waiting for your answer to its interrupt() first"))
         record = seg.stepper.step()
-        self._export_trace(seg)
+        self._settle(seg)
         return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
         records = seg.stepper.run_to_end()
-        self._export_trace(seg)
+        self._settle(seg)
         return records
 
-    def _export_trace(self, seg: GraphSegment) -> None:
-        """A finished or failed run to OpenTelemetry when export is on: the run and node spans only (the
-        RAG-specific spans need the workflow's own records), built after the run."""
-        stepper = seg.stepper
-        if seg.replay or seg.traced or not (stepper.done or stepper.error):
-            return
-        from rag.telemetry.runs import active, send_run
-
-        tracer = active()
-        if tracer is None:
-            return
-        seg.traced = True
-        from rag.telemetry.records import RunRecord, steps_from_stepper
-
-        steps = steps_from_stepper(stepper.steps)
-        start = steps[0].start_ns if steps else time.time_ns()
-        values = stepper.steps[-1].values_after if stepper.steps else {}
-        try:  # the app's configured keys, should your graph's state carry one
-            from rag.settings import load_settings
-
-            secrets = load_settings().secret_strings()
-        except Exception:  # noqa: BLE001 - settings that do not load hold no secret to hide
-            secrets = []
-        send_run(RunRecord(kind="graph", start_ns=start, end_ns=steps[-1].end_ns if steps else start,
-                           values=dict(values or {}), steps=steps, graph_name=self.spec, error=stepper.error),
-                 secrets, tracer)
+    def continue_(self, breakpoints: Iterable[str] = (), *, on_step: Optional[Callable[[StepRecord], None]] = None,
+                  max_steps: int = MAX_CONTINUE_STEPS) -> Optional[str]:
+        """Continue: step until the next step would run a node in `breakpoints` (returns that node), or an
+        `interrupt()` waits for an answer, a step fails, or the run ends (returns None). It always takes
+        at least one step, so Continue from a breakpoint moves past it. `on_step` sees each record as it
+        is taken (a page streams progress with it)."""
+        seg = self._require()
+        stops = set(breakpoints)
+        for _attempt in range(max_steps):
+            if seg.stepper.done or seg.stepper.error or self.pending_interrupts():
+                break
+            record = seg.stepper.step()
+            if on_step is not None:
+                on_step(record)
+            if seg.stepper.error:
+                break
+            hit = None if seg.stepper.done else breakpoint_hit(seg.stepper.next_nodes, stops)
+            if hit:
+                return hit
+        self._settle(seg)
+        return None
 
     def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
         """Answer the pending `interrupt()` (one superstep)."""
@@ -255,13 +268,62 @@ class AnyGraphSession:
             record = seg.stepper.resume(value, interrupt_id=interrupt_id)
         except StepperError as exc:
             raise DebuggerUserError(str(exc)) from None
-        self._export_trace(seg)
+        self._settle(seg)
         return record
 
     def _require(self) -> GraphSegment:
         if not self.segments:
             raise DebuggerUserError(_("start a run first: fill in the input and press Step or Run"))
         return self.segments[-1]
+
+    # ----- what if -------------------------------------------------------------------------------
+    def fork(self, step: int, field_name: str, value: Any) -> GraphSegment:
+        """What if: set `field_name` to `value` in the state after session step `step` (0-based over the
+        timeline) and run forward as a new segment, to the end or the next `interrupt()`. The original
+        steps stay in the timeline and readable (LangGraph branches inside the thread: `update_state`
+        writes a new checkpoint whose parent is the old one). A recorded run forks onto a new live thread
+        seeded with the recorded state, its checkpoints not being in this graph's saver."""
+        from debugger.fork import fork_from_values, fork_stepper
+
+        pairs = self.all_steps()
+        if not 0 <= step < len(pairs):
+            raise DebuggerUserError(_("pick a step from 1 to {last}").format(last=len(pairs)))
+        origin, record = pairs[step]
+        if not record.nodes:
+            raise DebuggerUserError(_("this step ran no node, so there is nothing to fork from"))
+        as_node = record.nodes[-1]
+        try:
+            if origin.replay or not isinstance(origin.stepper, GraphStepper):
+                self._runs += 1
+                stepper = fork_from_values(self.graph, {**record.values_after, field_name: value}, as_node=as_node,
+                                           thread_id=f"fork-{self.session_id}-{self._runs}", context=self.context,
+                                           on_step=_note_step_end)
+            else:
+                if record.after_checkpoint_id is None:
+                    raise DebuggerUserError(_("this step has no checkpoint to fork from"))
+                stepper = fork_stepper(origin.stepper, record.after_checkpoint_id, {field_name: value},
+                                       as_node=as_node, on_step=_note_step_end)
+        except StepperError as exc:
+            raise DebuggerUserError(str(exc)) from None
+        n = sum(1 for s in self.segments if s.fork_of is not None) + 1
+        index = origin.stepper.steps.index(record)
+        seg = GraphSegment(stepper=stepper, label=N_("what-if #{n}").format(n=n),
+                           fork_of=(origin, index, field_name, value))
+        self.segments.append(seg)
+        self.replay_mode = False
+        self._tell("started", seg)
+        stepper.run_to_end()
+        self._settle(seg)
+        return seg
+
+    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
+        """(the original branch's final state, the fork's state now) when the current segment is a fork."""
+        seg = self.current
+        if seg is None or seg.fork_of is None:
+            return None
+        origin = seg.fork_of[0]
+        original = origin.stepper.steps[-1].values_after if origin.stepper.steps else {}
+        return original, seg.stepper.current_values()
 
     # ----- reading ----------------------------------------------------------------------------
     @property
@@ -285,7 +347,11 @@ class AnyGraphSession:
         return tuple(getattr(seg.stepper, "pending_interrupts", ()) or ()) if seg else ()
 
     def result(self) -> None:
-        """No RAG result: the final state is the result, shown by the page itself."""
+        """No workflow result: the final state is the result, shown by the page itself."""
+        return None
+
+    def answer(self) -> None:
+        """No answer step after the graph (the RAG session has one)."""
         return None
 
     def all_steps(self) -> list[tuple[GraphSegment, StepRecord]]:
@@ -302,6 +368,19 @@ class AnyGraphSession:
         seg = self.current
         return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
 
+    def viewed(self, travel: Optional[int] = None) -> tuple[Optional[GraphSegment], int]:
+        """The segment a view shows and how many of its steps had run: the current position, or after
+        step `travel` (0-based over the session's steps, as the timeline numbers them)."""
+        seg = self.current
+        if seg is None or travel is None or travel < 0:
+            return seg, len(seg.stepper.steps) if seg else 0
+        for candidate in self.segments:
+            count = len(candidate.stepper.steps)
+            if travel < count:
+                return candidate, travel + 1
+            travel -= count
+        return seg, len(seg.stepper.steps)
+
     def dot(self, travel: Optional[int] = None) -> str:
         """DOT of `drawing(travel)`, the marks as colours (for people and tests to read)."""
         return self.drawing(travel).dot()
@@ -309,14 +388,13 @@ class AnyGraphSession:
     def drawing(self, travel: Optional[int] = None) -> SubgraphDrawing:
         """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:
         at the current position, or after step `travel` (time travel; the inspector passes it)."""
-        seg = self.current
+        seg, count = self.viewed(travel)
         current: tuple[str, ...] = ()
         done: tuple[str, ...] = ()
         fanout: tuple = ()
         if seg is not None:
             steps = seg.stepper.steps
-            count = len(steps) if travel is None or not 0 <= travel < len(steps) else travel + 1
-            latest = count == len(steps)
+            latest = count == len(steps) and seg is self.current
             marks = marks_after(steps, count, next_now=seg.stepper.next_nodes if latest else None,
                                 finished_now=seg.stepper.done if latest else None)
             current, done = tuple(marks.current), tuple(sorted(marks.done))
@@ -333,14 +411,15 @@ class AnyGraphSession:
         names = set(self.subgraphs())
         return tuple(dict.fromkeys(n for n in seg.stepper.next_nodes if n in names))
 
-    def step_into(self, name: str) -> "AnyGraphSession":
+    def step_into(self, name: str) -> "GraphSession":
         """A session on subgraph `name`, started on the input the parent would hand it now (the
         parent state's keys that the subgraph's input schema declares), paused before its first node.
 
         Why a separate run: LangGraph pauses before the parent's nodes only (`interrupt_before`
         does not reach into a subgraph), so the parent runs a subgraph as one task. Stepping into it
         runs the subgraph on its own thread with the same input; the parent's run does not move, and
-        its own step will run the subgraph again (so side effects of its nodes happen twice)."""
+        its own step will run the subgraph again (so side effects of its nodes happen twice). Not
+        recorded: the child's hooks are none."""
         found = dict(self.graph.get_subgraphs())
         if name not in found:
             raise DebuggerUserError(_("{name} is not a subgraph of {spec}").format(name=repr(name), spec=self.spec))
@@ -348,8 +427,8 @@ class AnyGraphSession:
         values = seg.stepper.current_values()
         keys = {f.name for f in schema_fields(input_schema(found[name]))}
         inp = {k: v for k, v in values.items() if not keys or k in keys}
-        child = AnyGraphSession(spec=f"{self.spec} › {name}", graph=with_checkpointer(found[name]),
-                                context=self.context, context_spec=self.context_spec, parent=self)
+        child = GraphSession(spec=f"{self.spec} › {name}", graph=with_checkpointer(found[name]),
+                             context=self.context, context_spec=self.context_spec, parent=self)
         child.start(inp)
         return child
 
@@ -369,6 +448,7 @@ class AnyGraphSession:
         stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
         seg = GraphSegment(stepper=stepper, label=N_("stored thread"), replay=True,
                            thread=StoredThread(store=store, thread_id=thread_id, more=window.more, pending=pending))
+        self._drop_live()
         self.segments = [seg]
         self.replay_mode = True
         self.last_input = None
@@ -418,27 +498,62 @@ class AnyGraphSession:
         return live
 
     # ----- export and replay ------------------------------------------------------------------
+    def recording(self, seg: Optional[GraphSegment] = None) -> tuple[list[RecordedCheckpoint], Optional[str]]:
+        """A segment's checkpoints (every checkpoint of its thread, each task's writes) and its head (the
+        last checkpoint of its branch: a live fork shares its parent's thread)."""
+        seg = seg or self._require()
+        if seg.replay:
+            stepper = seg.stepper
+            path = getattr(stepper, "path", None) or stepper.recorded
+            return list(stepper.recorded), path[-1].checkpoint_id if path else None
+        checkpoints = record_thread(self.graph, seg.stepper.config)
+        steps = seg.stepper.steps
+        head = steps[-1].after_checkpoint_id if steps else getattr(seg.stepper, "start_checkpoint_id", None)
+        if head is not None and not any(c.checkpoint_id == head for c in checkpoints):
+            head = None
+        return checkpoints, head
+
     def export_run(self) -> dict:
         """The current run as JSON-able data: every checkpoint with each task's writes (what
-        `ReplayStepper` walks), the graph's path and the input."""
-        seg = self._require()
-        if seg.replay:
-            checkpoints = seg.stepper.recorded
-        else:
-            checkpoints = record_thread(self.graph, seg.stepper.config)
-        return {"format": EXPORT_FORMAT, "graph": self.spec, "input": self.last_input,
+        `ReplayStepper` walks), its head, the graph's path and the input."""
+        checkpoints, head = self.recording()
+        return {"format": EXPORT_FORMAT, "graph": self.spec, "input": self.last_input, "head": head,
                 "checkpoints": [json.loads(c.model_dump_json(fallback=str)) for c in checkpoints]}
 
-    def open_replay(self, data: Any) -> GraphSegment:
-        """Open an exported run read-only: Step / Continue / Restart and time travel walk it."""
-        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise DebuggerUserError(_("this file is not a run exported from this page"))
+    def open_recorded(self, checkpoints: list, *, head: Optional[str] = None, label: str = N_("recorded run"),
+                      inp: Optional[dict] = None, run_id: Optional[str] = None, info: Any = None) -> GraphSegment:
+        """Open recorded checkpoints read-only, at the start: Step / Continue / Restart and time travel walk
+        them. `run_id` / `info`: the history's run they came from (a link names it)."""
         try:
-            checkpoints = [RecordedCheckpoint.model_validate(c) for c in data.get("checkpoints") or []]
-            stepper = ReplayStepper(checkpoints, graph=self.graph, thread_id=f"replay-{self.session_id}")
+            items = [c if isinstance(c, RecordedCheckpoint) else RecordedCheckpoint.model_validate(c)
+                     for c in checkpoints or []]
+            stepper = ReplayStepper(items, head=head, graph=self.graph, thread_id=f"replay-{self.session_id}")
         except (ValueError, StepperError) as exc:
             raise DebuggerUserError(_("this recording cannot be replayed: {error}").format(error=exc)) from None
-        self.segments = [GraphSegment(stepper=stepper, label=N_("recorded run"), replay=True)]
+        self._drop_live()
+        self.segments = [GraphSegment(stepper=stepper, label=label, replay=True, run_id=run_id, info=info)]
         self.replay_mode = True
-        self.last_input = data.get("input")
+        self.last_input = inp
         return self.segments[0]
+
+    def open_replay(self, data: Any) -> GraphSegment:
+        """Open a run exported from this page (`export_run`) read-only."""
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise DebuggerUserError(_("this file is not a run exported from this page"))
+        head = data.get("head") if isinstance(data.get("head"), str) else None
+        return self.open_recorded(data.get("checkpoints") or [], head=head, inp=data.get("input"))
+
+    def seek(self, steps: int) -> None:
+        """Replay: put the current recording at `steps` steps from its start (0 = before the first node)."""
+        seg = self._require()
+        if not seg.replay:
+            raise DebuggerUserError(_("seeking is for recorded runs; a live run moves with Step"))
+        total = len(seg.stepper.all_steps)
+        if not 0 <= steps <= total:
+            raise DebuggerUserError(_("this recording has {total} steps; pick 0 to {total}").format(total=total))
+        seg.stepper.restart()
+        for _step in range(steps):
+            seg.stepper.step()
+
+
+__all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "SessionHooks", "StoredThread"]
