@@ -28,14 +28,16 @@ class ContinueResult:
 
 
 def continue_until(stepper: Any, step: Callable[[], Any], breakpoints: Iterable[str] = (), *,
-                   on_step: Optional[Callable[[Any], None]] = None, limit: int = 200) -> ContinueResult:
+                   on_step: Optional[Callable[[Any], None]] = None, limit: int = 200,
+                   waiting: Optional[Callable[[], bool]] = None) -> ContinueResult:
     """Continue, for any session: call `step()` (the session's, so its recording and outcome follow
     each step) until `stepper` is done or failed, or the next superstep would run a node with a
-    breakpoint, or `limit` steps ran. A breakpoint on the node the run is paused before does not stop
+    breakpoint, or `limit` steps ran, or `waiting()` says the run waits for an answer (an `interrupt()`).
+    A breakpoint on the node the run is paused before does not stop
     the first step: Continue from a breakpoint goes on."""
     stops = set(breakpoints)
     taken = 0
-    while not (stepper.done or stepper.error):
+    while not (stepper.done or stepper.error or (waiting is not None and waiting())):
         if taken >= limit:
             return ContinueResult(steps=taken, limited=True)
         record = step()

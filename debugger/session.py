@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
-from debugger.breakpoints import breakpoint_hit
-from debugger.errors import DebuggerUserError
+from debugger.breakpoints import continue_until
+from debugger.errors import DebuggerUserError, StepperError
 from debugger.graph_view import fanout_edges_from_steps, node_docs
 from debugger.i18n import N_, _
 from debugger.input_form import FormField, input_schema, schema_fields
@@ -30,7 +30,7 @@ from debugger.loading import load_context, load_graph, malformed, with_checkpoin
 from debugger.position import marks_after
 from debugger.records import PendingInterrupt, StepRecord
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
-from debugger.stepper import GraphStepper, StepperError
+from debugger.stepper import GraphStepper
 from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
 
 log = logging.getLogger("debugger.session")
@@ -244,20 +244,11 @@ class GraphSession:
         at least one step, so Continue from a breakpoint moves past it. `on_step` sees each record as it
         is taken (a page streams progress with it)."""
         seg = self._require()
-        stops = set(breakpoints)
-        for _attempt in range(max_steps):
-            if seg.stepper.done or seg.stepper.error or self.pending_interrupts():
-                break
-            record = seg.stepper.step()
-            if on_step is not None:
-                on_step(record)
-            if seg.stepper.error:
-                break
-            hit = None if seg.stepper.done else breakpoint_hit(seg.stepper.next_nodes, stops)
-            if hit:
-                return hit
-        self._settle(seg)
-        return None
+        ended = continue_until(seg.stepper, seg.stepper.step, breakpoints, on_step=on_step, limit=max_steps,
+                               waiting=lambda: bool(self.pending_interrupts()))
+        if ended.hit is None:
+            self._settle(seg)
+        return ended.hit
 
     def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
         """Answer the pending `interrupt()` (one superstep)."""

@@ -18,14 +18,12 @@ import streamlit as st
 
 from debugger.allowlist import GraphPolicy
 from debugger.errors import DebuggerUserError
-from debugger.html_view import code, details, esc
 from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
 from debugger.interrupts import ask_for
 from debugger.loading import load_saved_input
 from debugger.session import GraphSession
-from debugger.value_view import TypedValues
 from rag.i18n import N_, _, ngettext
-from ui.graph_link import graph_link_query
+from ui.graph_parts import graph_parts
 from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
 from ui.panels.breakpoints import breakpoints, render_breakpoints
@@ -33,7 +31,7 @@ from ui.panels.controls import take_action
 from ui.panels.feedback import render_feedback_panel
 from ui.panels.full_state import render_full_state
 from ui.panels.icons import MATERIAL
-from ui.panels.inspector import InspectorParts, full_state_wanted, inspector_style, render_inspector
+from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
@@ -49,31 +47,8 @@ CONTEXT_FIELD = "your_graph_context"
 SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
-CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
-                      "(all <code>Send</code> lanes together) · <b>Continue</b> runs until a breakpoint, an "
-                      "<code>interrupt()</code> or the end · <b>Restart</b> runs the same input again on a fresh "
-                      "thread")
 BREAKPOINT_SCOPE = "yg"
 """The page's own breakpoints (ui/panels/breakpoints.py): its nodes are not the RAG workflow's."""
-
-
-def _decision(values: dict) -> Optional[str]:
-    return None  # a graph of your own has no known "decision" field; the diff shows what changed
-
-
-def _parts(session: GraphSession) -> InspectorParts:
-    docs = session.node_docs()
-
-    def docs_html() -> str:
-        if not docs:
-            return ""
-        items = "".join(f"<li><b>{code(n)}</b> — {esc(d.splitlines()[0])}</li>" for n, d in sorted(docs.items()))
-        return details(_("What does each node do? (docstrings)"), f"<ul>{items}</ul>", ident="node_docs")
-
-    return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
-                          idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues(),
-                          link=graph_link_query)
 
 
 # ----- loading ---------------------------------------------------------------------------------
@@ -170,8 +145,8 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
     """Show recorded run `run_id` at `step` (None: its end); returns messages for people. A run this browser
     session holds travels there; any other is replayed from the run history, on its own graph loaded
     through the allow-list (never because the history names it)."""
+    from rag.errors import UnknownRunError
     from rag.runs.graph_runs import recorded
-    from rag.runs.history import UnknownRunError
     from ui.panels.time_travel import travel_to
     from ui.run_link import placement
     from ui.streamlit_state import shared_history
@@ -204,7 +179,9 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
     try:
         session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"), inp=doc.get("input"),
                               run_id=info.run_id, info=info, label=N_("recorded run"))
-        at, _travel, note = placement([len(session.current.stepper.all_steps)], step)
+        current = session.current
+        assert current is not None  # open_recorded made it
+        at, _travel, note = placement([len(current.stepper.all_steps)], step)
         session.seek(at)
     except DebuggerUserError as exc:
         return [_("The run in the link cannot be shown: {error}").format(error=friendly(exc))]
@@ -344,11 +321,19 @@ def _act(action) -> None:
 
 
 def on_run() -> None:
-    _act(lambda s: (_start_from_form(s), s.run_to_end()))
+    def run(session: GraphSession) -> None:
+        _start_from_form(session)
+        session.run_to_end()
+
+    _act(run)
 
 
 def on_step() -> None:
-    _act(lambda s: (_ensure_started(s), s.step()))
+    def step(session: GraphSession) -> None:
+        _ensure_started(session)
+        session.step()
+
+    _act(step)
 
 
 def _continue(session: GraphSession) -> None:
@@ -456,7 +441,8 @@ def on_open_recording() -> None:
 def open_any_recording(session: GraphSession, data: Any) -> Any:
     """This page's own export, or a Your-graph run exported from Run history (checked like an import there:
     format, checksum, shape)."""
-    from rag.runs.export import FORMAT, parse_document
+    from rag.runs.document_limits import parse_document
+    from rag.runs.run_document import FORMAT
 
     if isinstance(data, dict) and data.get("format") == FORMAT:
         doc = parse_document(data)  # a RunImportError says what is wrong with the file
@@ -613,7 +599,7 @@ def _workbench() -> None:
     render_breakpoints(session.node_names(), scope=BREAKPOINT_SCOPE,
                        help=_("Continue stops before the next step that would run one of them (before all the lanes "
                               "of a Send fan-out); Step ignores them; Run runs to the end."))
-    values = render_inspector(session, travel, parts=_parts(session))
+    values = render_inspector(session, travel, parts=graph_parts(session))
     from ui.graph_link import WRITTEN_KEY, graph_link_for
 
     st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL

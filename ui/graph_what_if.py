@@ -46,6 +46,8 @@ def _on_fork(get_session: Callable[[], Optional[GraphSession]]) -> None:
         return
     step = int(st.session_state.get(STEP_KEY) or 1) - 1
     field = st.session_state.get(FIELD_KEY)
+    if not field:
+        return
     fork_now(session, step, field, st.session_state.get(f"{VALUE_KEY}_{step}_{field}", ""))
 
 

@@ -235,7 +235,7 @@ def graph_header(session: Any) -> str:
 
 def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -> str:
     """A Your-graph session (live or replayed) as a file, without the RAG panels."""
-    from ui.graph_page import _parts
+    from ui.graph_parts import graph_parts
 
-    return report_html(session, start=start, lang=lang, parts=_parts(session), title=str(getattr(session, "spec", "")),
+    return report_html(session, start=start, lang=lang, parts=graph_parts(session), title=str(getattr(session, "spec", "")),
                        header=lambda: graph_header(session))

@@ -20,7 +20,8 @@ from typing import Any, Callable, Mapping, Optional
 from debugger.diff import json_default
 from debugger.replay import RecordedCheckpoint
 from debugger.session import GraphSegment, GraphSession, SessionHooks
-from rag.runs.export import FORMAT, FORMAT_VERSION, checksum, redact
+from rag.runs.export import redact
+from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""
@@ -147,7 +148,7 @@ def recorded(history: Any, run_id: str) -> tuple[Any, dict]:
     if doc is None:
         session = _live.get(run_id)
         seg = next((s for s in session.segments if s.run_id == run_id), None) if session is not None else None
-        if seg is None:
+        if session is None or seg is None:
             raise ValueError(_("run {run} never ended and its process is gone, so nothing of it was kept").format(
                 run=run_id))
         checkpoints, head = session.recording(seg)

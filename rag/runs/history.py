@@ -83,6 +83,8 @@ class RunHistory:
         """The main or resume graph compiled with this history's checkpointer (once, in the registry)."""
         from rag.graph.build import compiled_graph
 
+        if kind == "graph":  # a graph of your own is loaded by its page, through the allow-list, never here
+            raise ValueError("a Your-graph run has no graph in this history")
         return compiled_graph(kind, self.storage.checkpointer)
 
     def close(self) -> None:

@@ -293,6 +293,11 @@ class DebugSession:
         """A replayed run whose recording stops before the graph's end (it never finished)."""
         return cut_short(self.current)
 
+    def pending_interrupts(self) -> tuple:
+        """None: the workflow asks its user by ending a run (clarify / scope_select, answered through
+        `answer_hitl` and the resume graph), never by LangGraph's `interrupt()`."""
+        return ()
+
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()
         return result.get("hitl_resume_state") if result else None

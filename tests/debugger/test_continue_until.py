@@ -69,3 +69,16 @@ def test_a_finished_or_failed_run_does_not_step_again():
     failed = Scripted(PLAN, fail_at=0)
     failed.step()
     assert continue_until(failed, failed.step) == ContinueResult(steps=0, error="boom")
+
+
+def test_a_run_that_waits_for_an_answer_stops_there():
+    stepper = Scripted(PLAN)
+    asked = {"now": False}
+
+    def step():
+        out = stepper.step()
+        asked["now"] = out == ("b",)  # the second superstep ends in an interrupt()
+        return out
+
+    assert continue_until(stepper, step, waiting=lambda: asked["now"]) == ContinueResult(steps=2)
+    assert continue_until(stepper, step, waiting=lambda: asked["now"]).steps == 0  # still waiting: no step

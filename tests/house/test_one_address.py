@@ -16,12 +16,8 @@ from tests.support.browser import ROOT
 TOPS = ("rag", "debugger", "ui", "tests", "bench")
 PUBLIC_ROOTS = {"rag", "debugger"}
 
-#: Imports in files that another branch rewrites this round (rag/workbench/session.py,
-#: ui/any_graph_session.py); they name a module that uses the name but does not define it. Drop an entry
-#: when its file imports from the home; the test fails on any other.
-KNOWN = {
-    ("ui/any_graph_session.py", "debugger.stepper", "StepperError"),
-}
+#: (file, module, name) imports allowed from a module that does not define the name (none).
+KNOWN: set[tuple[str, str, str]] = set()
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -8,7 +8,7 @@ import json
 from openinference.semconv.resource import ResourceAttributes
 from openinference.semconv.trace import DocumentAttributes, MessageAttributes, SpanAttributes
 
-from rag import resume_rag_from_hitl, run_rag_graph
+from rag.api import resume_rag_from_hitl, run_rag_graph
 from rag.demo import load_demo_questions
 from rag.models.openai_compat import build_openai_roles
 from rag.settings import RagSettings

@@ -8,9 +8,11 @@ import json
 import pytest
 
 from debugger.session import GraphSession
-from rag.runs.export import export_run, import_run, parse_document
+from rag.runs.document_limits import parse_document
+from rag.runs.export import export_run
 from rag.runs.graph_runs import GraphRunRecorder, input_summary, recorded
 from rag.runs.history import RunHistory
+from rag.runs.importing import import_run
 
 
 def recording(history, spec="examples.chain:graph", run_by="ana"):
