@@ -10,7 +10,7 @@ not replace it, which is not what "edit this field" means.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from debugger.errors import StepperError
 from debugger.i18n import _
@@ -54,3 +54,20 @@ def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thr
     stepper._started = True
     stepper.start_checkpoint_id = _checkpoint_id(new_config)
     return stepper
+
+
+def fork_after(origin: Any, record: Any, field: str, value: Any, *, graph: Any, new_thread: Callable[[], str],
+               context: Any = None, nested_fields: Any = (), on_step: Optional[StepHook] = None) -> GraphStepper:
+    """What if, for any session: a stepper paused where `field` = `value` after `record`, a step of
+    segment `origin`. A live run forks inside its own thread (LangGraph branches there); a replay, whose
+    checkpoints are not in this graph's saver, forks onto `new_thread()` seeded with the recorded state
+    (`graph` and `context` run it). Raises StepperError when there is nothing to fork from."""
+    if not record.nodes:
+        raise StepperError(_("this step ran no node, so there is nothing to fork from"))
+    as_node = record.nodes[-1]
+    if origin.replay or not isinstance(origin.stepper, GraphStepper):
+        return fork_from_values(graph, {**record.values_after, field: value}, as_node=as_node, thread_id=new_thread(),
+                                context=context, nested_fields=nested_fields, on_step=on_step)
+    if record.after_checkpoint_id is None:
+        raise StepperError(_("this step has no checkpoint to fork from"))
+    return fork_stepper(origin.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node, on_step=on_step)

@@ -30,6 +30,7 @@ from debugger.loading import load_context, load_graph, malformed, with_checkpoin
 from debugger.position import marks_after
 from debugger.records import PendingInterrupt, StepRecord
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
+from debugger.segment_chain import SegmentChain
 from debugger.stepper import GraphStepper
 from debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
 
@@ -101,7 +102,7 @@ class GraphSegment:
 
 
 @dataclass
-class GraphSession:
+class GraphSession(SegmentChain):
     """The step debugger of one browser session over the graph `spec`."""
 
     spec: str
@@ -274,26 +275,19 @@ class GraphSession:
         steps stay in the timeline and readable (LangGraph branches inside the thread: `update_state`
         writes a new checkpoint whose parent is the old one). A recorded run forks onto a new live thread
         seeded with the recorded state, its checkpoints not being in this graph's saver."""
-        from debugger.fork import fork_from_values, fork_stepper
+        from debugger.fork import fork_after
 
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
             raise DebuggerUserError(_("pick a step from 1 to {last}").format(last=len(pairs)))
         origin, record = pairs[step]
-        if not record.nodes:
-            raise DebuggerUserError(_("this step ran no node, so there is nothing to fork from"))
-        as_node = record.nodes[-1]
+        def new_thread() -> str:
+            self._runs += 1
+            return f"fork-{self.session_id}-{self._runs}"
+
         try:
-            if origin.replay or not isinstance(origin.stepper, GraphStepper):
-                self._runs += 1
-                stepper = fork_from_values(self.graph, {**record.values_after, field_name: value}, as_node=as_node,
-                                           thread_id=f"fork-{self.session_id}-{self._runs}", context=self.context,
-                                           on_step=_note_step_end)
-            else:
-                if record.after_checkpoint_id is None:
-                    raise DebuggerUserError(_("this step has no checkpoint to fork from"))
-                stepper = fork_stepper(origin.stepper, record.after_checkpoint_id, {field_name: value},
-                                       as_node=as_node, on_step=_note_step_end)
+            stepper = fork_after(origin, record, field_name, value, graph=self.graph, new_thread=new_thread,
+                                 context=self.context, on_step=_note_step_end)
         except StepperError as exc:
             raise DebuggerUserError(str(exc)) from None
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
@@ -307,20 +301,7 @@ class GraphSession:
         self._settle(seg)
         return seg
 
-    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
-        """(the original branch's final state, the fork's state now) when the current segment is a fork."""
-        seg = self.current
-        if seg is None or seg.fork_of is None:
-            return None
-        origin = seg.fork_of[0]
-        original = origin.stepper.steps[-1].values_after if origin.stepper.steps else {}
-        return original, seg.stepper.current_values()
-
     # ----- reading ----------------------------------------------------------------------------
-    @property
-    def current(self) -> Optional[GraphSegment]:
-        return self.segments[-1] if self.segments else None
-
     @property
     def done(self) -> bool:
         """Nothing for Step / Continue to do: the run finished, or it waits for an answer (the
@@ -345,36 +326,10 @@ class GraphSession:
         """No answer step after the graph (the RAG session has one)."""
         return None
 
-    def all_steps(self) -> list[tuple[GraphSegment, StepRecord]]:
-        return [(seg, rec) for seg in self.segments for rec in seg.stepper.steps]
-
     def _drawn(self) -> Any:
         if self._drawing is None:
             self._drawing = drawing(self.graph)
         return self._drawing
-
-    @property
-    def cut_short(self) -> bool:
-        """A replayed run whose recording stops before the graph's end."""
-        seg = self.current
-        return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
-
-    def viewed(self, travel: Optional[int] = None) -> tuple[Optional[GraphSegment], int]:
-        """The segment a view shows and how many of its steps had run: the current position, or after
-        step `travel` (0-based over the session's steps, as the timeline numbers them)."""
-        seg = self.current
-        if seg is None or travel is None or travel < 0:
-            return seg, len(seg.stepper.steps) if seg else 0
-        for candidate in self.segments:
-            count = len(candidate.stepper.steps)
-            if travel < count:
-                return candidate, travel + 1
-            travel -= count
-        return seg, len(seg.stepper.steps)
-
-    def dot(self, travel: Optional[int] = None) -> str:
-        """DOT of `drawing(travel)`, the marks as colours (for people and tests to read)."""
-        return self.drawing(travel).dot()
 
     def drawing(self, travel: Optional[int] = None) -> SubgraphDrawing:
         """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:

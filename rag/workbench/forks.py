@@ -8,10 +8,9 @@ from typing import Any, Callable, Optional
 
 from debugger import GraphStepper, StepRecord
 from debugger.errors import StepperError
-from debugger.fork import fork_from_values, fork_stepper
+from debugger.fork import fork_after
 from rag.context import RagContext
 from rag.errors import UserInputError
-from rag.i18n import _
 from rag.workbench import run_names
 from rag.workbench.segments import Segment
 
@@ -21,21 +20,11 @@ def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, nu
                  new_thread: Callable[[], str], on_step: Callable[[StepRecord], None]) -> Segment:
     """The fork of `seg` after `record` with `field` set to `value`, paused where the edit leaves it
     (`number`: how many what-ifs this one makes). Raises UserInputError when it cannot fork there."""
-    as_node = record.nodes[-1]
-    ctx: Optional[RagContext]
+    live = not seg.replay and isinstance(seg.stepper, GraphStepper)
+    ctx: Optional[RagContext] = seg.ctx if live else new_context()  # a replay's fork runs with this session's models
     try:
-        if seg.replay or not isinstance(seg.stepper, GraphStepper):
-            # a new thread starts every appending list empty, so the full state written once is exact
-            ctx = new_context()
-            stepper = fork_from_values(graph_for(seg.kind), {**record.values_after, field: value}, as_node=as_node,
-                                       thread_id=new_thread(), context=ctx, nested_fields={"rag_trace"},
-                                       on_step=on_step)
-        else:
-            if record.after_checkpoint_id is None:
-                raise UserInputError(_("this step has no checkpoint to fork from"))
-            ctx = seg.ctx
-            stepper = fork_stepper(seg.stepper, record.after_checkpoint_id, {field: value}, as_node=as_node,
-                                   on_step=on_step)
+        stepper = fork_after(seg, record, field, value, graph=graph_for(seg.kind), new_thread=new_thread, context=ctx,
+                             nested_fields={"rag_trace"}, on_step=on_step)
     except StepperError as exc:
         raise UserInputError(str(exc)) from None
     index = seg.stepper.steps.index(record)

@@ -29,6 +29,7 @@ from debugger.breakpoints import ContinueResult, continue_until
 from debugger.errors import StepperError
 from debugger.graph_view import GraphDrawing
 from debugger.replay import ReplayStepper
+from debugger.segment_chain import SegmentChain
 from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.errors import InvalidQuestionError, SnapshotError, UnknownRunError, UserInputError
@@ -36,7 +37,7 @@ from rag.i18n import N_, _
 from rag.settings import RagSettings
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
-from rag.workbench.outcome import cut_short, settle
+from rag.workbench.outcome import settle
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
 from rag.workbench.segments import Outcome, Segment
@@ -51,7 +52,7 @@ CONTINUE_LIMIT = 200
 """Continue runs at most this many steps per click (a graph that loops forever stops here)."""
 
 
-class DebugSession:
+class DebugSession(SegmentChain):
     """The step debugger of one browser session."""
 
     def __init__(self, settings: Optional[RagSettings] = None, *, retriever: Any = None, roles: Any = None,
@@ -66,7 +67,6 @@ class DebugSession:
         self.question: str = ""
         self.segments: list[Segment] = []
         self._runs_started = 0
-        self._all_steps: Optional[tuple[tuple, list[tuple[Segment, StepRecord]]]] = None
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
         self.browser_id: Optional[str] = None
@@ -227,10 +227,6 @@ class DebugSession:
             raise UserInputError(_("type or pick a question first"))
         return self.start(self.question)
 
-    @property
-    def current(self) -> Optional[Segment]:
-        return self.segments[-1] if self.segments else None
-
     def step(self) -> StepRecord:
         seg = self._require()
         if seg.stepper.done:
@@ -288,11 +284,6 @@ class DebugSession:
         outcome = self.outcome()
         return outcome.answer if outcome is not None else None
 
-    @property
-    def cut_short(self) -> bool:
-        """A replayed run whose recording stops before the graph's end (it never finished)."""
-        return cut_short(self.current)
-
     def pending_interrupts(self) -> tuple:
         """None: the workflow asks its user by ending a run (clarify / scope_select, answered through
         `answer_hitl` and the resume graph), never by LangGraph's `interrupt()`."""
@@ -343,23 +334,6 @@ class DebugSession:
         settle(fork, self.settings)
         self.recorder.finish(fork, fork.outcome)
         return fork
-
-    def fork_comparison(self) -> Optional[tuple[dict, dict]]:
-        """(the original branch's final state, the fork's state now) when the current segment is a fork."""
-        seg = self.current
-        if seg is None or seg.fork_of is None:
-            return None
-        origin = seg.fork_of[0]
-        original = origin.stepper.steps[-1].values_after if origin.stepper.steps else {}
-        return original, seg.stepper.current_values()
-
-    def all_steps(self) -> list[tuple[Segment, StepRecord]]:
-        """Every step of the session's segments, in timeline order. Kept while no segment moved: the
-        page and a file ask at every position, and rebuilding it made a long run quadratic."""
-        key = tuple((id(seg), len(seg.stepper.steps)) for seg in self.segments)
-        if self._all_steps is None or self._all_steps[0] != key:
-            self._all_steps = (key, [(seg, rec) for seg in self.segments for rec in seg.stepper.steps])
-        return self._all_steps[1]
 
     # ----- replay -------------------------------------------------------------------------
     def open_replay(self, history: Any, run_id: str, *, at_step: int = 0) -> Segment:
@@ -424,24 +398,6 @@ class DebugSession:
         self.segments = []
         self.question = ""
         self.replay_mode = False
-
-    # ----- drawing ------------------------------------------------------------------------
-    def viewed(self, travel: Optional[int] = None) -> tuple[Optional[Segment], int]:
-        """The run a view shows and how many of its steps had run: the current position, or
-        after step `travel` (0-based over the session's steps, as the timeline numbers them)."""
-        seg = self.current
-        if seg is None or travel is None or travel < 0:
-            return seg, len(seg.stepper.steps) if seg else 0
-        for candidate in self.segments:
-            count = len(candidate.stepper.steps)
-            if travel < count:
-                return candidate, travel + 1
-            travel -= count
-        return seg, len(seg.stepper.steps)
-
-    def dot(self, travel: Optional[int] = None) -> str:
-        """DOT of `drawing(travel)`, the marks as colours (for people and tests to read)."""
-        return self.drawing(travel).dot()
 
     def drawing(self, travel: Optional[int] = None) -> GraphDrawing:
         """The graph the viewed step ran in (main or resume), with what had run by then and what
