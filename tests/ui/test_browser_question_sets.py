@@ -1,5 +1,6 @@
-"""A real browser on `streamlit run app.py`, the whole loop: run a demo in the step debugger, add it to a new
-question set with the expected route `no_knowledge`, run that set on Evaluate (the case fails, and links to
+"""A real browser on `streamlit run app.py`, the whole loop: run a demo in the step debugger, mark it wrong with
+the expected route `no_knowledge` (feedback), add it to a new question set (the form starts from that
+correction), run that set on Evaluate (the case fails, and links to
 the run it came from), download the set and run it with `python -m rag.eval FILE --min-route-accuracy 1.0`
 (exit 1)."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ from playwright.sync_api import expect
 
 from rag.demo import load_demo_questions
 from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle, wait_shown
+from tests.ui.test_browser_feedback import _pick
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 ADD = '[class*="st-key-debugger_add_to_set_"]'
@@ -29,18 +31,25 @@ def test_a_run_becomes_a_case_that_guards_it(tmp_path):
         settle(page)
         wait_shown(page, ".st-key-debugger_add_to_set_folded")
 
+        page.locator(".st-key-feedback_folded summary").first.click()  # the run is wrong: it should have said so
+        wait_shown(page, ".st-key-feedback_verdict")
+        page.locator(".st-key-feedback_verdict").get_by_text("wrong", exact=True).click()
+        wait_shown(page, ".st-key-feedback_reason")
+        _pick(page, "feedback_reason", "wrong route")
+        _pick(page, "feedback_route", "no_knowledge")
+        page.locator(".st-key-feedback_save button").click()
+        wait_shown(page, '[data-testid="stAlert"]', "Feedback saved: wrong on run")
+
         page.locator(".st-key-debugger_add_to_set_folded summary").first.click()  # open the folded panel
         wait_shown(page, f'{ADD}[class*="_new_name"] input')
         page.locator(f'{ADD}[class*="_new_name"] input').first.fill("Loop")
         page.locator(f'{ADD}[class*="_new_name"] input').first.press("Tab")
         settle(page)
         page.screenshot(path=str(SHOTS / "add_to_set_form.png"))
+        wait_shown(page, '[data-testid="stApp"]', "Starts from the feedback that marked this run wrong: route no_knowledge")
         route = page.locator(f'{ADD}[class*="_route"]').first
         route.scroll_into_view_if_needed()
-        route.locator("input").first.click()
-        route.locator("input").first.fill("no_knowledge")
-        page.get_by_role("option", name="no_knowledge").first.click()
-        settle(page)
+        assert "no_knowledge" in route.inner_text()  # the person's correction, not the run's route
         page.locator(".st-key-debugger_add_to_set_add button").first.click()
         settle(page)
         page.get_by_text("Added case q1 to question set “Loop” (1 case)").first.wait_for(timeout=30_000)

@@ -194,13 +194,15 @@ def test_the_panel_in_chinese(env):
     assert "对此运行的反馈：有误 ×1" in [c.value for c in at.caption]
 
 
-def test_your_graph_shows_the_panel_and_says_why_it_cannot_keep_feedback_yet(graph_app):
-    """Your graph's runs are not recorded in the run history yet: the panel says so instead of failing."""
+def test_feedback_on_a_run_of_your_own_graph(graph_app):
+    """Your graph's runs are recorded in the run history, so they take feedback like the workflow's."""
     at = graph_app("examples.fanout:graph")
     press(at, "run")
     at = _open_panel(at, "yg_feedback")
     assert not at.exception
-    assert any("not recorded in the run history" in i.body for i in at.info)
+    _fill(at, "yg_feedback", "wrong", "bad_answer", "the fan-out should have stopped")
+    assert not problems(at), problems(at)
+    assert any("Feedback saved: wrong on run" in s.body for s in at.success)
 
 
 def test_an_old_run_just_imported_stays_chosen_though_it_is_past_the_first_page(env):
