@@ -284,9 +284,18 @@ def compare_sides(a: RunSide, b: RunSide) -> RunComparison:
         answered=bool(fa.get("answer") and fb.get("answer")), graphs=graphs)
 
 
+ANSWER_TIMING = ("elapsed_ms",)
+"""Parts of a recorded answer that say how long it took, not what it said: two runs that answered the same
+words with the same citations answered the same, however long each took."""
+
+
 def _answer(result: Mapping[str, Any]) -> Any:
-    """What the run answered: its final answer when one was written, else the cited evidence."""
-    return result.get("answer") or [d.get("chunk_id") for d in result.get("docs") or () if isinstance(d, Mapping)]
+    """What the run answered: its final answer when one was written (without its timing), else the cited
+    evidence."""
+    answer = result.get("answer")
+    if isinstance(answer, Mapping):
+        return {k: v for k, v in answer.items() if k not in ANSWER_TIMING}
+    return answer or [d.get("chunk_id") for d in result.get("docs") or () if isinstance(d, Mapping)]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -143,3 +143,23 @@ def test_record_answers_hitl_questions_in_order_and_refuses_bad_input(tmp_path, 
     assert record_main(["   ", "-o", str(out)]) == 2
     assert record_main([QUESTION, "-o", str(tmp_path / "no" / "such" / "run.json")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_the_same_answer_taking_a_different_time_is_the_same_answer(tmp_path):
+    """The debugger records the answering agent's answer with how long it took; two runs that said the same
+    words with the same citations answered the same (the page said "a different answer" over two equal ones)."""
+    from rag.runs.compare import side_from_history
+    from rag.runs.history import RunHistory
+    from rag.workbench.session import DebugSession
+
+    with RunHistory(tmp_path / "h.db") as history:
+        ids = []
+        for _ in range(2):
+            session = DebugSession(offline(), history=history)
+            session.start(QUESTION)
+            session.run_to_end()
+            ids.append(session.current.run_id)
+        docs = [history.get_run(i).result["answer"] for i in ids]
+        assert docs[0]["text"] == docs[1]["text"] and docs[0]["elapsed_ms"] != docs[1]["elapsed_ms"]
+        rc = compare_sides(side_from_history(history, ids[0]), side_from_history(history, ids[1]))
+        assert rc.answered and rc.answer_same and rc.same_outcome and rc.comparison.first is None
