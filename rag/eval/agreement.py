@@ -127,8 +127,8 @@ def format_agreement(found: Agreement, label: str = "") -> str:
     lines = [head, "  " + "route".ljust(width) + "  people   judge    both  agreement"]
     for r in found.per_route:
         lines.append("  " + r.route.ljust(width) + f"{r.people:8d}{r.judge:8d}{r.both:8d}{_rate(r.agreement):>11}")
-    for r in found.disagreements:
-        lines.append(f"  disagree {r.id}: person {r.expected_route}, judge {judge_label(r)}")
+    for case in found.disagreements:
+        lines.append(f"  disagree {case.id}: person {case.expected_route}, judge {judge_label(case)}")
     lines.append(f"kappa: {_rate(found.kappa)}" if found.kappa_note is None else f"kappa: n/a ({found.kappa_note})")
     return "\n".join(lines)
 
