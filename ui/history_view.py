@@ -121,9 +121,12 @@ def evaluation_names(runs: list[RunInfo]) -> dict[str, tuple[str, str]]:
     from rag.eval.store import EvalStore
     from rag.runs.location import db_path
 
+    path = db_path()
+    if not path.exists():  # never create the store's file just to look (a PostgreSQL history has none of its own)
+        return {}
     try:
-        return EvalStore(db_path()).names(ids)
-    except Exception:  # noqa: BLE001 - a missing or damaged store: the ids still say which evaluation
+        return EvalStore(path).names(ids)
+    except Exception:  # noqa: BLE001 - a damaged store: the ids still say which evaluation
         return {}
 
 
