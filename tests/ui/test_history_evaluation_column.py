@@ -39,6 +39,7 @@ def test_the_pages_evaluations_are_named_in_one_query(tmp_path, monkeypatch):
     assert evaluation_names([info("ev1"), info(None), info("gone")]) == {"ev1": ("mine", "A")}
     monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "elsewhere.db"))
     assert evaluation_names([info(None)]) == {}  # no evaluation run on the page: the store is not opened
+    assert evaluation_names([info("ev1")]) == {}  # no store file (a PostgreSQL history): none is created to look
     assert not (tmp_path / "elsewhere.db").exists()
 
 
