@@ -7,14 +7,17 @@ Streamlit's AppTest (the script run: the queries, the table, the run picker, the
 measured in turns, big and small alternating, so a drift in the machine's load hits both:
 
 - **open**: a rerun of the page with the default filters;
-- **wrong**: a rerun with the feedback filter on "Marked wrong".
+- **wrong**: a rerun with the feedback filter on "Marked wrong";
+- **evals**: a rerun with the evaluation filter on "Evaluation runs only" (every fifth run is an evaluation's),
+  the evaluation column naming each from the evaluation store.
 
 On SQLite (a file) and on PostgreSQL (a throw-away cluster, tests/support/postgres.py; skipped with its
 reason when Debian's postgresql package is missing).
 
     python -m bench.history_feedback [--repeat 7] [--runs 10000] [--engine sqlite|postgresql|both]
 
-Ends with `open_10000_vs_10_<engine>: X` and `wrong_10000_vs_10_<engine>: Y` (goal ≤ 2 each).
+Ends with `open_10000_vs_10_<engine>: X`, `wrong_10000_vs_10_<engine>: Y` and `evals_10000_vs_10_<engine>: Z`
+(goal ≤ 2 each).
 """
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ def _sample_run() -> RunInfo:
 
 
 def fill(target: str, runs: int) -> None:
-    """`runs` recorded runs, one second apart; feedback on every tenth (every other one of those wrong)."""
+    """`runs` recorded runs, one second apart; feedback on every tenth (every other one of those wrong); every
+    fifth recorded by an evaluation (`eval_id`, 100 runs an evaluation)."""
     sample = _sample_run()
     insert_run = f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
     insert_feedback = (f"INSERT INTO feedback ({', '.join(FEEDBACK_COLUMNS)}) "
@@ -53,7 +57,8 @@ def fill(target: str, runs: int) -> None:
             run_id = f"main-bench{i:08d}"
             at = f"2026-01-{1 + i // 86400:02d}T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}+00:00"
             info = sample.model_copy(update={"run_id": run_id, "thread_id": run_id, "created_at": at,
-                                             "finished_at": at, "question": f"{sample.question} #{i}"})
+                                             "finished_at": at, "question": f"{sample.question} #{i}",
+                                             "eval_id": f"ev{i // 500:06d}" if i % 5 == 1 else None})
             execute(insert_run, row_values(info))
             if i % 10 == 3:
                 wrong = (i // 10) % 2 == 0
@@ -94,11 +99,16 @@ def measure(big: str, small: str, repeat: int) -> dict[str, float]:
     apps = {name: _app(target) for name, target in (("big", big), ("small", small))}
     targets = {"big": big, "small": small}
     out: dict[str, float] = {}
-    for phase in ("open", "wrong"):
+    for phase in ("open", "wrong", "evals"):
         if phase == "wrong":
             for name, at in apps.items():
                 _env_for(targets[name])
                 at.selectbox(key="history_feedback_filter").set_value("wrong").run()
+        if phase == "evals":
+            for name, at in apps.items():
+                _env_for(targets[name])
+                at.selectbox(key="history_feedback_filter").set_value("all")
+                at.selectbox(key="history_eval_filter").set_value("evals").run()
         for name in apps:  # warm-up of this phase
             _timed(apps[name], targets[name])
         times: dict[str, list[float]] = {"big": [], "small": []}
@@ -149,7 +159,7 @@ def main(argv=None) -> dict[str, float]:
         except RuntimeError as exc:  # no PostgreSQL binaries: say so, measure the rest
             print(f"[{engine}] not measured: {exc}")
             continue
-        for phase in ("open", "wrong"):
+        for phase in ("open", "wrong", "evals"):
             big, small = found[f"{phase}_big"], found[f"{phase}_small"]
             print(f"[{engine}] {phase}: {args.runs:,} runs {big * 1000:.0f} ms ({found[f'{phase}_rows_shown']:.0f} rows "
                   f"on the page), 10 runs {small * 1000:.0f} ms (median of {args.repeat})")

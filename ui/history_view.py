@@ -32,6 +32,7 @@ HIDE_ABANDONED_KEY = "history_hide_abandoned"
 PERSON_FILTER_KEY = "history_run_by"
 FORK_FILTER_KEY = "history_forks"
 FEEDBACK_FILTER_KEY = "history_feedback_filter"
+EVAL_FILTER_KEY = "history_eval_filter"
 PAGE_KEY = "history_page"
 PAGE_FILTERS_KEY = "history_page_filters"
 PAGE_SIZE = 50
@@ -42,20 +43,22 @@ EVERYONE = "Everyone"
 NOBODY = "(no name)"
 """The person filter's two special choices: option values (data), shown through `_()`."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-RUN_COLUMNS = ["question", "kind", "route", "feedback", "status", "run by", "provider", "prompt version", "duration (ms)", "date",
-               "origin", "run id"]
+RUN_COLUMNS = ["question", "kind", "route", "feedback", "evaluation", "status", "run by", "provider", "prompt version",
+               "duration (ms)", "date", "origin", "run id"]
 """The table's data keys (tests read them); people see `COLUMN_LABELS`. `kind` comes early: a what-if fork's
 marker must show without scrolling the table sideways at 1280 px."""
 COLUMN_LABELS = {"question": N_("question"), "route": N_("route"), "status": N_("status"), "run by": N_("run by"),
                  "provider": N_("provider"), "prompt version": N_("prompt version"),
                  "duration (ms)": N_("duration (ms)"), "date": N_("date"), "kind": N_("kind"), "origin": N_("origin"),
-                 "run id": N_("run id"), "feedback": N_("feedback")}
+                 "run id": N_("run id"), "feedback": N_("feedback"), "evaluation": N_("evaluation")}
 STATUS_LABELS = {"running": N_("running"), "done": N_("done"), "error": N_("error"), "abandoned": N_("abandoned")}
 ORIGIN_LABELS = {"live": N_("live"), "imported": N_("imported")}
 #: The kind filter: every run, only what-if forks, or no forks (option values; labels through `_()`).
 FORK_FILTERS = {"all": N_("All runs"), "forks": N_("What-if forks only"), "no_forks": N_("Without what-if forks")}
 #: The feedback filter (option values, as `RunHistory.list_runs(feedback=...)` takes them; labels through `_()`).
 FEEDBACK_FILTERS = {"all": N_("All runs"), "any": N_("Has feedback"), "wrong": N_("Marked wrong")}
+#: The evaluation filter (option values, as `RunHistory.list_runs(evals=...)` takes them; labels through `_()`).
+EVAL_FILTERS = {"all": N_("All runs"), "evals": N_("Evaluation runs only"), "no_evals": N_("Without evaluation runs")}
 
 
 def _store() -> RunHistory:
@@ -96,9 +99,41 @@ def edit_text(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def runs_frame(runs: list[RunInfo], feedback: Optional[dict] = None) -> pd.DataFrame:
+def evaluation_text(info: RunInfo, names: Optional[dict] = None) -> str:
+    """The evaluation a case's run belongs to: its set and configuration with the evaluation's id (two
+    evaluations of one set are told apart), or the bare id when the evaluation is not kept (deleted on
+    the Evaluate page); "" for a run no evaluation recorded. `names`: `EvalStore.names` of the page."""
+    if not info.eval_id:
+        return ""
+    found = (names or {}).get(info.eval_id)
+    if found is None:
+        return _("evaluation {id}").format(id=info.eval_id)
+    return _("{set} · {label} (evaluation {id})").format(set=found[0], label=found[1], id=info.eval_id)
+
+
+def evaluation_names(runs: list[RunInfo]) -> dict[str, tuple[str, str]]:
+    """The set and label of each evaluation the page's runs belong to, in one query of the evaluation
+    store; opened only when some run is an evaluation's, and {} when the store cannot be read (the
+    column then shows the ids)."""
+    ids = [r.eval_id for r in runs if r.eval_id]
+    if not ids:
+        return {}
+    from rag.eval.store import EvalStore
+    from rag.runs.location import db_path
+
+    path = db_path()
+    if not path.exists():  # never create the store's file just to look (a PostgreSQL history has none of its own)
+        return {}
+    try:
+        return EvalStore(path).names(ids)
+    except Exception:  # noqa: BLE001 - a damaged store: the ids still say which evaluation
+        return {}
+
+
+def runs_frame(runs: list[RunInfo], feedback: Optional[dict] = None,
+               evaluations: Optional[dict] = None) -> pd.DataFrame:
     """One row per run, newest first (the order `list_runs` gives); `feedback` is
-    `rag.runs.feedback.summaries` of these runs."""
+    `rag.runs.feedback.summaries` of these runs, `evaluations` `evaluation_names` of them."""
     from rag.runs.feedback import summary_text
 
     feedback = feedback or {}
@@ -107,6 +142,7 @@ def runs_frame(runs: list[RunInfo], feedback: Optional[dict] = None) -> pd.DataF
             "question": r.question[:200],
             "route": r.route or "",
             "feedback": summary_text(feedback.get(r.run_id)),
+            "evaluation": evaluation_text(r, evaluations),
             "status": _status(r.status),
             "run by": r.run_by,
             "provider": r.provider or "",
@@ -392,13 +428,18 @@ def render_unusable(exc: BaseException) -> None:
 
 
 def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
-    """The filters (hide abandoned, person, forks, feedback: its value is read from the session state);
-    None when the history failed meanwhile."""
-    left, middle, right, fourth = st.columns([1, 1, 1, 1])
+    """The filters (hide abandoned, person, forks, feedback and evaluations: their values are read from the
+    session state); None when the history failed meanwhile."""
+    left, middle, right, fourth, fifth = st.columns([1, 1, 1, 1, 1])
     with fourth:
         st.selectbox(_("Feedback"), list(FEEDBACK_FILTERS), key=FEEDBACK_FILTER_KEY,
                      format_func=in_this_language(lambda v: _(FEEDBACK_FILTERS[v])),
                      help=_("Runs people gave feedback on, or runs at least one person marked wrong"))
+    with fifth:
+        st.selectbox(_("Evaluations"), list(EVAL_FILTERS), key=EVAL_FILTER_KEY,
+                     format_func=in_this_language(lambda v: _(EVAL_FILTERS[v])),
+                     help=_("The runs the Evaluate page (or python -m rag.eval --record) recorded for the cases "
+                            "of an evaluation"))
     with left:
         hide = st.toggle(_("Hide abandoned runs"), key=HIDE_ABANDONED_KEY,
                          help=_("Runs that never finished: the app restarted, the page was reloaded or closed, or a "
@@ -483,14 +524,15 @@ def render_page() -> None:
         return
     hide, choice, forks = filters
     feedback = st.session_state.get(FEEDBACK_FILTER_KEY) or "all"
-    page = current_page((hide, choice, forks, feedback))
+    evals = st.session_state.get(EVAL_FILTER_KEY) or "all"
+    page = current_page((hide, choice, forks, feedback, evals))
     try:
         runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks, feedback=feedback,
-                                 limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True)
+                                 evals=evals, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True)
         if not runs and page:  # the last page emptied (runs deleted meanwhile): back to the first
             st.session_state[PAGE_KEY] = page = 0
             runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks,
-                                     feedback=feedback, limit=PAGE_SIZE + 1, light=True)
+                                     feedback=feedback, evals=evals, limit=PAGE_SIZE + 1, light=True)
         more, runs = len(runs) > PAGE_SIZE, runs[:PAGE_SIZE]
         from rag.runs.feedback import summaries
 
@@ -499,7 +541,9 @@ def render_page() -> None:
         render_unusable(exc)
         return
     if not runs:
-        if feedback != "all" and history.list_runs(limit=1):
+        if evals != "all" and history.list_runs(limit=1):
+            st.info(_("No runs match the evaluation filter; choose “All runs” to see every run."))
+        elif feedback != "all" and history.list_runs(limit=1):
             st.info(_("No runs match the feedback filter; choose “All runs” to see every run."))
         elif forks != "all" and history.list_runs(limit=1):
             st.info(_("No runs match the what-if fork filter; choose “All runs” to see every run."))
@@ -515,7 +559,7 @@ def render_page() -> None:
         else:
             st.info(_("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack."))
         return
-    st.dataframe(runs_frame(runs, counts), hide_index=True, width="stretch", key="history_runs",
+    st.dataframe(runs_frame(runs, counts, evaluation_names(runs)), hide_index=True, width="stretch", key="history_runs",
                  column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
     render_pager(page, more, len(runs))
     by_id = {r.run_id: r for r in runs}

@@ -17,6 +17,11 @@ configured run history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`, else the defau
 run of this evaluation, and keeps the evaluation beside it, so the Evaluate page lists it with each
 case linking to its run; `--out` then holds each case's `run_id`.
 
+When cases carry a person's `verdict` (made from runs: "Add to a question set"), the judge's routes are
+compared with people's (rag.eval.agreement): `agreement with people: A/N (X)`, a per-route table, the
+cases they disagree on and `kappa: X` (or `kappa: n/a (why it is undefined)`), printed before the last
+lines; `--out` holds it as `agreement` (null when no case carries a verdict).
+
 `--retrieval-only` runs only retrieval (rag.eval.retrieval_eval) and prints, per case, where its
 gold was lost, then `lost_at: not_in_kb=N ... kept=N` and one `<metric>@<k>: X` line per metric.
 `--sweep NAME=V1,V2` (repeatable; implies --retrieval-only) runs the grid (rag.eval.sweep) and
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from rag.errors import UserFixableError
+from rag.eval.agreement import agreement, format_agreement, to_dict
 from rag.eval.lost_at import format_funnel, funnel
 from rag.eval.question_sets import cli_cases
 from rag.eval.runner import run_cases, settings_for_kb
@@ -199,17 +205,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{status}: {len(items)}")
             for c in items:
                 print(f"  {c.id}: expected {c.expected_route}; {args.compare}: {c.route_a}; {label}: {c.route_b}")
+    agreed = agreement(results)
+    agreed_before = agreement(before) if before is not None else None
+    for found, name in ((agreed_before, f"{args.compare}"), (agreed, label if before is not None else "")):
+        if found is not None:
+            print()
+            print(format_agreement(found, name))
     if args.out:
         doc = {"set": str(args.set or args.set_name), "kb": args.kb, "prompt_version": label,
                "provider": settings.provider_label(),
                "summary": summary(results), "cases": [r.to_dict() for r in results],
-               "lost_at": funnel(r.lost_at for r in results)}
+               "lost_at": funnel(r.lost_at for r in results), "agreement": to_dict(agreed)}
         if recorder is not None:
             doc["evaluation"] = recorder.group_id
         if before is not None:
             doc["compare"] = {"prompt_version": args.compare, "summary": summary(before),
                               "cases": [r.to_dict() for r in before],
-                              "changes": [c.__dict__ for c in changes]}
+                              "changes": [c.__dict__ for c in changes], "agreement": to_dict(agreed_before)}
         Path(args.out).write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "utf-8")
     if args.html:
         from rag.eval.report import evaluation_html

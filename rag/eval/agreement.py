@@ -102,4 +102,36 @@ def agreement(results: Sequence[CaseResult]) -> Optional[Agreement]:
                      per_route=per_route, disagreements=disagreements)
 
 
-__all__ = ["Agreement", "RouteAgreement", "agreement", "kappa", "labelled", "judge_label"]
+def to_dict(found: Optional[Agreement]) -> Optional[dict]:
+    """The agreement as `--out` keeps it (None when no case is labelled): the figures, each route's
+    counts, and the disagreeing cases by id."""
+    if found is None:
+        return None
+    return {"cases": found.cases, "agreed": found.agreed, "rate": found.rate, "kappa": found.kappa,
+            "kappa_note": found.kappa_note,
+            "per_route": [{"route": r.route, "people": r.people, "judge": r.judge, "both": r.both,
+                           "agreement": r.agreement} for r in found.per_route],
+            "disagreements": [{"id": r.id, "person": r.expected_route, "judge": judge_label(r),
+                               "verdict": r.verdict, "from_run": r.from_run} for r in found.disagreements]}
+
+
+def _rate(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def format_agreement(found: Agreement, label: str = "") -> str:
+    """The CLI's agreement block. Its first and last lines are for scripts: `agreement: A/N (X)` and
+    `kappa: X` (or `kappa: n/a (why)`); between them the per-route table and the disagreeing cases."""
+    head = f"agreement with people{f' ({label})' if label else ''}: {found.agreed}/{found.cases} ({_rate(found.rate)})"
+    width = max(len("route"), *(len(r.route) for r in found.per_route))
+    lines = [head, "  " + "route".ljust(width) + "  people   judge    both  agreement"]
+    for r in found.per_route:
+        lines.append("  " + r.route.ljust(width) + f"{r.people:8d}{r.judge:8d}{r.both:8d}{_rate(r.agreement):>11}")
+    for case in found.disagreements:
+        lines.append(f"  disagree {case.id}: person {case.expected_route}, judge {judge_label(case)}")
+    lines.append(f"kappa: {_rate(found.kappa)}" if found.kappa_note is None else f"kappa: n/a ({found.kappa_note})")
+    return "\n".join(lines)
+
+
+__all__ = ["Agreement", "RouteAgreement", "agreement", "kappa", "labelled", "judge_label", "to_dict",
+           "format_agreement"]

@@ -95,6 +95,32 @@ def _changes(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str
     return "".join(out)
 
 
+def _agreement(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
+    """The judge against people, per configuration whose cases carry a person's verdict; nothing when
+    none does (a gold set written by hand)."""
+    from rag.eval.agreement import agreement, judge_label
+
+    found = [(label, agreement(results)) for label, results in zip(labels, runs, strict=True)]
+    if all(f is None for _label, f in found):
+        return ""
+    out = ["<h2>" + esc(_("Agreement between the judge and people")) + "</h2>"]
+    for label, f in found:
+        if f is None:
+            continue
+        kappa = (esc(_("Cohen's kappa {kappa}").format(kappa=f"{f.kappa:.3f}")) if f.kappa_note is None
+                 else esc(_("Cohen's kappa: {why}").format(why=f.kappa_note)))
+        out.append(f"<h3>{esc(label)}</h3><p>" + esc(_("Agreed on {agreed} of {cases} cases ({rate})").format(
+            agreed=f.agreed, cases=f.cases, rate=fmt_rate(f.rate))) + f" · {kappa}</p>")
+        out.append(_table([_("route"), _("people"), _("judge"), _("both"), _("agreement")],
+                          [[r.route, r.people, r.judge, r.both, fmt_rate(r.agreement)] for r in f.per_route]))
+        out.append("<h4>" + esc(_("Cases they disagree on")) + f" · {len(f.disagreements)}</h4>")
+        out.append(_table([_("case"), _("question"), _("person"), _("judge"), _("verdict"), _("from run")],
+                          [[r.id, r.question, r.expected_route, judge_label(r), r.verdict, r.from_run or "-"]
+                           for r in f.disagreements]) if f.disagreements
+                   else '<p class="muted">' + esc(_("none")) + "</p>")
+    return "".join(out)
+
+
 def _mark(result: CaseResult) -> str:
     if result.correct is None:
         return '<span class="muted">·</span>'
@@ -118,6 +144,10 @@ def _cases(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
                      [_("expected sources"), ", ".join(r.expected_sources) or "-"],
                      [_("tags"), ", ".join(r.tags) or "-"], [_("latency"), f"{r.latency_ms:.0f} ms"],
                      [_("steps"), " · ".join(f"{n} {ms} ms" for n, ms in r.node_ms) or "-"]]
+            if r.from_run:
+                facts.append([_("from run"), r.from_run])
+            if r.verdict:
+                facts.append([_("verdict"), r.verdict])
             reason = getattr(r, "reason", None)
             if reason:
                 facts.append([_("reason"), reason])
@@ -140,6 +170,7 @@ def report_body(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]], *, 
     parts.append("<h2>" + esc(_("Latency per node")) + "</h2>")
     parts += [_latency(label, results) for label, results in zip(labels, runs, strict=True)]
     parts.append(_changes(labels, runs))
+    parts.append(_agreement(labels, runs))
     parts.append(_cases(labels, runs))
     return "".join(parts)
 

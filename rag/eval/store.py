@@ -98,6 +98,17 @@ class EvalStore:
                                "LIMIT ?", (limit,)).fetchall()
         return [(g, c, s, (labels or "").split(" vs ")) for g, c, s, labels in rows]
 
+    def names(self, eval_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """eval_id -> (set name, configuration label) of the evaluations kept here, in one query: Run
+        history names the evaluation each of its page's runs belongs to (an id not kept is left out)."""
+        ids = list(dict.fromkeys(i for i in eval_ids if i))
+        if not ids:
+            return {}
+        with closing(self._connect()) as con:
+            rows = con.execute(f"SELECT eval_id, set_name, label FROM eval_runs WHERE eval_id IN "
+                               f"({', '.join('?' for _ in ids)})", tuple(ids)).fetchall()
+        return {e: (s, label) for e, s, label in rows}
+
     def delete_group(self, group_id: str) -> None:
         with closing(self._connect()) as con, con:
             con.execute("DELETE FROM eval_runs WHERE group_id = ?", (group_id,))
@@ -109,7 +120,8 @@ def export_json(records: list[EvalRecord]) -> str:
 
 
 CSV_COLUMNS = ["configuration", "id", "question", "expected_route", "route", "correct", "asked_route",
-               "source_hit", "reciprocal_rank", "latency_ms", "tags", "sources", "error"]
+               "source_hit", "reciprocal_rank", "latency_ms", "tags", "sources", "error", "from_run", "verdict"]
+"""`from_run` and `verdict` last: a sheet made from an older export keeps its column letters."""
 
 
 def export_csv(records: list[EvalRecord]) -> str:
@@ -122,7 +134,8 @@ def export_csv(records: list[EvalRecord]) -> str:
             rows.append([record.label, case["id"], case["question"], case["expected_route"] or "",
                          case["route"] or "", case["correct"], case.get("asked_route") or "",
                          case["source_hit"], case["reciprocal_rank"], case["latency_ms"],
-                         ";".join(case["tags"]), ";".join(case["sources"]), case["error"] or ""])
+                         ";".join(case["tags"]), ";".join(case["sources"]), case["error"] or "",
+                         case.get("from_run") or "", case.get("verdict") or ""])
     return csv_text(rows)
 
 

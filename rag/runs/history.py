@@ -115,9 +115,10 @@ class RunHistory:
     # ----- queries ----------------------------------------------------------------------------
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
                   run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
-                  feedback: Optional[str] = None, light: bool = False) -> list[RunInfo]:
+                  feedback: Optional[str] = None, evals: Optional[str] = None,
+                  light: bool = False) -> list[RunInfo]:
         return self.queries.list_runs(limit=limit, hide_abandoned=hide_abandoned, run_by=run_by, offset=offset,
-                                      forks=forks, feedback=feedback, light=light)
+                                      forks=forks, feedback=feedback, evals=evals, light=light)
 
     def people(self) -> list[str]:
         return self.queries.people()

@@ -20,6 +20,8 @@ FEEDBACK_WHERE = {
     "any": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id)",
     "wrong": "EXISTS (SELECT 1 FROM feedback f WHERE f.run_id=runs.run_id AND f.verdict='wrong')",
 }
+#: Runs an evaluation recorded for its cases (`runs.eval_id`, indexed) against every other run.
+EVAL_WHERE = {"evals": "eval_id IS NOT NULL", "no_evals": "eval_id IS NULL"}
 
 #: What a light list leaves out: the heavy JSON of each row (a run's result alone is kilobytes).
 LIGHT_LEFT_OUT = ("progress_json", "result_json", "settings_json", "document_json")
@@ -33,11 +35,13 @@ class HistoryQueries:
 
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
                   run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
-                  feedback: Optional[str] = None, light: bool = False) -> list[RunInfo]:
+                  feedback: Optional[str] = None, evals: Optional[str] = None,
+                  light: bool = False) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
         given ("" = runs nobody is named on); `forks` "forks" / "no_forks" keeps only what-if forks / no
         forks; `feedback` "any" / "wrong" keeps runs with feedback / with a `wrong` verdict
-        (`rag.runs.feedback`). `limit` and `offset` page it; every filter is SQL, so a page never reads
+        (`rag.runs.feedback`); `evals` "evals" / "no_evals" keeps only / leaves out the runs an evaluation
+        recorded for its cases (`eval_id` set). `limit` and `offset` page it; every filter is SQL, so a page never reads
         more rows than it shows. A row's stored export document is not read (`get_document` does); with
         `light`, neither are its progress, result and settings (a list needs none of them: `get_run` has
         them for the one run opened)."""
@@ -52,6 +56,8 @@ class HistoryQueries:
             where.append(FORK_WHERE[forks])
         if feedback in FEEDBACK_WHERE:
             where.append(FEEDBACK_WHERE[feedback])
+        if evals in EVAL_WHERE:
+            where.append(EVAL_WHERE[evals])
         left_out = LIGHT_LEFT_OUT if light else ("document_json",)
         columns = ", ".join("NULL" if c in left_out else c for c in COLUMNS)
         sql = (f"SELECT {columns} FROM runs{' WHERE ' + ' AND '.join(where) if where else ''} "
