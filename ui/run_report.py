@@ -155,13 +155,21 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
             once, _values = inspector_sections(session, None, parts=parts, opened=_AllOpen(), interactive=False)
             once["timeline"] = once.get("timeline", "").replace(' class="rdi-selected"', "")
             line = position_html(session, idle_hint=parts.idle_hint)  # where the run stands: the same everywhere
+            shared: dict[str, int] = {}  # stored at the first position, not looked for again (the timeline grows)
             positions = []
             for travel in [*range(steps), None]:
                 sections = once if travel is None else inspector_sections(
                     session, travel, parts=parts, opened=_AllOpen(), interactive=False, per_position_only=True,
                     position_line=line)[0]
-                positions.append([ref(_closed((once if name in SHARED else sections).get(name, "")))
-                                  for name in SECTIONS])
+                row = []
+                for name in SECTIONS:
+                    if name not in SHARED:
+                        row.append(ref(_closed(sections.get(name, ""))))
+                    else:
+                        if name not in shared:
+                            shared[name] = ref(_closed(once.get(name, "")))
+                        row.append(shared[name])
+                positions.append(row)
             out[lang] = {"pos": positions, "header": header() if header else ""}
     return {"langs": out, "parts": stored, "positions": steps + 1}
 
