@@ -110,7 +110,9 @@ def write_figure(repeat: int) -> float:
     def session(steps: int):
         s = GraphSession(spec="bench.compare:loop_graph", graph=loop_graph(steps))
         s.start({"n": 0})
-        s.run_to_end()
+        while not s.done:  # run_to_end stops every 200 steps
+            s.run_to_end()
+        assert len(s.all_steps()) == steps
         return s
 
     short, long = session(10), session(300)

@@ -522,16 +522,22 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
+def export_json(session: GraphSession) -> str:
+    return json.dumps(session.export_run(), ensure_ascii=False, indent=1, default=str)
+
+
 def render_history(session: GraphSession) -> None:
-    """Export the run (every checkpoint with each task's writes) and open an export read-only."""
+    """Export the run (every checkpoint with each task's writes) and open an export read-only. Outside the
+    workbench fragment, and both files are built only when clicked: a Step neither redraws this panel nor
+    serialises the whole run again (the JSON of a 300-step run was written on every Step while it was open)."""
     with lazy_expander(_("Export or replay a run"), key="yg_history") as is_open:
         if not is_open:
             return
         if session.segments:
-            data = json.dumps(session.export_run(), ensure_ascii=False, indent=1, default=str)
             name = session.spec.replace(":", "_").replace(".", "_")
-            st.download_button(_("Download this run (JSON)"), data=data, file_name=f"{name}_run.json",
-                               mime="application/json", key="yg_export")
+            st.download_button(_("Download this run (JSON)"), data=lambda: export_json(session),
+                               file_name=f"{name}_run.json", mime="application/json", key="yg_export",
+                               on_click="ignore")
             from rag.i18n import current_language
             from ui.run_report import graph_report
 
@@ -566,8 +572,14 @@ def render_page() -> None:
     render_lint(session)
     render_threads(session)
     render_input_form(session)
+    # outside the fragment, as on the RAG debugger: a Step does not send them again (a change in the picker
+    # reruns the whole page; Continue reads the breakpoints from the session state)
+    render_breakpoints(session.node_names(), scope=BREAKPOINT_SCOPE,
+                       help=_("Continue stops before the next step that would run one of them (before all the lanes "
+                              "of a Send fan-out); Step ignores them; Run runs to the end."))
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     workbench()
+    render_history(session)
 
 
 @st.fragment
@@ -596,9 +608,6 @@ def _workbench() -> None:
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     render_travel_go_on(session, travel)
-    render_breakpoints(session.node_names(), scope=BREAKPOINT_SCOPE,
-                       help=_("Continue stops before the next step that would run one of them (before all the lanes "
-                              "of a Send fan-out); Step ignores them; Run runs to the end."))
     values = render_inspector(session, travel, parts=graph_parts(session))
     from ui.graph_link import WRITTEN_KEY, graph_link_for
 
@@ -610,4 +619,3 @@ def _workbench() -> None:
         render_full_state(values)
     render_graph_what_if(session, travel, _session)
     render_feedback_panel(session, travel, key="yg_feedback")
-    render_history(session)

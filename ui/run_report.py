@@ -86,15 +86,57 @@ def position_count(session: Any) -> int:
     return len(session.all_steps()) + 1
 
 
+class _Drawn:
+    """A position's drawing whose marks (what had run, what runs next: node names, the same in every
+    language) are worked out once for all languages; the drawing itself is drawn per language (a title
+    may be translated)."""
+
+    def __init__(self, drawing: Any, marks: dict[Optional[int], dict], travel: Optional[int]) -> None:
+        self._drawing = drawing
+        self._shared = marks
+        self._travel = travel
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._drawing, name)
+
+    def marks(self) -> dict:
+        if self._travel not in self._shared:
+            self._shared[self._travel] = self._drawing.marks()
+        return self._shared[self._travel]
+
+
+class _Still:
+    """The session as the file sees it: a run that does not move while its file is written, so what every
+    position reads again (the list of steps, a position's marks) is worked out once, not once per position
+    and language. Everything else is the session's own."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self._steps: Optional[list] = None
+        self._marks: dict[Optional[int], dict] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    def all_steps(self) -> list:
+        if self._steps is None:
+            self._steps = self._session.all_steps()
+        return self._steps
+
+    def drawing(self, travel: Optional[int] = None) -> _Drawn:
+        return _Drawn(self._session.drawing(travel), self._marks, travel)
+
+
 def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = tuple(LANGUAGES),
                      header: Optional[Callable[[], str]] = None) -> dict:
     """Every position's sections in every language, each distinct HTML stored once."""
     import debugger.i18n
     from rag.i18n import gettext, ngettext
-    from ui.panels.inspector import RAG_PARTS, inspector_sections
+    from ui.panels.inspector import RAG_PARTS, inspector_sections, position_html
 
     debugger.i18n.install(gettext, ngettext)  # the core's words follow `use_language` below, as in the app
     parts = parts or RAG_PARTS
+    session = _Still(session)
     table: dict[str, int] = {}
     stored: list[str] = []
 
@@ -112,12 +154,22 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
             # once (the script marks the selected timeline row), so a long run costs one pass per step.
             once, _values = inspector_sections(session, None, parts=parts, opened=_AllOpen(), interactive=False)
             once["timeline"] = once.get("timeline", "").replace(' class="rdi-selected"', "")
+            line = position_html(session, idle_hint=parts.idle_hint)  # where the run stands: the same everywhere
+            shared: dict[str, int] = {}  # stored at the first position, not looked for again (the timeline grows)
             positions = []
             for travel in [*range(steps), None]:
                 sections = once if travel is None else inspector_sections(
-                    session, travel, parts=parts, opened=_AllOpen(), interactive=False, per_position_only=True)[0]
-                positions.append([ref(_closed((once if name in SHARED else sections).get(name, "")))
-                                  for name in SECTIONS])
+                    session, travel, parts=parts, opened=_AllOpen(), interactive=False, per_position_only=True,
+                    position_line=line)[0]
+                row = []
+                for name in SECTIONS:
+                    if name not in SHARED:
+                        row.append(ref(_closed(sections.get(name, ""))))
+                    else:
+                        if name not in shared:
+                            shared[name] = ref(_closed(once.get(name, "")))
+                        row.append(shared[name])
+                positions.append(row)
             out[lang] = {"pos": positions, "header": header() if header else ""}
     return {"langs": out, "parts": stored, "positions": steps + 1}
 

@@ -85,3 +85,21 @@ def test_bad_input_gets_a_message_and_status_2(tmp_path, monkeypatch, capsys):
     assert report_main([str(COMPLEX), "-o", str(tmp_path / "missing" / "x.html")]) == 2
     assert "not a folder" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def _svg_title(section: str) -> str:
+    data = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', section).group(1)
+    svg = base64.b64decode(data).decode("utf-8")
+    return re.search(r'font-size="12.00">([^<]+)</text>', svg).group(1)
+
+
+def test_each_language_draws_every_position_in_its_own_words(complex_report):
+    """The file works a position's marks and the steps out once for both languages: what is worded (the
+    graph's title, the position line) must still be each language's own at every position."""
+    data = data_of(complex_report)
+    parts, sections = data["parts"], data["sections"]
+    for lang, title, line in (("en", "RAG workflow", "4 steps · finished"), ("zh", "RAG 工作流", "4 步 · 已完成")):
+        for pos in data["langs"][lang]["pos"]:
+            shown = {name: parts[i] for name, i in zip(sections, pos, strict=True)}
+            assert _svg_title(shown["graph"]) == title, lang
+            assert line in re.sub(r"<[^>]+>", "", shown["head"]), (lang, shown["head"][:300])

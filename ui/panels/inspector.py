@@ -221,17 +221,18 @@ def join_sections(sections: dict[str, str]) -> str:
 def inspector_sections(session: InspectedSession, travel: Optional[int], *, full_state: bool = False,
                        box: str = "", parts: InspectorParts = RAG_PARTS,
                        opened: frozenset[str] = frozenset(), interactive: bool = True,
-                       per_position_only: bool = False) -> tuple[dict[str, str], dict]:
+                       per_position_only: bool = False, position_line: Optional[str] = None) -> tuple[dict[str, str], dict]:
     """(HTML per section, state values shown). `opened`: the folded parts the browser has open
     (`lazy_details`); the others are sent without their body. `interactive=False`: for a file with no
     server behind it (ui/run_report.py): no controls, no URL, no switches, nothing read from a browser session.
     `per_position_only`: only the sections that change with the position (head, graph, step, evidence); the
-    timeline, the node docs and the session-wide progress are left empty (a file draws them once)."""
+    timeline, the node docs and the session-wide progress are left empty (a file draws them once).
+    `position_line`: `position_html` already drawn (it says where the session stands, whatever the view)."""
     seg = session.current
     pairs = session.all_steps()
     record = pairs[-1][1] if pairs else None
     values = seg.stepper.current_values() if seg else {}
-    head = position_html(session, idle_hint=parts.idle_hint)
+    head = position_html(session, idle_hint=parts.idle_hint) if position_line is None else position_line
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
         # the app reads the checkpoint (nothing is re-run); a file of a finished run has the record's copy
