@@ -19,6 +19,17 @@ NOT_LOADED = N_("{spec} could not be loaded here, so the graph drawn here has on
                 "through, joined in the order they ran.")
 
 
+def shell_policy() -> GraphPolicy:
+    """The allow-list outside a browser (`python -m rag.runs.report`): the bundled examples, the graph of
+    `RAG_DEBUG_GRAPH` and the patterns of `RAG_DEBUG_GRAPHS`, as the Your graph page reads them."""
+    import os
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "examples"
+    examples = sorted(f"examples.{p.stem}" for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    return GraphPolicy.from_text(os.environ.get("RAG_DEBUG_GRAPH"), examples, os.environ.get("RAG_DEBUG_GRAPHS"))
+
+
 def graph_run_session(history: Any, run_id: str, policy: GraphPolicy) -> tuple[Any, Optional[Callable[[], str]]]:
     """(the run replayed to its end in a GraphSession, a note for the file or None). Raises UnknownRunError,
     or ValueError when the run is no Your-graph run or kept nothing to replay."""

@@ -201,3 +201,24 @@ def test_the_stand_in_graph_joins_the_recorded_nodes_in_the_order_they_ran():
     drawn = graph_from_steps([step("split"), step("measure", "measure"), step("total")]).get_graph()
     edges = {(e.source, e.target) for e in drawn.edges}
     assert edges == {("__start__", "split"), ("split", "measure"), ("measure", "total"), ("total", "__end__")}
+
+
+def test_the_report_cli_writes_a_graph_runs_file_from_an_id_or_an_export(history, runs, tmp_path, monkeypatch,
+                                                                         capsys):
+    from rag.runs.report import main as report_main
+
+    monkeypatch.setenv("RAG_HISTORY_DB", str(history.location))
+    monkeypatch.delenv("RAG_HISTORY_URL", raising=False)
+    out = tmp_path / "run.html"
+    assert report_main([runs["abc"], "-o", str(out), "--step", "1"]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "examples.chain:graph" in page and "Collapses whitespace" in page  # the real graph's docstrings
+    export = tmp_path / "run.json"
+    export.write_text(json.dumps(export_run(history, runs["fanout"])), encoding="utf-8")
+    assert report_main([str(export), "-o", str(out), "--lang", "zh"]) == 0
+    assert "examples.fanout:graph" in out.read_text(encoding="utf-8")
+    never = history.record_start("{}", kind="graph", graph_spec="examples.chain:graph").run_id
+    history.record_finish(never, status="done")
+    capsys.readouterr()
+    assert report_main([never, "-o", str(out)]) == 2
+    assert "never ended" in capsys.readouterr().err
