@@ -15,7 +15,7 @@ class _Nothing(TypedDict, total=False):
     """The stand-in's state: none (a replay reads the recorded values, not the graph's)."""
 
 
-def _idle(_state: Any) -> dict:
+def _idle(state: _Nothing) -> dict:
     return {}
 
 
@@ -29,7 +29,7 @@ def graph_from_steps(steps: Iterable[Any]) -> Any:
     order = [nodes for nodes in order if nodes]
     builder = StateGraph(_Nothing)
     for name in dict.fromkeys(n for nodes in order for n in nodes):
-        builder.add_node(name, _idle)
+        builder.add_node(str(name), _idle)
     edges: dict[tuple[str, str], None] = {}
     for before, after in zip([(START,), *order], [*order, (END,)], strict=True):
         for a in before:

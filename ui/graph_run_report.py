@@ -52,9 +52,9 @@ def graph_run_session(history: Any, run_id: str, policy: GraphPolicy) -> tuple[A
         checkpoints = [RecordedCheckpoint.model_validate(c) for c in doc.get("checkpoints") or []]
         steps = ReplayStepper(checkpoints, head=doc.get("head_checkpoint_id")).all_steps
         session = GraphSession(spec=spec, graph=graph_from_steps(steps))
-    session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"), inp=doc.get("input"),
-                          run_id=info.run_id, info=info)
-    session.current.stepper.run_to_end()
+    seg = session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"),
+                                inp=doc.get("input"), run_id=info.run_id, info=info)
+    seg.stepper.run_to_end()
     return session, note
 
 
