@@ -68,6 +68,12 @@ class _Out:
         self.blocks.append(Block(kind, text, **kw))
 
 
+def code_name(value: Any) -> str:
+    """A name put in a code span of a sentence (a node, a field, a graph): a run from an imported file can
+    name anything, and a backtick in it would end the span and let the rest be read as markup."""
+    return " ".join(str(value).replace("`", "'").split())
+
+
 def short(value: Any, limit: int = 300) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -96,16 +102,17 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     if first is None:
         out.add("success", _(CAUSES["none"]))
     else:
-        where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=first.node or "-")
+        node = code_name(first.node or "-")
+        where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=node)
         if first.field:
-            where += _(", in `{field}`").format(field=first.field)
+            where += _(", in `{field}`").format(field=code_name(first.field))
         out.add("subheader", where)
         edit = getattr(rc, "edit", None) or (0, "-")
         out.add("md", _(CAUSES.get(rc.cause, CAUSES["other"])).format(
-            node=first.node or "-", field=first.field or "-", edit=edit[1], edit_step=edit[0]))
+            node=node, field=code_name(first.field or "-"), edit=code_name(edit[1]), edit_step=edit[0]))
     if rc.graphs[0] != rc.graphs[1]:
         out.add("warning", _("Run A is {a} and run B is {b}: only the steps they share are aligned.").format(
-            a=rc.graphs[0], b=rc.graphs[1]))
+            a=f"`{code_name(rc.graphs[0])}`", b=f"`{code_name(rc.graphs[1])}`"))
     if getattr(rc, "generic", False):
         _generic_rows(out, rc, side_a, side_b, show_all)
         return out.blocks
@@ -160,7 +167,7 @@ def _generic_rows(out: _Out, rc: Any, side_a: Any, side_b: Any, show_all: bool) 
     steps_a, steps_b = _steps(side_a), _steps(side_b)
     if rc.final_fields:
         out.add("md", _("Final state: different in {fields}").format(
-            fields=", ".join(f"`{f}`" for f in rc.final_fields)))
+            fields=", ".join(f"`{code_name(f)}`" for f in rc.final_fields)))
     else:
         out.add("md", _("Final state: the same"))
     out.add("subheader", _("Step by step"))

@@ -139,12 +139,12 @@ def render_blocks(blocks) -> None:
             st.warning(block.text)
         elif kind == "text":
             st.markdown(as_text(block.text))
-        elif kind == "table":
-            st.table(pd.DataFrame(list(block.rows)))
+        elif kind == "table":  # st.table reads markdown in its cells: recorded values are shown as text
+            st.table(pd.DataFrame([{as_text(k): as_text(v) for k, v in row.items()} for row in block.rows]))
         elif kind == "code":
             st.code(block.text, language=block.code_language)
         elif kind == "answer_diff":
             st.html(f'<div class="rdc-answer-diff">{word_diff_html(*block.args)}</div>')
         elif kind == "fold":
-            with st.expander(block.text, expanded=block.open_):
+            with st.expander(as_text(block.text), expanded=block.open_):  # a title names a recorded node
                 render_blocks(block.children)

@@ -93,3 +93,50 @@ def test_a_graph_run_is_offered_graph_runs_of_its_own_graph_first():
     specs = {"fan": "examples.fanout:graph", "chain1": "examples.chain:graph", "chain2": "examples.chain:graph"}
     assert list(compare_choices(info("graph", "examples.chain:graph"), others, specs)) == ["chain1", "chain2", "fan"]
     assert list(compare_choices(info("main"), others, specs)) == ["rag"]
+
+
+HOSTILE = "![x](http://evil.example/x.png)"
+NODE = "n`![x](//evil.example/y.png)"  # no colon: LangGraph reserves it in node names
+
+
+def test_names_and_values_of_an_imported_graph_run_are_shown_as_text(app_test, env):
+    """An imported file can name any node, field and graph: none of it is read as markdown on the page
+    (an image there would make the browser fetch another host)."""
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from debugger.session import GraphSession
+    from rag.runs.graph_runs import graph_document
+    from rag.runs.history import RunHistory
+
+    State = TypedDict("State", {"x": str, HOSTILE: str})  # noqa: UP013 - a field name that is not an identifier
+
+    def node(state: dict) -> dict:
+        return {HOSTILE: "`" + state.get("x", "") + "` " + HOSTILE}
+
+    builder = StateGraph(State)
+    builder.add_node(NODE, node)
+    builder.add_edge(START, NODE)
+    builder.add_edge(NODE, END)
+    ids = []
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        for x in ("a", "b"):
+            s = GraphSession(spec="mod:g", graph=builder.compile(checkpointer=__import__(
+                "langgraph.checkpoint.memory", fromlist=["InMemorySaver"]).InMemorySaver()))
+            s.start({"x": x})
+            s.run_to_end()
+            checkpoints, head = s.recording()
+            info = history.record_start("{}", kind="graph", graph_spec=f"{HOSTILE}:{x}")
+            history.record_finish(info.run_id, status="done")
+            history.record_document(info.run_id, graph_document(info, checkpoints, head, {"x": x}))
+            ids.append(info.run_id)
+    at = compare_page(app_test, ",".join(ids))
+    shown = [m.value for m in at.markdown] + [s.value for s in at.subheader] + [w.body for w in at.warning] \
+        + [e.label for e in at.expander]
+    assert shown
+    for text in shown:  # an image or link only inside a code span, or escaped
+        outside = "".join(part for i, part in enumerate(text.split("`")) if i % 2 == 0)
+        assert "![x](" not in outside, text
+    for table in at.table:
+        for cell in [*table.value.columns, *table.value.astype(str).to_numpy().ravel()]:
+            assert "![x](" not in str(cell), cell
