@@ -49,8 +49,15 @@ def _history():
 
 def _choices(history) -> dict[str, str]:
     runs = [r for r in history.list_runs(limit=500) if r.status != "running"]
-    return {r.run_id: f"{date_time(r.created_at, with_seconds=True)} · {r.route or r.status} · {r.question[:50]} · {r.run_id}"
+    return {r.run_id: f"{date_time(r.created_at, with_seconds=True)} · {_what(r)} · {r.question[:50]} · {r.run_id}"
             for r in runs}
+
+
+def _what(run) -> str:
+    """A RAG run by its route (else its status); a Your-graph run by its graph, so two graphs are told apart."""
+    if run.kind == "graph":
+        return f"{run.graph_spec} · {run.status}"
+    return run.route or run.status
 
 
 def render_pickers(history) -> Optional[tuple[str, str]]:
