@@ -26,6 +26,11 @@ CAUSES = {
     "grade_or_route": N_("A different grade or route."),
     "other": N_("The runs computed a different value."),
     "different_graphs": N_("The runs went through different graphs; what could be aligned is shown."),
+    # runs of a graph of your own: said in generic terms (`rag.runs.compare.classify_generic`)
+    "graph_input": N_("A different input: `{field}` differs from the first step on."),
+    "edited": N_("An edited field: a what-if fork set `{edit}` after step {edit_step}, and the runs differ from there."),
+    "path": N_("The runs went different ways at `{node}`: a step only one run has."),
+    "value": N_("A different value at node `{node}`: from the same state it wrote `{field}` differently."),
 }
 ROW_KINDS = {"same": N_("same"), "differs": N_("differs"), "only_a": N_("only in A"), "only_b": N_("only in B")}
 CHUNK_CHANGES = {"added": N_("added"), "removed": N_("removed"), "moved_up": N_("moved up"),
@@ -63,6 +68,12 @@ class _Out:
         self.blocks.append(Block(kind, text, **kw))
 
 
+def code_name(value: Any) -> str:
+    """A name put in a code span of a sentence (a node, a field, a graph): a run from an imported file can
+    name anything, and a backtick in it would end the span and let the rest be read as markup."""
+    return " ".join(str(value).replace("`", "'").split())
+
+
 def short(value: Any, limit: int = 300) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -91,14 +102,20 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     if first is None:
         out.add("success", _(CAUSES["none"]))
     else:
-        where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=first.node or "-")
+        node = code_name(first.node or "-")
+        where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=node)
         if first.field:
-            where += _(", in `{field}`").format(field=first.field)
+            where += _(", in `{field}`").format(field=code_name(first.field))
         out.add("subheader", where)
-        out.add("md", _(CAUSES.get(rc.cause, CAUSES["other"])))
+        edit = getattr(rc, "edit", None) or (0, "-")
+        out.add("md", _(CAUSES.get(rc.cause, CAUSES["other"])).format(
+            node=node, field=code_name(first.field or "-"), edit=code_name(edit[1]), edit_step=edit[0]))
     if rc.graphs[0] != rc.graphs[1]:
         out.add("warning", _("Run A is {a} and run B is {b}: only the steps they share are aligned.").format(
-            a=rc.graphs[0], b=rc.graphs[1]))
+            a=f"`{code_name(rc.graphs[0])}`", b=f"`{code_name(rc.graphs[1])}`"))
+    if getattr(rc, "generic", False):
+        _generic_rows(out, rc, side_a, side_b, show_all)
+        return out.blocks
     outcome = _("Route: `{a}` → `{b}`").format(a=rc.route[0], b=rc.route[1])
     if rc.answered:
         outcome += " · " + (_("the same answer") if rc.answer_same else _("a different answer"))
@@ -125,6 +142,68 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
                 open_=first is not None and row.row == first.row, only_all=row.kind == "same")
     _answers(out, side_a, side_b)
     return out.blocks
+
+
+def _steps(side: Any) -> list:
+    return [s for seg in side.segments() for s in seg.steps]
+
+
+def _state_rows(va: Mapping[str, Any], vb: Mapping[str, Any], fields: Optional[tuple] = None) -> tuple:
+    """The two states' differences path by path (`debugger.diff.diff_states`), limited to `fields` (top-level
+    names) unless None."""
+    from debugger.diff import ABSENT, diff_states
+
+    def cell(value: Any) -> str:
+        return _("(not set)") if value is ABSENT else short(value)
+
+    rows = [r for r in diff_states(va, vb) if r.kind != "unchanged"
+            and (fields is None or str(r.path).split(".", 1)[0].split("[", 1)[0] in fields)]
+    return tuple({_("field"): r.path, "A": cell(r.before), "B": cell(r.after)} for r in rows)
+
+
+def _generic_rows(out: _Out, rc: Any, side_a: Any, side_b: Any, show_all: bool) -> None:
+    """Two runs of a graph of your own: the final state, the aligned steps and each differing step's state
+    diff (its own fields that differ; every field with "all fields"); no RAG view."""
+    steps_a, steps_b = _steps(side_a), _steps(side_b)
+    if rc.final_fields:
+        out.add("md", _("Final state: different in {fields}").format(
+            fields=", ".join(f"`{code_name(f)}`" for f in rc.final_fields)))
+    else:
+        out.add("md", _("Final state: the same"))
+    out.add("subheader", _("Step by step"))
+    out.add("table", rows=tuple({
+        _("row"): str(r.row), _("step A"): str(r.a or ""), _("step B"): str(r.b or ""),
+        _("node"): r.node, _("status"): _(ROW_KINDS[r.kind]), _("fields that differ"): ", ".join(r.fields[:6]),
+    } for r in rc.comparison.rows))
+    first = rc.comparison.first
+    for row in rc.comparison.rows:
+        if row.kind == "same" and not show_all:
+            continue
+        sa = steps_a[row.a - 1] if row.a else None
+        sb = steps_b[row.b - 1] if row.b else None
+        title = _("Step {a} / {b}: {node} ({status})").format(a=row.a or "-", b=row.b or "-", node=row.node,
+                                                               status=_(ROW_KINDS[row.kind]))
+        children = _Out()
+        if sa is None or sb is None:
+            children.add("caption", _("Only run {side} has this step.").format(side="A" if sa is not None else "B"))
+        else:
+            rows = _state_rows(sa.values_after, sb.values_after, None if show_all else tuple(row.fields))
+            children.add("table", rows=rows or ({_("field"): _("(no difference)")},))
+            missing = [key for key, x, y in row.lanes if x is None or y is None]
+            if missing:
+                children.add("md", "**" + _("Parallel lanes only one run has") + "**")
+                for key, x, _y in row.lanes:
+                    if key in missing:
+                        children.add("text", f"- {'A' if x is not None else 'B'}: {short(key, 120)}")
+            children.add("caption", _("Duration: {a} ms → {b} ms ({delta:+.0f} ms)").format(
+                a=round(sa.duration_ms), b=round(sb.duration_ms), delta=sb.duration_ms - sa.duration_ms))
+        out.add("fold", title, children=tuple(children.blocks),
+                open_=first is not None and row.row == first.row, only_all=row.kind == "same")
+    if rc.final_fields or show_all:
+        fa = steps_a[-1].values_after if steps_a else {}
+        fb = steps_b[-1].values_after if steps_b else {}
+        out.add("subheader", _("Final state, A → B"))
+        out.add("table", rows=_state_rows(fa, fb) or ({_("field"): _("(no difference)")},))
 
 
 def _settings(out: _Out, rc: Any) -> None:

@@ -49,8 +49,15 @@ def _history():
 
 def _choices(history) -> dict[str, str]:
     runs = [r for r in history.list_runs(limit=500) if r.status != "running"]
-    return {r.run_id: f"{date_time(r.created_at, with_seconds=True)} · {r.route or r.status} · {r.question[:50]} · {r.run_id}"
+    return {r.run_id: f"{date_time(r.created_at, with_seconds=True)} · {_what(r)} · {r.question[:50]} · {r.run_id}"
             for r in runs}
+
+
+def _what(run) -> str:
+    """A RAG run by its route (else its status); a Your-graph run by its graph, so two graphs are told apart."""
+    if run.kind == "graph":
+        return f"{run.graph_spec} · {run.status}"
+    return run.route or run.status
 
 
 def render_pickers(history) -> Optional[tuple[str, str]]:
@@ -139,12 +146,12 @@ def render_blocks(blocks) -> None:
             st.warning(block.text)
         elif kind == "text":
             st.markdown(as_text(block.text))
-        elif kind == "table":
-            st.table(pd.DataFrame(list(block.rows)))
+        elif kind == "table":  # st.table reads markdown in its cells: recorded values are shown as text
+            st.table(pd.DataFrame([{as_text(k): as_text(v) for k, v in row.items()} for row in block.rows]))
         elif kind == "code":
             st.code(block.text, language=block.code_language)
         elif kind == "answer_diff":
             st.html(f'<div class="rdc-answer-diff">{word_diff_html(*block.args)}</div>')
         elif kind == "fold":
-            with st.expander(block.text, expanded=block.open_):
+            with st.expander(as_text(block.text), expanded=block.open_):  # a title names a recorded node
                 render_blocks(block.children)

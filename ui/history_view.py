@@ -6,7 +6,8 @@ call, no retrieval), so what a stakeholder sees is exactly what was recorded.
 """
 from __future__ import annotations
 
-from typing import Optional
+from types import MappingProxyType
+from typing import Mapping, Optional
 
 import pandas as pd
 import streamlit as st
@@ -337,22 +338,44 @@ def render_compare(info: RunInfo, others: dict[str, str]) -> None:
 
 def render_report_download(history: RunHistory, info: RunInfo, where) -> None:
     """The run as one HTML file for someone without the app, opening at the step chosen beside it (built
-    on click, on a thread)."""
+    on click, on a thread). A Your-graph run draws its graph only when the Your graph page may load it
+    (the allow-list), else from its recording (ui/graph_run_report.py)."""
     from rag.i18n import current_language
-    from ui.run_report import history_run_report
 
     lang = current_language()
     at_step = int(st.session_state.get(AT_STEP_KEY) or 0)
-    where.download_button(_("Download as HTML"), icon=MATERIAL["download"],
-                          data=lambda: history_run_report(history, info.run_id, lang=lang,
-                                                          step=at_step - 1 if at_step else None),
+    step = at_step - 1 if at_step else None
+    if info.kind == "graph":
+        from ui.graph_page import graph_policy
+        from ui.graph_run_report import graph_run_report
+
+        policy = graph_policy()
+
+        def build() -> str:
+            return graph_run_report(history, info.run_id, policy, lang=lang, step=step)
+    else:
+        from ui.run_report import history_run_report
+
+        def build() -> str:
+            return history_run_report(history, info.run_id, lang=lang, step=step)
+    where.download_button(_("Download as HTML"), icon=MATERIAL["download"], data=build,
                           file_name=f"{info.run_id}.html", mime="text/html", key="history_report", width="stretch",
                           on_click="ignore", help=_("One file that opens in any browser with no app and no network"))
 
 
+def compare_choices(info: RunInfo, others: dict[str, str], graph_runs: Mapping[str, Optional[str]]) -> dict[str, str]:
+    """The runs to offer to compare `info` with: a RAG run with RAG runs; a Your-graph run with Your-graph
+    runs, those of its own graph first (the default), then the others (said plainly when compared)."""
+    if info.kind != "graph":
+        return {rid: label for rid, label in others.items() if rid not in graph_runs}
+    mine = [rid for rid in others if rid in graph_runs and graph_runs[rid] == info.graph_spec]
+    rest = [rid for rid in others if rid in graph_runs and graph_runs[rid] != info.graph_spec]
+    return {rid: others[rid] for rid in [*mine, *rest]}
+
+
 def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[str, str]] = None,
-                    graph_runs: frozenset[str] = frozenset()) -> None:
-    """`graph_runs`: the ids of Your-graph runs (compared on no page yet, so not offered to compare with)."""
+                    graph_runs: Mapping[str, Optional[str]] = MappingProxyType({})) -> None:
+    """`graph_runs`: the Your-graph runs among `others`, with their graph's `module:attr`."""
     others = others or {}
     with st.container(border=True):
         st.markdown(f"**{as_text(info.question)}**")
@@ -384,12 +407,10 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                                mime="application/json", key="history_export", width="stretch",
                                help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                       "Its sha256 is an integrity check against accidents, not a signature"))
-            if info.kind != "graph":  # a graph of your own is drawn by its page (Your graph: Download as HTML)
-                render_report_download(history, info, c3)
+            render_report_download(history, info, c3)
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
                   args=(info.run_id,), width="stretch")
-        if info.kind != "graph":
-            render_compare(info, {rid: label for rid, label in others.items() if rid not in graph_runs})
+        render_compare(info, compare_choices(info, others, graph_runs))
         render_feedback(history, info.run_id, key="history_feedback", person=current_person())
         if info.kind != "graph":  # a case is a question of the RAG workflow
             from ui.panels.add_to_set import render_for_run
@@ -578,4 +599,4 @@ def render_page() -> None:
         else:
             render_unusable(exc)
         return
-    render_selected(history, chosen, others, frozenset(r.run_id for r in runs if r.kind == "graph"))
+    render_selected(history, chosen, others, {r.run_id: r.graph_spec for r in runs if r.kind == "graph"})

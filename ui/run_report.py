@@ -285,9 +285,15 @@ def graph_header(session: Any) -> str:
     return "".join(out)
 
 
-def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -> str:
-    """A Your-graph session (live or replayed) as a file, without the RAG panels."""
+def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
+                 note: Optional[Callable[[], str]] = None) -> str:
+    """A Your-graph session (live or replayed) as a file, without the RAG panels. `note`: a sentence for the
+    header, in the language being drawn (why the drawing is the recording's, for a graph not imported)."""
     from ui.graph_parts import graph_parts
 
+    def header() -> str:
+        extra = f'<p class="rdr-meta">{html.escape(note())}</p>' if note is not None else ""
+        return graph_header(session) + extra
+
     return report_html(session, start=start, lang=lang, parts=graph_parts(session), title=str(getattr(session, "spec", "")),
-                       header=lambda: graph_header(session))
+                       header=header)

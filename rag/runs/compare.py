@@ -38,7 +38,10 @@ ECHO_TRACE_KEYS = ("retrieval_top_k", "candidate_k", "candidate_k_source", "retr
                    "auto_merge_threshold", "auto_merge_enabled", "rerank_enabled", "rerank_min_score")
 SETTINGS_NOT_COMPARED = ("openai_api_key", "rerank_api_key")
 
-Cause = Literal["none", "input", "settings", "prompt", "chunks", "grade_or_route", "other", "different_graphs"]
+Cause = Literal["none", "input", "settings", "prompt", "chunks", "grade_or_route", "other", "different_graphs",
+                "graph_input", "edited", "path", "value"]
+"""The last four are said of runs of a graph of your own (no RAG fields): a different input, a what-if
+fork's edited field, a step only one run has, a node that wrote a different value."""
 
 
 class CompareError(UserFixableError):
@@ -91,6 +94,13 @@ class RunComparison(BaseModel):
     answered: bool = True
     """Both runs recorded an answer; otherwise `answer_same` compares the evidence handed to the answerer."""
     graphs: tuple[str, str]
+    generic: bool = False
+    """A run of a graph of your own is one of the two: the cause is said in generic terms, the outcome is
+    the final state (`final_fields`), and no RAG view is drawn."""
+    final_fields: tuple[str, ...] = ()
+    """Generic runs: the fields whose final values differ."""
+    edit: Optional[tuple[int, str]] = None
+    """Generic runs: (step, field) of the what-if fork's edit that explains the divergence, when one does."""
 
     @property
     def same_outcome(self) -> bool:
@@ -267,7 +277,51 @@ def classify(comparison: Comparison, settings: Sequence, prompts_differ: bool) -
     return "other"
 
 
+def graph_name(doc: RunDocument) -> str:
+    """What a document ran: `main` / `resume` for the RAG workflow, a Your-graph run's `module:attr`."""
+    return (doc.run.graph_spec or doc.graph) if doc.graph == "graph" else doc.graph
+
+
+def classify_generic(first: Any, graphs_differ: bool, edits: Sequence[tuple[int, str]]) -> tuple[Cause, Any]:
+    """The cause of a divergence between runs of a graph of your own, in generic terms (pure: a table
+    test). `first`: the `Divergence` (None: the runs agree); `edits`: (step, field) of each side's
+    what-if fork edit (applied after that step). Returns the cause and the edit that explains it."""
+    if first is None:
+        return "none", None
+    if graphs_differ:
+        return "different_graphs", None
+    if first.from_input:
+        return "graph_input", None
+    before = [e for e in edits if e[0] < first.step]
+    if before:
+        return "edited", before[0]
+    if first.kind in ("only_a", "only_b"):
+        return "path", None
+    return "value", None
+
+
+def _final_values(side: RunSide) -> Mapping[str, Any]:
+    for seg in reversed(side.segments()):
+        if seg.steps:
+            return seg.steps[-1].values_after
+    return {}
+
+
+def _compare_generic(a: RunSide, b: RunSide, comparison: Comparison) -> RunComparison:
+    graphs = ("+".join(graph_name(d) for d in a.documents), "+".join(graph_name(d) for d in b.documents))
+    edits = [(d.run.fork.step, d.run.fork.field) for side in (a, b) for d in side.documents if d.run.fork]
+    cause, edit = classify_generic(comparison.first, graphs[0] != graphs[1], edits)
+    final = differing_fields(_final_values(a), _final_values(b), ignore=IGNORED_FIELDS)
+    return RunComparison(a=a.ref, b=b.ref, comparison=comparison, cause=cause, settings=[],
+                         prompt_versions=(None, None), prompt_diffs={}, route=(None, None), answer_same=not final,
+                         answered=False, graphs=graphs, generic=True, final_fields=final, edit=edit)
+
+
 def compare_sides(a: RunSide, b: RunSide) -> RunComparison:
+    """Two runs compared. A run of a graph of your own on either side: the alignment and the per-step
+    state diff, said in generic terms (`classify_generic`), the outcome being the final state."""
+    if any(d.graph == "graph" for d in (*a.documents, *b.documents)):
+        return _compare_generic(a, b, compare_runs(a.segments(), b.segments(), ignore=IGNORED_FIELDS))
     comparison = compare_runs(a.segments(), b.segments(), lane_key=lane_key, ignore=IGNORED_FIELDS, refine=refine)
     sets = settings_diff(a.main.settings, b.main.settings)
     prompts = prompt_diffs(a.main.prompts, b.main.prompts)
@@ -313,15 +367,15 @@ def divergence_line(rc: RunComparison) -> str:
 def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
     """A short summary per differing step (English: a CLI's output for logs and CI)."""
     lines = [divergence_line(rc), f"cause: {rc.cause}"]
-    lines.append(f"route: {rc.route[0]} -> {rc.route[1]}" if rc.route[0] != rc.route[1] else f"route: {rc.route[0]}")
-    what = "answer" if rc.answered else "evidence"
-    lines.append(f"{what}: same" if rc.answer_same else f"{what}: differs")
-    for name, va, vb in rc.settings:
-        lines.append(f"setting {name}: {json.dumps(va, default=str)} -> {json.dumps(vb, default=str)}")
-    if rc.prompt_versions[0] != rc.prompt_versions[1]:
-        lines.append(f"prompt_version: {rc.prompt_versions[0] or 'default'} -> {rc.prompt_versions[1] or 'default'}")
-    for role in rc.prompt_diffs:
-        lines.append(f"prompt {role}: differs")
+    if rc.generic:
+        if rc.graphs[0] != rc.graphs[1]:
+            lines.append(f"graphs: {rc.graphs[0]} -> {rc.graphs[1]}")
+        if rc.edit is not None:
+            lines.append(f"edited: step={rc.edit[0]} field={rc.edit[1]}")
+        lines.append("final state: differs (" + ", ".join(rc.final_fields) + ")" if rc.final_fields
+                     else "final state: same")
+    else:
+        lines += _rag_outcome_lines(rc)
     steps_a = [s for seg in a.segments() for s in seg.steps]
     steps_b = [s for seg in b.segments() for s in seg.steps]
     for row in rc.comparison.differing_rows:
@@ -334,7 +388,7 @@ def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
         detail = list(row.fields[:6])
         assert row.a is not None and row.b is not None  # a row in both runs has both step numbers
         sa, sb = steps_a[row.a - 1], steps_b[row.b - 1]
-        if "docs" in row.fields:
+        if "docs" in row.fields and not rc.generic:
             moved = chunk_changes(sa.values_after.get("docs") or [], sb.values_after.get("docs") or [])
             counts = {k: sum(1 for c in moved if c.change == k) for k in ("added", "removed", "moved_up", "moved_down")}
             counts["rescored"] = sum(1 for c in moved if c.change == "same" and c.score_a != c.score_b)
@@ -344,4 +398,19 @@ def summary_lines(rc: RunComparison, a: RunSide, b: RunSide) -> list[str]:
         if missing:
             detail.append(f"lanes only in one run: {len(missing)}")
         lines.append(f"step {row.a} {row.node}: " + ", ".join(detail))
+    return lines
+
+
+def _rag_outcome_lines(rc: RunComparison) -> list[str]:
+    """Route, answer (or evidence), settings and prompts of two RAG runs."""
+    lines = []
+    lines.append(f"route: {rc.route[0]} -> {rc.route[1]}" if rc.route[0] != rc.route[1] else f"route: {rc.route[0]}")
+    what = "answer" if rc.answered else "evidence"
+    lines.append(f"{what}: same" if rc.answer_same else f"{what}: differs")
+    for name, va, vb in rc.settings:
+        lines.append(f"setting {name}: {json.dumps(va, default=str)} -> {json.dumps(vb, default=str)}")
+    if rc.prompt_versions[0] != rc.prompt_versions[1]:
+        lines.append(f"prompt_version: {rc.prompt_versions[0] or 'default'} -> {rc.prompt_versions[1] or 'default'}")
+    for role in rc.prompt_diffs:
+        lines.append(f"prompt {role}: differs")
     return lines

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 
-def _open(ref: str, tmp: Path) -> tuple[Any, Any]:
-    """(history, session) with the run replayed to its end."""
+def _open(ref: str, tmp: Path) -> tuple[Any, str]:
+    """(history, run id): a file imported into a history in `tmp`, else the configured history."""
     from rag.runs.compare import read_run_documents
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
@@ -35,35 +35,43 @@ def _open(ref: str, tmp: Path) -> tuple[Any, Any]:
         run_id = ""
         for doc in docs:
             run_id = import_run(doc, history).run_id
-    else:
-        from rag.errors import UnknownRunError
-        from rag.runs.location import configured_history
+        return history, run_id
+    from rag.errors import UnknownRunError
+    from rag.runs.location import configured_history
 
-        target = configured_history()
-        if target is None:
-            raise UnknownRunError(f"{ref}: not a file, and no run history is configured to look the id up")
-        history = RunHistory(target)
-        if not history.has_run(ref):
-            history.close()
-            raise UnknownRunError(f"{ref}: no run with this id in the history")
-        run_id = ref
-    from ui.run_report import replay_session
-
-    try:
-        return history, replay_session(history, run_id)
-    except Exception:
+    target = configured_history()
+    if target is None:
+        raise UnknownRunError(f"{ref}: not a file, and no run history is configured to look the id up")
+    history = RunHistory(target)
+    if not history.has_run(ref):
         history.close()
-        raise
+        raise UnknownRunError(f"{ref}: no run with this id in the history")
+    return history, ref
+
+
+def _render(history: Any, run_id: str, *, lang: str, start: Optional[int]) -> str:
+    """A RAG run replayed to its end; a Your-graph run with its graph loaded only when the allow-list of the
+    Your graph page lets it (the bundled examples, `RAG_DEBUG_GRAPH`, `RAG_DEBUG_GRAPHS`), else drawn from
+    its recording (ui/graph_run_report.py)."""
+    if history.get_run(run_id).kind == "graph":
+        from rag.errors import UserInputError
+        from ui.graph_run_report import graph_run_report, shell_policy
+
+        try:
+            return graph_run_report(history, run_id, shell_policy(), lang=lang, step=start)
+        except ValueError as exc:  # not replayable (never ended, a broken recording): said, not a traceback
+            raise UserInputError(f"{run_id}: {exc}") from None
+    from ui.run_report import rag_report, replay_session
+
+    return rag_report(replay_session(history, run_id), start=start, lang=lang)
 
 
 def write_report(ref: str, out: Path, *, lang: str = "en", step: Optional[int] = None) -> int:
     """Write the file; returns its size in bytes."""
-    from ui.run_report import rag_report
-
     with tempfile.TemporaryDirectory() as tmp:
-        history, session = _open(ref, Path(tmp))
+        history, run_id = _open(ref, Path(tmp))
         try:
-            text = rag_report(session, start=None if step is None else step - 1, lang=lang)
+            text = _render(history, run_id, lang=lang, start=None if step is None else step - 1)
         finally:
             history.close()
     out.write_text(text, encoding="utf-8")
