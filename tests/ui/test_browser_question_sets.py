@@ -49,7 +49,7 @@ def test_a_run_becomes_a_case_that_guards_it(tmp_path):
         wait_shown(page, '[data-testid="stApp"]', "Starts from the feedback that marked this run wrong: route no_knowledge")
         route = page.locator(f'{ADD}[class*="_route"]').first
         route.scroll_into_view_if_needed()
-        assert "no_knowledge" in route.inner_text()  # the person's correction, not the run's route
+        expect(route.locator("input").first).to_have_value("no_knowledge")  # the correction, not the run's route
         page.locator(".st-key-debugger_add_to_set_add button").first.click()
         settle(page)
         page.get_by_text("Added case q1 to question set “Loop” (1 case)").first.wait_for(timeout=30_000)
