@@ -13,7 +13,7 @@ import difflib
 import html
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
 
@@ -124,22 +124,7 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
                             else _("different evidence for the answer"))
     out.add("md", outcome)
     _settings(out, rc)
-    steps_a = [s for seg in side_a.segments() for s in seg.steps]
-    steps_b = [s for seg in side_b.segments() for s in seg.steps]
-    out.add("subheader", _("Step by step"))
-    out.add("table", rows=tuple({
-        _("row"): str(r.row), _("segment"): r.segment, _("step A"): str(r.a or ""), _("step B"): str(r.b or ""),
-        _("node"): r.node, _("status"): _(ROW_KINDS[r.kind]), _("fields that differ"): ", ".join(r.fields[:6]),
-    } for r in rc.comparison.rows))
-    for row in rc.comparison.rows:
-        if row.kind == "same" and not show_all:
-            continue
-        sa = steps_a[row.a - 1] if row.a else None
-        sb = steps_b[row.b - 1] if row.b else None
-        title = _("Step {a} / {b}: {node} ({status})").format(a=row.a or "-", b=row.b or "-", node=row.node,
-                                                               status=_(ROW_KINDS[row.kind]))
-        out.add("fold", title, children=tuple(_step_pair(row, sa, sb, show_all)),
-                open_=first is not None and row.row == first.row, only_all=row.kind == "same")
+    _aligned_steps(out, rc, _steps(side_a), _steps(side_b), show_all, _step_pair, with_segment=True)
     _answers(out, side_a, side_b)
     return out.blocks
 
@@ -170,10 +155,24 @@ def _generic_rows(out: _Out, rc: Any, side_a: Any, side_b: Any, show_all: bool) 
             fields=", ".join(f"`{code_name(f)}`" for f in rc.final_fields)))
     else:
         out.add("md", _("Final state: the same"))
+    _aligned_steps(out, rc, steps_a, steps_b, show_all, _state_pair, with_segment=False)
+    if rc.final_fields or show_all:
+        fa = steps_a[-1].values_after if steps_a else {}
+        fb = steps_b[-1].values_after if steps_b else {}
+        out.add("subheader", _("Final state, A → B"))
+        out.add("table", rows=_state_rows(fa, fb) or ({_("field"): _("(no difference)")},))
+
+
+def _aligned_steps(out: _Out, rc: Any, steps_a: list, steps_b: list, show_all: bool,
+                   pair: Callable[[Any, Any, Any, bool], list[Block]], *, with_segment: bool) -> None:
+    """The aligned steps as a table, then each differing step (every step with "all fields") folded, its
+    side-by-side view drawn by `pair`; the first divergence starts unfolded. `with_segment`: the RAG
+    workflow's runs have segments (main run, resumes) to name."""
     out.add("subheader", _("Step by step"))
     out.add("table", rows=tuple({
-        _("row"): str(r.row), _("step A"): str(r.a or ""), _("step B"): str(r.b or ""),
-        _("node"): r.node, _("status"): _(ROW_KINDS[r.kind]), _("fields that differ"): ", ".join(r.fields[:6]),
+        _("row"): str(r.row), **({_("segment"): r.segment} if with_segment else {}), _("step A"): str(r.a or ""),
+        _("step B"): str(r.b or ""), _("node"): r.node, _("status"): _(ROW_KINDS[r.kind]),
+        _("fields that differ"): ", ".join(r.fields[:6]),
     } for r in rc.comparison.rows))
     first = rc.comparison.first
     for row in rc.comparison.rows:
@@ -183,27 +182,39 @@ def _generic_rows(out: _Out, rc: Any, side_a: Any, side_b: Any, show_all: bool) 
         sb = steps_b[row.b - 1] if row.b else None
         title = _("Step {a} / {b}: {node} ({status})").format(a=row.a or "-", b=row.b or "-", node=row.node,
                                                                status=_(ROW_KINDS[row.kind]))
-        children = _Out()
-        if sa is None or sb is None:
-            children.add("caption", _("Only run {side} has this step.").format(side="A" if sa is not None else "B"))
-        else:
-            rows = _state_rows(sa.values_after, sb.values_after, None if show_all else tuple(row.fields))
-            children.add("table", rows=rows or ({_("field"): _("(no difference)")},))
-            missing = [key for key, x, y in row.lanes if x is None or y is None]
-            if missing:
-                children.add("md", "**" + _("Parallel lanes only one run has") + "**")
-                for key, x, _y in row.lanes:
-                    if key in missing:
-                        children.add("text", f"- {'A' if x is not None else 'B'}: {short(key, 120)}")
-            children.add("caption", _("Duration: {a} ms → {b} ms ({delta:+.0f} ms)").format(
-                a=round(sa.duration_ms), b=round(sb.duration_ms), delta=sb.duration_ms - sa.duration_ms))
-        out.add("fold", title, children=tuple(children.blocks),
+        out.add("fold", title, children=tuple(pair(row, sa, sb, show_all)),
                 open_=first is not None and row.row == first.row, only_all=row.kind == "same")
-    if rc.final_fields or show_all:
-        fa = steps_a[-1].values_after if steps_a else {}
-        fb = steps_b[-1].values_after if steps_b else {}
-        out.add("subheader", _("Final state, A → B"))
-        out.add("table", rows=_state_rows(fa, fb) or ({_("field"): _("(no difference)")},))
+
+
+def _only_one(sa: Any) -> Block:
+    return Block("caption", _("Only run {side} has this step.").format(side="A" if sa is not None else "B"))
+
+
+def _lanes(out: _Out, row: Any) -> None:
+    """`Send` lanes only one of the two runs has at this step."""
+    missing = [key for key, x, y in row.lanes if x is None or y is None]
+    if missing:
+        out.add("md", "**" + _("Parallel lanes only one run has") + "**")
+        for key, x, _y in row.lanes:
+            if key in missing:
+                out.add("text", f"- {'A' if x is not None else 'B'}: {short(key, 120)}")
+
+
+def _duration(out: _Out, sa: Any, sb: Any) -> None:
+    out.add("caption", _("Duration: {a} ms → {b} ms ({delta:+.0f} ms)").format(
+        a=round(sa.duration_ms), b=round(sb.duration_ms), delta=sb.duration_ms - sa.duration_ms))
+
+
+def _state_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
+    """A step of two runs of a graph of your own: its state diff (its own differing fields, or all)."""
+    if sa is None or sb is None:
+        return [_only_one(sa)]
+    out = _Out()
+    rows = _state_rows(sa.values_after, sb.values_after, None if show_all else tuple(row.fields))
+    out.add("table", rows=rows or ({_("field"): _("(no difference)")},))
+    _lanes(out, row)
+    _duration(out, sa, sb)
+    return out.blocks
 
 
 def _settings(out: _Out, rc: Any) -> None:
@@ -219,10 +230,9 @@ def _settings(out: _Out, rc: Any) -> None:
 
 
 def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
-    out = _Out()
     if sa is None or sb is None:
-        out.add("caption", _("Only run {side} has this step.").format(side="A" if sa is not None else "B"))
-        return out.blocks
+        return [_only_one(sa)]
+    out = _Out()
     va, vb = sa.values_after, sb.values_after
     fields = [f for f in VIEW_FIELDS if show_all or f in row.fields]
     trace_a, trace_b = va.get("rag_trace") or {}, vb.get("rag_trace") or {}
@@ -242,20 +252,13 @@ def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
             _("score A"): "" if c.score_a is None else f"{c.score_a:.4f}",
             _("score B"): "" if c.score_b is None else f"{c.score_b:.4f}"} for c in changes
             if show_all or c.change != "same" or c.score_a != c.score_b))
-    missing = [key for key, x, y in row.lanes if x is None or y is None]
-    if missing:
-        out.add("md", "**" + _("Parallel lanes only one run has") + "**")
-        for key, x, _y in row.lanes:
-            if key in missing:
-                out.add("text", f"- {'A' if x is not None else 'B'}: {short(key, 120)}")
+    _lanes(out, row)
     prompt_a, prompt_b = trace_a.get("hitl_prompt"), trace_b.get("hitl_prompt")
     if prompt_a != prompt_b or (show_all and (prompt_a or prompt_b)):
         out.add("md", "**" + _("HITL question") + "**")
         out.add("table", rows=({"A": short(prompt_a), "B": short(prompt_b)},
                                {"A": short(trace_a.get("hitl_options")), "B": short(trace_b.get("hitl_options"))}))
-    delta = sb.duration_ms - sa.duration_ms
-    out.add("caption", _("Duration: {a} ms → {b} ms ({delta:+.0f} ms)").format(
-        a=round(sa.duration_ms), b=round(sb.duration_ms), delta=delta))
+    _duration(out, sa, sb)
     if show_all:
         from debugger.diff import diff_states
 
