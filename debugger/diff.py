@@ -212,7 +212,7 @@ def _append_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
     """
     old = [] if before is ABSENT else before
     if isinstance(old, (list, tuple)) and isinstance(after, (list, tuple)):
-        prefix = len(old) <= len(after) and all(same_value(x, y) for x, y in zip(old, after, strict=False))
+        prefix = len(old) <= len(after) and _same_items(old, after)  # leaves compared inline: a long list
         if prefix:
             if len(after) == len(old):
                 if before is ABSENT:

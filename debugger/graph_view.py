@@ -12,7 +12,7 @@ classes (`debugger.svg.mark_svg`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence
 
 from debugger.prefix_fold import PrefixFold
 
@@ -205,7 +205,7 @@ def fanout_edges_from_steps(graph: Any, steps: Iterable[Any]) -> tuple[tuple[str
             conditional_sources.setdefault(e.target, set()).add(e.source)
     records = steps if isinstance(steps, Sequence) else list(steps)
     found: dict[tuple[str, str], int] = {}
-    for node, n, previous in _fanouts(records, len(records))[0]:
+    for node, n, previous in fanouts_seen(records, len(records)):
         sources = conditional_sources.get(node, set())
         chosen = sorted(s for s in sources if s in previous) or sorted(sources)
         for src in chosen:
@@ -225,6 +225,20 @@ def _add_fanouts(state: tuple[tuple, tuple], step: Any) -> tuple[tuple, tuple]:
 
 
 _fanouts = PrefixFold(lambda: ((), ()), _add_fanouts)
+
+
+def fanouts_seen(steps: Sequence[Any], n: int) -> tuple:
+    """Every (node, lanes, the previous step's nodes) of the first `n` steps that ran several lanes of one
+    node: with the graph, it decides `fanout_edges_from_steps`, so it can stand for them in a cache key."""
+    return _fanouts(steps, n)[0]
+
+
+def fanouts_along(steps: Sequence[Any]) -> Iterator[tuple]:
+    """`fanouts_seen(steps, n)` for n = 1, 2, ... in one pass."""
+    state: tuple[tuple, tuple] = ((), ())
+    for step in steps:
+        state = _add_fanouts(state, step)
+        yield state[0]
 
 
 def node_docs(graph: Any) -> dict[str, str]:

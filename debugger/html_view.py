@@ -53,6 +53,17 @@ FOLD_OVER_CHARS = 16_000
 opened (a finished run's `rag_trace.sub_traces` is ~34 KB: every chunk of every lane again)."""
 
 
+NO_CHANGE = N_("This step changed no state field.")
+STEP_TITLE = N_("Step {n}: {nodes} · {ms} ms")
+STEP_FAILED = N_("This step failed: {error}")
+PAUSED = N_("{node} paused in <code>interrupt()</code> and waits for an answer: {value}")
+SHOW_UNCHANGED = N_("Show unchanged fields")
+ABSENT_NULL_EMPTY = N_("‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")
+TIMELINE_TIP = N_("View the state after this step")
+"""The words of a step and the timeline, named so a run's HTML file can hand them to its own script
+(ui/run_report_data.py) in each language."""
+
+
 def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
               view: Optional[TypedValues] = None, opened: Optional[frozenset] = None,
               fold_over: int = FOLD_OVER_CHARS) -> str:
@@ -67,35 +78,44 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     `<table_id>:<field>`) and drawn only when its id is in `opened` (the page reports the open ones)."""
     rows = list(rows)
     if not any(r.kind != "unchanged" for r in rows):
-        note = '<p class="rdi-caption">' + esc(_("This step changed no state field.")) + "</p>"
+        note = '<p class="rdi-caption">' + esc(_(NO_CHANGE)) + "</p>"
     else:
         note = ""
-    attrs = [f'class="rdi-kind-{esc(r.kind)}" data-field="{esc(r.path)}"' for r in rows]
     if view is None:
+        attrs = [row_attrs(r) for r in rows]
         cells = [_shown_kind(diff_cells(r, max_chars=max_chars)) for r in rows]
         return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff", translate=True)
-    body = []
     containers = _container_paths(rows)
-    for r, a in zip(rows, attrs, strict=False):
-        ident = f"{table_id}:{r.path}"
-        if r.kind == "unchanged":
-            tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
-            body.append(f"<tr {a}>{tds}</tr>")
-            continue
-        if r.path in containers:  # its keys have rows of their own, below: drawing it whole sent it twice
-            field, before, after, kind = esc(r.path), container_html(r.before), container_html(r.after), esc(
-                kind_label(r.kind))
-        elif opened is not None and ident not in opened and _longer_than(r, fold_over // HTML_PER_JSON):
-            field, kind = esc(r.path), esc(kind_label(r.kind))
-            before, after = _folded_cells(ident, r, "", "", opened)  # closed: no body drawn
-        else:
-            field, before, after, kind = view.cells(r)
-            if opened is not None and len(before) + len(after) > fold_over:
-                before, after = _folded_cells(ident, r, before, after, opened)
-        body.append(f"<tr {a}><td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td></tr>")
+    body = [diff_row_html(r, view, table_id=table_id, max_chars=max_chars, opened=opened, fold_over=fold_over,
+                          container=r.path in containers) for r in rows]
     head = "".join(f"<th>{esc(_(c))}</th>" for c in TABLE_COLUMNS)
     return (note + f'<div class="rdi-scroll"><table id="{esc(table_id)}" class="rdi-diff rdi-typed"><thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def row_attrs(row: DiffRow) -> str:
+    return f'class="rdi-kind-{esc(row.kind)}" data-field="{esc(row.path)}"'
+
+
+def diff_row_html(r: DiffRow, view: TypedValues, *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
+                  opened: Optional[frozenset] = None, fold_over: int = FOLD_OVER_CHARS, container: bool = False) -> str:
+    """One `<tr>` of a typed diff (see `diff_html`); `container`: a dict whose keys have rows of their own."""
+    a = row_attrs(r)
+    ident = f"{table_id}:{r.path}"
+    if r.kind == "unchanged":
+        tds = "".join(f"<td>{esc(v)}</td>" for v in _shown_kind(diff_cells(r, max_chars=max_chars)))
+        return f"<tr {a}>{tds}</tr>"
+    if container:  # its keys have rows of their own, below: drawing it whole sent it twice
+        field, before, after, kind = esc(r.path), container_html(r.before), container_html(r.after), esc(
+            kind_label(r.kind))
+    elif opened is not None and ident not in opened and _longer_than(r, fold_over // HTML_PER_JSON):
+        field, kind = esc(r.path), esc(kind_label(r.kind))
+        before, after = _folded_cells(ident, r, "", "", opened)  # closed: no body drawn
+    else:
+        field, before, after, kind = view.cells(r)
+        if opened is not None and len(before) + len(after) > fold_over:
+            before, after = _folded_cells(ident, r, before, after, opened)
+    return f"<tr {a}><td>{field}</td><td>{before}</td><td>{after}</td><td>{kind}</td></tr>"
 
 
 def _shown_kind(cells: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
@@ -169,21 +189,19 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: O
                 + _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to the end.")
                 + '</div>')
     title = ", ".join(record.nodes)
-    out = ['<h4 class="rdi-step-title">' + _("Step {n}: {nodes} · {ms} ms").format(
+    out = ['<h4 class="rdi-step-title">' + _(STEP_TITLE).format(
         n=record.index + 1, nodes=code(title), ms=f"{record.duration_ms:.0f}") + '</h4>']
     if record.error:
-        out.append('<div class="rdi-error">' + esc(_("This step failed: {error}").format(error=record.error)) + '</div>')
+        out.append('<div class="rdi-error">' + esc(_(STEP_FAILED).format(error=record.error)) + '</div>')
     for lane in record.lanes:
         for value in lane.interrupts:
-            out.append('<div class="rdi-note">' + _(
-                "{node} paused in <code>interrupt()</code> and waits for an answer: {value}").format(
+            out.append('<div class="rdi-note">' + _(PAUSED).format(
                 node=code(lane.node), value=esc(value[:LANE_MAX_CHARS])) + '</div>')
     out.append(lanes_html(record, view=view))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
-               + esc(_("Show unchanged fields")) + '</label>')
+               + esc(_(SHOW_UNCHANGED)) + '</label>')
     out.append(diff_html(record.diff, view=view, opened=opened))
-    out.append('<p class="rdi-caption">' + esc(_(
-        "‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")) + '</p>')
+    out.append('<p class="rdi-caption">' + esc(_(ABSENT_NULL_EMPTY)) + '</p>')
     out.append(progress_table)
     return "".join(out)
 
@@ -198,7 +216,7 @@ def timeline_html(rows: Sequence[Mapping[str, Any]], *, selected: Optional[int] 
     if not rows:
         return ""
     attrs = []
-    tip = esc(_("View the state after this step"))
+    tip = esc(_(TIMELINE_TIP))
     for i, row in enumerate(rows):
         klass = ' class="rdi-selected"' if selected == i else ""
         notes = f" — {row['notes']}" if row.get("notes") else ""

@@ -8,7 +8,7 @@ records of one run). Nothing here knows about RAG.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+from typing import Iterator, NamedTuple, Optional, Sequence
 
 from debugger.prefix_fold import PrefixFold
 from debugger.records import StepRecord
@@ -59,18 +59,33 @@ def marks_after(records: Sequence[StepRecord], steps: Optional[int] = None, *,
     n = total if steps is None else steps
     if not 0 <= n <= total:
         raise ValueError(f"no position after {n} steps: the run has {total} step(s)")
-    if n == total and next_now is not None:
+    if n < total:
+        next_now = finished_now = None
+    return _marks(records, n, _ran(records, n), next_now, finished_now)
+
+
+def marks_along(records: Sequence[StepRecord]) -> Iterator[Marks]:
+    """`marks_after(records, n)` for n = 1, 2, ... in one pass (a run's HTML file asks for every one)."""
+    ran: tuple[frozenset, int] = (frozenset(), 0)
+    for n, rec in enumerate(records, start=1):
+        ran = _add_step(ran, rec)
+        yield _marks(records, n, ran, None, None)
+
+
+def _marks(records: Sequence[StepRecord], n: int, ran_most: tuple[frozenset, int],
+           next_now: Optional[Sequence[str]], finished_now: Optional[bool]) -> Marks:
+    if next_now is not None:
         current = tuple(next_now)
     elif n == 0:
         current = (tuple(lane.node for lane in records[0].lanes) or records[0].nodes) if records else ()
     else:
         current = tuple(records[n - 1].next_nodes)
     last_error = records[n - 1].error if n else None
-    if n == total and finished_now is not None:
+    if finished_now is not None:
         finished = bool(finished_now)
     else:
         finished = n > 0 and not current and not last_error
-    ran, most = _ran(records, n)
+    ran, most = ran_most
     done = {START_ID, *ran}
     lanes = max(_most_lanes(current), most)
     if finished:

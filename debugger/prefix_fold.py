@@ -36,18 +36,22 @@ class PrefixFold(Generic[S]):
     def __call__(self, records: Sequence[object], n: int) -> S:
         if n <= 0 or not records:
             return self._start()
-        key = id(records[0])
-        with self._lock:
-            entry = self._cache.get(key)
-        state, i = self._start(), 0
-        if (entry is not None and entry.first is records[0] and 0 < entry.n <= n
+        first = records[0]
+        key = id(first)
+        entry = self._cache.get(key)  # one dict read: atomic, no lock needed
+        if (entry is not None and entry.first is first and 0 < entry.n <= n
                 and len(records) >= entry.n and records[entry.n - 1] is entry.last):
-            state, i = entry.state, entry.n  # type: ignore[assignment]
-        for rec in records[i:n]:
-            state = self._add(state, rec)
+            state, i = entry.state, entry.n
+            if i == n:  # asked again for the same prefix (every redraw of the same position)
+                return state  # type: ignore[return-value]
+        else:
+            state, i = self._start(), 0
+        add = self._add
+        for k in range(i, n):
+            state = add(state, records[k])
         with self._lock:  # the entry holds its records: their ids cannot be reused while cached
-            self._cache[key] = _Entry(records[0], records[n - 1], n, state)
+            self._cache[key] = _Entry(first, records[n - 1], n, state)
             self._cache.move_to_end(key)
-            while len(self._cache) > self._size:
+            if len(self._cache) > self._size:
                 self._cache.popitem(last=False)
-        return state
+        return state  # type: ignore[return-value]

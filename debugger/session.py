@@ -22,12 +22,12 @@ from typing import Any, Callable, Iterable, Optional
 from debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
 from debugger.breakpoints import continue_until
 from debugger.errors import DebuggerUserError, StepperError
-from debugger.graph_view import fanout_edges_from_steps, node_docs
+from debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
 from debugger.i18n import N_, _
 from debugger.input_form import FormField, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
 from debugger.loading import load_context, load_graph, malformed, with_checkpointer
-from debugger.position import marks_after
+from debugger.position import marks_after, marks_along
 from debugger.records import PendingInterrupt, StepRecord
 from debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from debugger.segment_chain import SegmentChain
@@ -330,6 +330,19 @@ class GraphSession(SegmentChain):
         if self._drawing is None:
             self._drawing = drawing(self.graph)
         return self._drawing
+
+    def drawing_keys(self) -> list[tuple]:
+        """For every step of the session (as the timeline numbers them), what `drawing(step)` is made of,
+        in one pass: two steps with the same key draw the same picture, so a run's HTML file draws each
+        distinct picture once, not once per position."""
+        keys = []
+        for seg in self.segments:
+            steps = seg.stepper.steps
+            for n, (marks, seen) in enumerate(zip(marks_along(steps), fanouts_along(steps), strict=True), start=1):
+                if n == len(steps) and seg is self.current:  # the head: what the stepper says runs next
+                    marks = marks_after(steps, n, next_now=seg.stepper.next_nodes, finished_now=seg.stepper.done)
+                keys.append((marks.current, marks.done, seen))
+        return keys
 
     def drawing(self, travel: Optional[int] = None) -> SubgraphDrawing:
         """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:

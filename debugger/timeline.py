@@ -97,9 +97,9 @@ def timeline_rows(
 ) -> list[dict[str, Any]]:
     """One dict per step with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based."""
     items = list(steps_or_entries)
-    entries = [
-        item if isinstance(item, TimelineEntry) else build_timeline([item], decision)[0] for item in items
-    ]
+    records = [item for item in items if not isinstance(item, TimelineEntry)]
+    built = iter(build_timeline(records, decision))
+    entries = [item if isinstance(item, TimelineEntry) else next(built) for item in items]
     fmt = notes or _default_notes
     return [
         {

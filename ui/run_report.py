@@ -128,15 +128,20 @@ class _Still:
 
 
 def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = tuple(LANGUAGES),
-                     header: Optional[Callable[[], str]] = None) -> dict:
-    """Every position's sections in every language, each distinct HTML stored once."""
+                     header: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> dict:
+    """Every position's sections in every language, each distinct HTML stored once; or, for a session
+    whose positions the file's script can draw (`as_data` None: whenever it can), their data
+    (ui/run_report_data.py)."""
     import debugger.i18n
     from rag.i18n import gettext, ngettext
     from ui.panels.inspector import RAG_PARTS, inspector_sections, position_html
+    from ui.run_report_data import DataStore, render_data, scripted
 
     debugger.i18n.install(gettext, ngettext)  # the core's words follow `use_language` below, as in the app
     parts = parts or RAG_PARTS
     session = _Still(session)
+    if as_data is not False and scripted(session, parts):
+        return render_data(session, parts, DataStore(langs, _closed), _AllOpen(), header)
     table: dict[str, int] = {}
     stored: list[str] = []
 
@@ -224,9 +229,10 @@ def rag_header(session: Any) -> str:
 
 
 def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", parts: Any = None,
-                title: str = "", header: Optional[Callable[[], str]] = None) -> str:
-    """The whole file. `start`: the step shown when it opens (a timeline index; None: the end)."""
-    data = render_positions(session, parts=parts, header=header)
+                title: str = "", header: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> str:
+    """The whole file. `start`: the step shown when it opens (a timeline index; None: the end). `as_data`:
+    see `render_positions`."""
+    data = render_positions(session, parts=parts, header=header, as_data=as_data)
     latest = data["positions"] - 1
     data.update(lang=lang, sections=list(SECTIONS), start=latest if start is None else min(max(start, 0), latest))
     script = _script()
@@ -286,7 +292,7 @@ def graph_header(session: Any) -> str:
 
 
 def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
-                 note: Optional[Callable[[], str]] = None) -> str:
+                 note: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> str:
     """A Your-graph session (live or replayed) as a file, without the RAG panels. `note`: a sentence for the
     header, in the language being drawn (why the drawing is the recording's, for a graph not imported)."""
     from ui.graph_parts import graph_parts
@@ -296,4 +302,4 @@ def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
         return graph_header(session) + extra
 
     return report_html(session, start=start, lang=lang, parts=graph_parts(session), title=str(getattr(session, "spec", "")),
-                       header=header)
+                       header=header, as_data=as_data)

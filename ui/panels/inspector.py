@@ -15,13 +15,14 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import streamlit as st
 
 from debugger.diff import diff_states
 from debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
 from debugger.protocol import InspectedSession
+from debugger.records import StepRecord
 from debugger.svg import layout_svg, mark_svg
 from debugger.timeline import timeline_rows
 from debugger.value_view import TypedValues, state_html
@@ -238,10 +239,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         # the app reads the checkpoint (nothing is re-run); a file of a finished run has the record's copy
         values = (record.values_after if not interactive and record.values_after
                   else travel_seg.stepper.state_at(record.after_checkpoint_id or ""))  # "" is refused as None was
-        head += ('<div class="rdi-travel">'
-                 + esc(_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
-                       .format(n=travel + 1, nodes=", ".join(record.nodes)))
-                 + '<button class="rdi-latest" data-travel="-1">' + esc(_("Back to the latest step")) + "</button></div>")
+        head += travel_note_html(travel, record.nodes)
     else:
         travel = None
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
@@ -250,9 +248,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py); None elsewhere
         head += fork_html(session, parts.values)
     drawing = session.drawing(travel)
-    progress = (record.annotations.get("progress") or []) if record else []
-    step_progress = details(_("Progress steps emitted ({n})").format(n=len(progress)),
-                            progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
+    step_progress = step_progress_html(record)
     if seg and interactive:
         checked = " checked" if full_state else ""
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
@@ -262,7 +258,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
                                   box=box, loaded=session.question, caption=parts.controls_caption)
         if interactive else "",
         "head": head,
-        "graph": _graph_section(drawing),
+        "graph": graph_section(drawing),
         "dot": dot_source_html(drawing.dot()) if interactive else "",
         "docs": "" if per_position_only else (parts.node_docs or _node_docs_html)(),
         "timeline": "" if per_position_only else _timeline_section(
@@ -281,21 +277,46 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
                                     open_=True)
     if per_position_only:
         return sections, values
-    if pairs and parts.evidence:
-        records = [rec for _, rec in pairs]
-        sections["progress"] += lazy_details(_("Where the time went (waterfall)"),
-                                             # how many model calls, or why none are shown (ui/waterfall_note.py)
-                                             lambda: waterfall_html(records, note=waterfall_note(records)),
-                                             ident="waterfall", opened=opened)
-    all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
-    if all_progress:
-        sections["progress"] += lazy_details(_("All progress steps of this session ({n})").format(n=len(all_progress)),
-                                             lambda: progress_html(all_progress, table_id="all_progress"),
-                                             ident="all_progress", opened=opened)
+    sections["progress"] = session_progress_html(pairs, parts, opened)
     return sections, values
 
 
-def _graph_section(drawing) -> str:
+VIEWING = N_("Viewing the state after step {n} ({nodes}) — read from the checkpoint, nothing was re-run.")
+BACK_TO_LATEST = N_("Back to the latest step")
+TIMELINE = N_("Timeline")
+
+
+def travel_note_html(travel: int, nodes: Sequence[str]) -> str:
+    """The line that says a past step is shown, with the way back."""
+    return ('<div class="rdi-travel">' + esc(_(VIEWING).format(n=travel + 1, nodes=", ".join(nodes)))
+            + '<button class="rdi-latest" data-travel="-1">' + esc(_(BACK_TO_LATEST)) + "</button></div>")
+
+
+def session_progress_html(pairs: list, parts: InspectorParts, opened: frozenset[str]) -> str:
+    """The session-wide folds below the timeline: the waterfall (RAG) and every progress step."""
+    out = ""
+    if pairs and parts.evidence:
+        records = [rec for _, rec in pairs]
+        out += lazy_details(_("Where the time went (waterfall)"),
+                            # how many model calls, or why none are shown (ui/waterfall_note.py)
+                            lambda: waterfall_html(records, note=waterfall_note(records)),
+                            ident="waterfall", opened=opened)
+    all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]
+    if all_progress:
+        out += lazy_details(_("All progress steps of this session ({n})").format(n=len(all_progress)),
+                            lambda: progress_html(all_progress, table_id="all_progress"),
+                            ident="all_progress", opened=opened)
+    return out
+
+
+def step_progress_html(record: Optional[StepRecord]) -> str:
+    """The progress steps a step emitted, folded under its diff ("" when it emitted none)."""
+    progress = (record.annotations.get("progress") or []) if record else []
+    return details(_("Progress steps emitted ({n})").format(n=len(progress)),
+                   progress_html(progress, table_id="step_progress"), ident="step_progress") if progress else ""
+
+
+def graph_section(drawing) -> str:
     """The picture laid out once per graph (cached on its unmarked DOT), marked for this position;
     without a layout program, the node list with the same marks."""
     marks = drawing.marks()
@@ -402,7 +423,7 @@ def _timeline_section(session: InspectedSession, pairs: list, travel: Optional[i
     columns = columns or TIMELINE_COLUMNS
     if columns[-1] == "error" and not any(r["error"] for r in rows):
         columns = columns[:-1]  # errors are rare
-    return "<h4>" + esc(_("Timeline")) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
+    return "<h4>" + esc(_(TIMELINE)) + "</h4>" + timeline_html(rows, selected=travel, columns=columns)
 
 
 def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[dict], Any] = route_decision, *,
@@ -412,7 +433,7 @@ def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[d
     cached = st.session_state.get(TIMELINE_CACHE_KEY) if cache else None
     if cached is not None and cached[0] == key:
         return cached[1]
-    rows = timeline_rows([rec for _, rec in pairs], decision, notes=_notes)
+    rows = timeline_rows([rec for _, rec in pairs], decision, notes=timeline_notes)
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs, strict=False), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
         row["run"] = shown_name(seg.label)
@@ -423,7 +444,8 @@ def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[d
     return rows
 
 
-def _notes(annotations: dict) -> str:
+def timeline_notes(annotations: dict) -> str:
+    """A step's progress steps as its timeline row's tooltip."""
     return " · ".join(_("{label} ({ms} ms)").format(label=translate_progress(p.get("label", "")), ms=p.get("elapsed_ms", 0))
                     for p in annotations.get("progress") or [])
 
