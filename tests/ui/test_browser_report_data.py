@@ -57,14 +57,13 @@ def mixed_graph(fail: bool):
 
 
 def run(spec: str, given: dict, graph: Any = None, answers: tuple = ()) -> GraphSession:
+    """Run to the end, an `interrupt()` (answered with the next of `answers`) or a failing step."""
     s = GraphSession(spec=spec, graph=graph) if graph is not None else GraphSession.open(spec)
     s.start(given)
-    while not s.done:
-        s.run_to_end()
+    s.run_to_end()
     for answer in answers:
         s.resume(answer)
-        while not s.done:
-            s.run_to_end()
+        s.run_to_end()
     return s
 
 
@@ -124,4 +123,7 @@ def test_the_script_draws_every_position_as_the_app_does(tmp_path, runs, name):
     assert len(from_data) == len(from_app) == 2 * (len(session.all_steps()) + 1)
     for got, want in zip(from_data, from_app, strict=True):
         assert got[:2] == want[:2]
-        assert got[2] == want[2], f"{name}: position {got[1]} in {got[0]} is drawn differently"
+        if got[2] != want[2]:  # not `==` in the assert: pytest's diff of two long texts takes minutes
+            at = next(i for i, (a, b) in enumerate(zip(got[2] + "\0", want[2] + "\1")) if a != b)
+            pytest.fail(f"{name}: position {got[1]} in {got[0]} is drawn differently at {at}:\n"
+                        f"script: {got[2][max(0, at - 300):at + 300]}\napp:    {want[2][max(0, at - 300):at + 300]}")
