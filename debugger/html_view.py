@@ -85,7 +85,7 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
         attrs = [row_attrs(r) for r in rows]
         cells = [_shown_kind(diff_cells(r, max_chars=max_chars)) for r in rows]
         return note + table(TABLE_COLUMNS, cells, table_id=table_id, row_attrs=attrs, css="rdi-diff", translate=True)
-    containers = _container_paths(rows)
+    containers = container_paths(rows)
     body = [diff_row_html(r, view, table_id=table_id, max_chars=max_chars, opened=opened, fold_over=fold_over,
                           container=r.path in containers) for r in rows]
     head = "".join(f"<th>{esc(_(c))}</th>" for c in TABLE_COLUMNS)
@@ -147,7 +147,7 @@ def _folded_cells(ident: str, row: DiffRow, before: str, after: str, opened: fro
             f'<summary>{container_html(row.after)}</summary>{after if is_open else ""}</details>')
 
 
-def _container_paths(rows: Sequence[DiffRow]) -> set[str]:
+def container_paths(rows: Sequence[DiffRow]) -> set[str]:
     """Rows of a dict diffed key by key (`rag_trace` null -> dict, then `rag_trace.route` ...)."""
     paths = {r.path for r in rows}
     return {p.split(".", 1)[0] for p in paths if "." in p and p.split(".", 1)[0] in paths}

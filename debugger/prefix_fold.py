@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar, cast
 
 S = TypeVar("S")
 
@@ -41,9 +41,9 @@ class PrefixFold(Generic[S]):
         entry = self._cache.get(key)  # one dict read: atomic, no lock needed
         if (entry is not None and entry.first is first and 0 < entry.n <= n
                 and len(records) >= entry.n and records[entry.n - 1] is entry.last):
-            state, i = entry.state, entry.n
+            state, i = cast(S, entry.state), entry.n
             if i == n:  # asked again for the same prefix (every redraw of the same position)
-                return state  # type: ignore[return-value]
+                return state
         else:
             state, i = self._start(), 0
         add = self._add
@@ -54,4 +54,4 @@ class PrefixFold(Generic[S]):
             self._cache.move_to_end(key)
             if len(self._cache) > self._size:
                 self._cache.popitem(last=False)
-        return state  # type: ignore[return-value]
+        return state

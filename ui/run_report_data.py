@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from debugger.diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from debugger.html_view import (ABSENT_NULL_EMPTY, LANE_MAX_CHARS, NO_CHANGE, PAUSED, SHOW_UNCHANGED, STEP_FAILED,
-                                STEP_TITLE, TIMELINE_TIP, _container_paths, diff_row_html, lanes_html)
+                                STEP_TITLE, TIMELINE_TIP, container_paths, diff_row_html, lanes_html)
 from debugger.timeline import timeline_rows
 from debugger.value_view import LEAF_PREVIEW_CHARS
 from rag.i18n import _, use_language
@@ -106,7 +106,7 @@ def step_data(record: Any, store: DataStore, parts: InspectorParts, opened: froz
     if record.annotations.get("progress"):
         out["prog"] = store.per_lang(lambda: step_progress_html(record))
     rows = record.diff
-    containers = _container_paths(rows)
+    containers = container_paths(rows)
     drawn: list[Any] = []
     for row in rows:
         if row.path not in containers and plain(row.before) and plain(row.after):
@@ -141,7 +141,10 @@ def render_data(session: Any, parts: InspectorParts, store: DataStore, opened: f
     """The file's data: per language its words, header and the last position drawn whole; per step its
     data, its picture and the banner of a degraded state."""
     pairs = session.all_steps()
-    steps, pictures, picture_of, banners = [], [], [], {}
+    steps: list[dict[str, Any]] = []
+    pictures: list[list[int]] = []
+    picture_of: list[int] = []
+    banners: dict[int, list[int]] = {}
     seen: dict[tuple, int] = {}
     for travel, ((seg, rec), key) in enumerate(zip(pairs, session.drawing_keys(), strict=True)):
         steps.append(step_data(rec, store, parts, opened))
