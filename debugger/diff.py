@@ -8,7 +8,7 @@ whole list changed". Everything here is a pure function of plain dicts; nothing 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -119,6 +119,21 @@ def _same_items(xs: Any, ys: Any) -> bool:
     return True
 
 
+_LEAF_TYPES = frozenset(_LEAVES)
+
+
+def _is_prefix(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    """Whether `old` is `new`'s start, strictly (`same_value` item by item). A reducer list grows every
+    step, so a long loop checks this once per step over the whole list: when both hold leaves of the same
+    types, item for item, Python's own list comparison answers in C (equal leaves of one type are strictly
+    equal); anything else goes item by item."""
+    head = new[:len(old)]
+    kinds = list(map(type, old))
+    if kinds == list(map(type, head)) and _LEAF_TYPES.issuperset(kinds):
+        return list(old) == list(head)
+    return _same_items(old, head)
+
+
 def format_value(value: Any, *, max_chars: int | None = None) -> str:
     """Render a value for a table cell so absent, null, [] and "" never look alike.
 
@@ -212,7 +227,7 @@ def _append_rows(path: str, before: Any, after: Any) -> list[DiffRow]:
     """
     old = [] if before is ABSENT else before
     if isinstance(old, (list, tuple)) and isinstance(after, (list, tuple)):
-        prefix = len(old) <= len(after) and _same_items(old, after)  # leaves compared inline: a long list
+        prefix = len(old) <= len(after) and _is_prefix(old, after)
         if prefix:
             if len(after) == len(old):
                 if before is ABSENT:

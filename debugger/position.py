@@ -31,6 +31,8 @@ class Marks(NamedTuple):
 
 
 def _most_lanes(names: Sequence[str]) -> int:
+    if len(names) < 2:
+        return 0
     counts: dict[str, int] = {}
     for name in names:
         counts[name] = counts.get(name, 0) + 1
@@ -40,8 +42,14 @@ def _most_lanes(names: Sequence[str]) -> int:
 
 def _add_step(state: tuple[frozenset, int], rec: StepRecord) -> tuple[frozenset, int]:
     ran, lanes = state
-    return ran | frozenset(rec.nodes), max(lanes, _most_lanes([lane.node for lane in rec.lanes]))
+    more = _most_lanes([lane.node for lane in rec.lanes])
+    if more <= lanes and ran.issuperset(rec.nodes):  # a loop's steps: nothing new (kept, not rebuilt)
+        return state
+    return ran | frozenset(rec.nodes), max(lanes, more)
 
+
+_STARTED = frozenset({START_ID})
+_ENDED = frozenset({END_ID})
 
 _ran = PrefixFold(lambda: (frozenset(), 0), _add_step)
 """(nodes run, most lanes of one node in a step) after the first n records; remembered per run."""
@@ -86,9 +94,9 @@ def _marks(records: Sequence[StepRecord], n: int, ran_most: tuple[frozenset, int
     else:
         finished = n > 0 and not current and not last_error
     ran, most = ran_most
-    done = {START_ID, *ran}
+    done = ran | _STARTED
     lanes = max(_most_lanes(current), most)
     if finished:
-        done.add(END_ID)
+        done |= _ENDED
         current = ()
-    return Marks(steps=n, current=current, done=frozenset(done), finished=finished, lanes=lanes)
+    return Marks(steps=n, current=current, done=done, finished=finished, lanes=lanes)

@@ -95,24 +95,32 @@ def timeline_rows(
     *,
     notes: Optional[AnnotationFormatter] = None,
 ) -> list[dict[str, Any]]:
-    """One dict per step with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based."""
-    items = list(steps_or_entries)
-    records = [item for item in items if not isinstance(item, TimelineEntry)]
-    built = iter(build_timeline(records, decision))
-    entries = [item if isinstance(item, TimelineEntry) else next(built) for item in items]
+    """One dict per step with TIMELINE_COLUMNS; `step` is 1-based for people, `index` stays 0-based.
+    A record becomes its row directly, not through a `TimelineEntry`: a run's HTML file asks for the rows
+    of every step, and validating an entry per step was most of that."""
     fmt = notes or _default_notes
-    return [
-        {
-            "step": e.index + 1,
-            "nodes": ", ".join(e.nodes),
-            "lanes": e.lane_count,
-            "duration_ms": round(e.duration_ms, 1),
-            "decision": e.decision or "",
-            "error": e.error or "",
-            "notes": fmt(e.annotations) if e.annotations else "",
-        }
-        for e in entries
-    ]
+    rows = []
+    for item in steps_or_entries:
+        if isinstance(item, TimelineEntry):
+            rows.append(_row(item.index, item.nodes, item.lane_count, item.duration_ms, item.decision, item.error,
+                             item.annotations, fmt))
+        else:
+            rows.append(_row(item.index, item.nodes, len(item.lanes), item.duration_ms, _made(decision, item),
+                             item.error, item.annotations, fmt))
+    return rows
+
+
+def _row(index: int, nodes: Iterable[str], lanes: int, duration_ms: float, decision: Optional[str],
+         error: Optional[str], annotations: Mapping[str, Any], fmt: AnnotationFormatter) -> dict[str, Any]:
+    return {
+        "step": index + 1,
+        "nodes": ", ".join(nodes),
+        "lanes": lanes,
+        "duration_ms": round(duration_ms, 1),
+        "decision": decision or "",
+        "error": error or "",
+        "notes": fmt(dict(annotations)) if annotations else "",
+    }
 
 
 def timeline_frame(

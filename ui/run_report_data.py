@@ -123,8 +123,9 @@ def step_data(record: Any, store: DataStore, parts: InspectorParts, opened: froz
 def timeline_data(pairs: list, store: DataStore, parts: InspectorParts) -> dict[str, Any]:
     """The timeline's columns (the error column only when a step failed) and language-free cells."""
     records = [rec for _seg, rec in pairs]
-    rows = timeline_rows(records, parts.decision, notes=lambda a: "")
-    columns = [c for c in parts.timeline_columns or () if c != "error" or any(r["error"] for r in rows)]
+    wanted = parts.timeline_columns or ()
+    rows = timeline_rows(records, parts.decision if "decision" in wanted else None, notes=lambda a: "")
+    columns = [c for c in wanted if c != "error" or any(r["error"] for r in rows)]
     cells = []
     for i, row in enumerate(rows, start=1):
         row["step"] = i  # numbered across the session's runs, as the app's timeline

@@ -5,6 +5,7 @@ import operator
 from typing import Annotated, TypedDict
 
 import pandas as pd
+import pytest
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel
@@ -63,6 +64,25 @@ def test_reducer_items_show_as_one_appended_row_each():
     assert kinds(diff_states({"r": ["x"]}, {"r": None}, append_fields={"r"})) == {"r": "changed"}
     # without append_fields the same change is one changed row
     assert kinds(diff_states({"r": ["x"]}, {"r": ["x", "y"]})) == {"r": "changed"}
+
+
+@pytest.mark.parametrize("before, after", [
+    ([1, 2], [1.0, 2, 3]), ([True], [1, 2]), ([0], [False, 1]), ([1, "a"], [1, "b", "c"]),
+    ([[1]], [[1.0], 2]), ([{"k": 1}], [{"k": True}, 2]), ([float("nan")], [float("nan"), 1]),
+])
+def test_an_old_item_that_changed_type_or_value_is_not_an_append(before, after):
+    """A long reducer list's prefix is checked in C when it holds leaves; strictness must not change."""
+    for scale in (1, 50):  # short and long lists
+        old = ["same"] * (scale - 1) + before
+        new = ["same"] * (scale - 1) + after
+        assert kinds(diff_states({"r": old}, {"r": new}, append_fields={"r"})) == {"r": "changed"}
+
+
+def test_a_long_list_of_leaves_and_containers_still_shows_its_appends():
+    old = ["s", 1, 2.5, None, True, [1, {"a": "b"}]] * 40
+    rows = diff_states({"r": old}, {"r": [*(list(x) if isinstance(x, list) else x for x in old), "new"]},
+                       append_fields={"r"})
+    assert kinds(rows) == {"r[240]": "appended"}
 
 
 def test_nested_fields_diff_key_by_key():
