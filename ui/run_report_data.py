@@ -19,15 +19,35 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from debugger.diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
-from debugger.html_view import (ABSENT_NULL_EMPTY, LANE_MAX_CHARS, NO_CHANGE, PAUSED, SHOW_UNCHANGED, STEP_FAILED,
-                                STEP_TITLE, TIMELINE_TIP, container_paths, diff_row_html, lanes_html)
+from debugger.html_view import (
+    ABSENT_NULL_EMPTY,
+    LANE_MAX_CHARS,
+    NO_CHANGE,
+    PAUSED,
+    SHOW_UNCHANGED,
+    STEP_FAILED,
+    STEP_TITLE,
+    TIMELINE_TIP,
+    container_paths,
+    diff_row_html,
+    lanes_html,
+)
 from debugger.timeline import timeline_rows
 from debugger.value_view import LEAF_PREVIEW_CHARS
 from rag.i18n import _, use_language
 from ui.panels.degradation import degraded_html
-from ui.panels.inspector import (BACK_TO_LATEST, TIMELINE, VIEWING, InspectorParts, graph_section,
-                                 inspector_sections, position_html, session_progress_html, step_progress_html,
-                                 timeline_notes)
+from ui.panels.inspector import (
+    BACK_TO_LATEST,
+    TIMELINE,
+    VIEWING,
+    InspectorParts,
+    graph_section,
+    inspector_sections,
+    position_html,
+    session_progress_html,
+    step_progress_html,
+    timeline_notes,
+)
 
 SCRIPT_COLUMNS = frozenset({"step", "nodes", "lanes", "duration_ms", "error"})
 """The timeline columns the script draws (language-free cells)."""

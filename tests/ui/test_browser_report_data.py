@@ -7,7 +7,7 @@ Both are opened from disk with every request blocked and counted (none is made).
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Optional, TypedDict
+from typing import Annotated, Optional, TypedDict
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -15,6 +15,7 @@ from langgraph.graph import END, START, StateGraph
 
 from bench.compare import loop_graph
 from debugger.session import GraphSession
+from tests.debugger.test_drawing_keys import finished as run
 from tests.support.browser import chromium_page
 from tests.ui.test_browser_report import open_file
 from ui.run_report import graph_report
@@ -56,17 +57,6 @@ def mixed_graph(fail: bool):
     return b.compile(checkpointer=InMemorySaver())
 
 
-def run(spec: str, given: dict, graph: Any = None, answers: tuple = ()) -> GraphSession:
-    """Run to the end, an `interrupt()` (answered with the next of `answers`) or a failing step."""
-    s = GraphSession(spec=spec, graph=graph) if graph is not None else GraphSession.open(spec)
-    s.start(given)
-    s.run_to_end()
-    for answer in answers:
-        s.resume(answer)
-        s.run_to_end()
-    return s
-
-
 SWEEP = """() => {
   const out = [];
   const root = document.querySelector('.rdi-root');
@@ -92,7 +82,8 @@ def sessions() -> dict[str, GraphSession]:
         "failing": run("tests:failing", {"text": ""}, mixed_graph(True)),
         "fanout": run("examples.fanout:graph", {"words": ["map", "reduce", "send"]}),
         "nested": run("examples.nested:graph", {"topic": "tides"}),
-        "approval": run("examples.approval:graph", {"request": "Can I get a refund for order 42?"}, answers=("approve", {"priority": 3})),
+        "approval": run("examples.approval:graph", {"request": "Can I get a refund for order 42?"},
+                        answers=("approve", {"priority": 3})),
     }
 
 
@@ -124,6 +115,6 @@ def test_the_script_draws_every_position_as_the_app_does(tmp_path, runs, name):
     for got, want in zip(from_data, from_app, strict=True):
         assert got[:2] == want[:2]
         if got[2] != want[2]:  # not `==` in the assert: pytest's diff of two long texts takes minutes
-            at = next(i for i, (a, b) in enumerate(zip(got[2] + "\0", want[2] + "\1")) if a != b)
+            at = next(i for i, (a, b) in enumerate(zip(got[2] + "\0", want[2] + "\1", strict=False)) if a != b)
             pytest.fail(f"{name}: position {got[1]} in {got[0]} is drawn differently at {at}:\n"
                         f"script: {got[2][max(0, at - 300):at + 300]}\napp:    {want[2][max(0, at - 300):at + 300]}")
