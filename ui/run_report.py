@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from rag.i18n import _, use_language
+from rag.i18n import N_, _, use_language
 from rag.i18n.languages import LANGUAGES
 
 STATIC = Path(__file__).resolve().parent / "panels" / "static"
@@ -228,6 +228,15 @@ def rag_header(session: Any) -> str:
     return "".join(out)
 
 
+MADE_BY = N_("Written by the RAG debugger; opens with no server and no network.")
+
+
+def _in(lang: str, message: str) -> str:
+    """`message` in `lang`, escaped (a file's fixed sentences follow its language switch)."""
+    with use_language(lang):
+        return html.escape(_(message))
+
+
 def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", parts: Any = None,
                 title: str = "", header: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> str:
     """The whole file. `start`: the step shown when it opens (a timeline index; None: the end). `as_data`:
@@ -242,7 +251,8 @@ def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", 
                       for code, name in (("en", "English"), ("zh", "中文")) if code in data["langs"])
     headers = "".join(f'<div data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{body["header"]}</div>'
                       for code, body in data["langs"].items())
-    made_by = html.escape(_("Written by the RAG debugger; opens with no server and no network."))
+    made_by = "".join(f'<span data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{_in(code, MADE_BY)}</span>'
+                      for code in data["langs"])
     title = html.escape(title or _("Run report"))
     return (
         "<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"

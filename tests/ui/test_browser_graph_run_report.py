@@ -40,4 +40,7 @@ def test_a_refused_graphs_run_opens_from_disk_drawn_from_its_recording(tmp_path)
         assert "clean" in page.locator('[data-sec="step"]').inner_text()
         page.locator('button[data-lang="zh"]').click()
         assert "this:s 不在此服务器的图列表中" in page.locator(".rdr-head").inner_text()
+        footer = page.locator('[data-rdr-lang="zh"]').last
+        assert footer.is_visible() and "no network" not in footer.inner_text()  # the file's own words switch too
+        assert not page.get_by_text("opens with no server and no network").is_visible()
         assert asked == [out.as_uri()]
