@@ -75,13 +75,16 @@ def streamlit_server(script: Path, *, env: dict | None = None, timeout: float = 
 @contextlib.contextmanager
 def chromium_page(*, locale: str | None = None):
     """A page in Debian's Chromium. `locale` (e.g. "zh-CN") sets the browser's language: its
-    `Accept-Language` header and `navigator.language`."""
+    `Accept-Language` header and `navigator.language`. Set on the browser too (`--accept-lang`), as a
+    person's browser has it: Playwright's per-page locale reaches page requests but not, in Chromium 150,
+    the WebSocket Streamlit reads its headers from."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         raise RuntimeError("Debian's chromium is missing: scripts/test.sh installs it with apt")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        args = [*CHROMIUM_ARGS, *([f"--accept-lang={locale}", f"--lang={locale}"] if locale else [])]
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100}, **({"locale": locale} if locale else {}))
             page.add_init_script(_TRACK_RUNS)
