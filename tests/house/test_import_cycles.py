@@ -10,17 +10,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.house.test_import_layers import module_name
+from tests.house.sources import module_name, python_files
 from tests.support.browser import ROOT
 
-PACKAGES = ("rag", "debugger", "ui", "pages")
+PACKAGES = ("rag", "debugger", "ui")
 
 
 def project_modules(root: Path = ROOT) -> dict[str, Path]:
-    files = [path for package in PACKAGES for path in root.joinpath(package).rglob("*.py")
-             if "data" not in path.relative_to(root).parts]
-    files.append(root / "app.py")
-    return {module_name(path): path for path in files if path.exists()}
+    return {module_name(path, root): path for path in python_files(PACKAGES, root) if path.exists()}
 
 
 def imports_of(path: Path, module: str, known: set[str]) -> set[str]:

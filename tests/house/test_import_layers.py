@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.support.browser import ROOT
+from tests.house.sources import module_name, python_files
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings", "rag.redaction",
@@ -64,13 +64,6 @@ def layer_of(module: str) -> int | None:
     return None if best is None else best[0]
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def imported_modules(path: Path) -> list[tuple[int, str]]:
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -82,9 +75,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 def project_files() -> list[tuple[Path, str]]:
-    files = [*ROOT.joinpath("rag").rglob("*.py"), *ROOT.joinpath("ui").rglob("*.py"),
-             *ROOT.joinpath("pages").glob("*.py"), ROOT / "app.py"]
-    return [(path, module_name(path)) for path in files]
+    return [(path, module_name(path)) for path in python_files(("rag", "ui"))]
 
 
 def upward_imports(files: list[tuple[Path, str]] | None = None) -> list[str]:

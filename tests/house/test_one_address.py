@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.house.sources import module_name, python_files
 from tests.support.browser import ROOT
 
 TOPS = ("rag", "debugger", "ui", "tests", "bench")
@@ -20,15 +21,8 @@ PUBLIC_ROOTS = {"rag", "debugger"}
 KNOWN: set[tuple[str, str, str]] = set()
 
 
-def module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def source_files(root: Path = ROOT) -> list[Path]:
-    files = [path for top in TOPS for path in root.joinpath(top).rglob("*.py")
-             if "data" not in path.relative_to(root).parts]
-    return [*files, *root.joinpath("pages").glob("*.py"), root / "app.py"]
+    return python_files(TOPS, root)
 
 
 def module_file(module: str, root: Path = ROOT) -> Path | None:
