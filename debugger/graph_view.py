@@ -205,7 +205,7 @@ def fanout_edges_from_steps(graph: Any, steps: Iterable[Any]) -> tuple[tuple[str
             conditional_sources.setdefault(e.target, set()).add(e.source)
     records = steps if isinstance(steps, Sequence) else list(steps)
     found: dict[tuple[str, str], int] = {}
-    for node, n, previous in fanouts_seen(records, len(records)):
+    for node, n, previous in _fanouts(records, len(records))[0]:
         sources = conditional_sources.get(node, set())
         chosen = sorted(s for s in sources if s in previous) or sorted(sources)
         for src in chosen:
@@ -227,18 +227,11 @@ def _add_fanouts(state: tuple[tuple, tuple], step: Any) -> tuple[tuple, tuple]:
 _fanouts = PrefixFold(lambda: ((), ()), _add_fanouts)
 
 
-def fanouts_seen(steps: Sequence[Any], n: int) -> tuple:
-    """Every (node, lanes, the previous step's nodes) of the first `n` steps that ran several lanes of one
-    node: with the graph, it decides `fanout_edges_from_steps`, so it can stand for them in a cache key."""
-    return _fanouts(steps, n)[0]
-
-
 def fanouts_along(steps: Sequence[Any]) -> Iterator[tuple]:
-    """`fanouts_seen(steps, n)` for n = 1, 2, ... in one pass."""
-    state: tuple[tuple, tuple] = ((), ())
-    for step in steps:
-        state = _add_fanouts(state, step)
-        yield state[0]
+    """Every (node, lanes, the previous step's nodes) of a step with several lanes of one node, after
+    1, 2, ... steps, in one pass: with the graph, it decides `fanout_edges_from_steps`, so it can stand for
+    them in a cache key."""
+    return (seen for seen, _last in _fanouts.along(steps))
 
 
 def node_docs(graph: Any) -> dict[str, str]:

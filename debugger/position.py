@@ -74,9 +74,7 @@ def marks_after(records: Sequence[StepRecord], steps: Optional[int] = None, *,
 
 def marks_along(records: Sequence[StepRecord]) -> Iterator[Marks]:
     """`marks_after(records, n)` for n = 1, 2, ... in one pass (a run's HTML file asks for every one)."""
-    ran: tuple[frozenset, int] = (frozenset(), 0)
-    for n, rec in enumerate(records, start=1):
-        ran = _add_step(ran, rec)
+    for n, ran in enumerate(_ran.along(records), start=1):
         yield _marks(records, n, ran, None, None)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar, cast
+from typing import Any, Callable, Generic, Iterator, NamedTuple, Sequence, TypeVar, cast
 
 S = TypeVar("S")
 
@@ -55,3 +55,12 @@ class PrefixFold(Generic[S]):
             if len(self._cache) > self._size:
                 self._cache.popitem(last=False)
         return state
+
+    def along(self, records: Sequence[object]) -> Iterator[S]:
+        """The fold after 1, 2, ... len(records) records, in one pass (a run's HTML file asks for every
+        one; the cache holds one prefix per run, so asking n by n would fold only from the last asked)."""
+        state = self._start()
+        add = self._add
+        for rec in records:
+            state = add(state, rec)
+            yield state
