@@ -67,3 +67,56 @@ def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
               "wall_end_ns": time.time_ns()})
     except Exception:  # noqa: BLE001 - a broken observer must not fail the model call
         pass
+
+
+# --- Live calls: tokens as they come, and Stop -------------------------------------------------------
+# Why a second context variable beside the sink above: the sink hears of a call once it has ended (for the
+# waterfall); a person watching a slow local model needs the call while it runs (which role, which lane,
+# the text so far) and a way to stop it. The debugger installs an observer and a cancel event around one
+# Step; the model client streams, reports every delta and checks the event between chunks. Closing the
+# stream is what makes a local server (llama.cpp, Ollama) stop generating.
+
+import threading  # noqa: E402 - kept beside the part that needs it
+from typing import Protocol  # noqa: E402
+
+
+class CallCancelled(Exception):
+    """The person pressed Stop while a model call was running: the step did not happen."""
+
+
+class LiveCallObserver(Protocol):
+    def call_started(self, call_id: str, role: str, model: str, task_id: Optional[str]) -> None: ...
+
+    def call_token(self, call_id: str, text: str) -> None: ...
+
+    def call_ended(self, call_id: str, ok: bool, error_kind: Optional[str]) -> None: ...
+
+
+_LIVE: ContextVar[Optional[LiveCallObserver]] = ContextVar("rag_live_call_observer", default=None)
+_CANCEL: ContextVar[Optional[threading.Event]] = ContextVar("rag_call_cancel", default=None)
+
+
+@contextmanager
+def live_calls(observer: Optional[LiveCallObserver], cancel: Optional[threading.Event] = None) -> Iterator[None]:
+    """Around one Step: every model call made under it (in any lane) reports to `observer` and stops,
+    raising CallCancelled, once `cancel` is set."""
+    t1, t2 = _LIVE.set(observer), _CANCEL.set(cancel)
+    try:
+        yield
+    finally:
+        _LIVE.reset(t1)
+        _CANCEL.reset(t2)
+
+
+def live_observer() -> Optional[LiveCallObserver]:
+    return _LIVE.get()
+
+
+def cancel_requested() -> bool:
+    event = _CANCEL.get()
+    return bool(event is not None and event.is_set())
+
+
+def current_task_id() -> Optional[str]:
+    """The lane (LangGraph task id) of the running call, for observers that draw one stream per lane."""
+    return _task_id()
