@@ -6,7 +6,7 @@ a tampered snapshot is a clear `ValueError`, never a crash deep in the graph.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, NotRequired, Optional, TypedDict
 
 from rag.context import ProgressSink, RagContext
 from rag.errors import InvalidQuestionError
@@ -108,10 +108,33 @@ def resume_input(snapshot: Mapping[str, Any] | Any, answer: str, *, limit: int) 
     return state
 
 
-def build_result(state: Mapping[str, Any], ctx: Optional[RagContext] = None) -> dict:
+class RagResult(TypedDict):
+    """What `run_rag_graph` and `resume_rag_from_hitl` return: a plain dict at run time (existing callers index
+    it as before), typed so a service's checker knows each key. The chunks and the trace stay dicts because
+    they are the protocol's JSON (docs/workflow.md)."""
+
+    question: Optional[str]
+    route: Optional[str]
+    """answer / clarify / scope_select / no_knowledge."""
+    retrieval_status: Optional[str]
+    docs: list[Any]
+    """The evidence chunks the route rests on."""
+    context: str
+    """Numbered context blocks built from `docs`, ready for an answering prompt."""
+    complexity: Optional[str]
+    sub_questions: list[Any]
+    rag_trace: Optional[dict[str, Any]]
+    """The 59 protocol fields, normalized (`normalize_rag_trace`)."""
+    provider: NotRequired[str]
+    retriever: NotRequired[str]
+    hitl_resume_state: NotRequired[dict[str, Any]]
+    """Only when the route asks the user (clarify / scope_select): pass it to `resume_rag_from_hitl`."""
+
+
+def build_result(state: Mapping[str, Any], ctx: Optional[RagContext] = None) -> RagResult:
     """The client's view of a finished run: route, status, docs, context, normalized trace, and the
     resume snapshot at the TOP level when the user must answer (never inside the trace)."""
-    result: dict[str, Any] = {
+    result: RagResult = {
         "question": state.get("question"),
         "route": state.get("route"),
         "retrieval_status": state.get("retrieval_status"),
@@ -138,8 +161,8 @@ def run_rag_graph(
     retriever: Optional[Retriever] = None,
     roles: Optional[ModelRoles] = None,
     progress: Optional[ProgressSink] = None,
-) -> dict:
-    """Run the workflow on one question and return the result dict."""
+) -> RagResult:
+    """Run the workflow on one question and return its `RagResult`."""
     settings = ctx.settings if ctx else (settings or load_settings())
     text = validate_text(question, what="question", limit=settings.max_question_chars)  # before loading anything
     ctx = ctx or make_context(settings=settings, retriever=retriever, roles=roles, progress=progress)
@@ -157,7 +180,7 @@ def resume_rag_from_hitl(
     retriever: Optional[Retriever] = None,
     roles: Optional[ModelRoles] = None,
     progress: Optional[ProgressSink] = None,
-) -> dict:
+) -> RagResult:
     """Resume after the user answered a clarify / scope_select question: targeted retrieval and
     grading only; may ask again (a new snapshot)."""
     settings = ctx.settings if ctx else (settings or load_settings())
@@ -169,6 +192,6 @@ def resume_rag_from_hitl(
 
 
 __all__ = [
-    "make_context", "initial_state", "resume_input", "build_result",
+    "RagResult", "make_context", "initial_state", "resume_input", "build_result",
     "run_rag_graph", "resume_rag_from_hitl", "validate_text",
 ]

@@ -40,6 +40,9 @@ FAST_PATH_EXTRA_SETS = ("bilingual",)
 
 
 class RagSettings(BaseSettings):
+    """Every setting of a run (models, retrieval, limits), read from the environment; `load_settings` overrides
+    single fields per call."""
+
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", populate_by_name=True)
 
     # --- models (OpenAI-compatible); offline rules when no key/base URL is configured -------------

@@ -86,7 +86,7 @@ def run_plain(case: EvalCase, ctx: Any) -> CaseRun:
         state = _invoke("resume", resume_input(result["hitl_resume_state"], case.hitl_answer,
                                                limit=ctx.settings.max_question_chars), ctx)
         result = build_result(state, ctx)
-    return CaseRun(result, dict(state.get("rag_trace") or {}), asked)
+    return CaseRun(dict(result), dict(state.get("rag_trace") or {}), asked)
 
 
 def run_in_history(case: EvalCase, ctx: Any, history: Any, eval_id: str, *, run_by: str = "") -> CaseRun:

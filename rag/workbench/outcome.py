@@ -27,7 +27,7 @@ def settle(seg: Segment, settings: Any) -> Optional[Outcome]:
     key = seg.position_key
     if seg.outcome is not None and seg.outcome.key == key:
         return seg.outcome
-    result = build_result(seg.stepper.current_values(), seg.ctx)
+    result: dict[str, Any] = dict(build_result(seg.stepper.current_values(), seg.ctx))
     if seg.replay and seg.info is not None:
         result["provider"] = seg.info.provider
         result["retriever"] = "recorded (replay)"
