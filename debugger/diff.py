@@ -8,7 +8,10 @@ whole list changed". Everything here is a pure function of plain dicts; nothing 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from pydantic import BaseModel, ConfigDict
 
@@ -319,7 +322,7 @@ def diff_cells(row: DiffRow, *, max_chars: int | None = None) -> tuple[str, str,
             row.kind)
 
 
-def diff_table(rows: Iterable[DiffRow], show_unchanged: bool = False, *, max_chars: int | None = None):
+def diff_table(rows: Iterable[DiffRow], show_unchanged: bool = False, *, max_chars: int | None = None) -> pd.DataFrame:
     """A DataFrame (field, before, after, kind) of `diff_cells`."""
     import pandas as pd
 

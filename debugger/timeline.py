@@ -8,7 +8,10 @@ and a reader could not tell which step chose it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -128,7 +131,7 @@ def timeline_frame(
     decision: Optional[DecisionFn] = None,
     *,
     notes: Optional[AnnotationFormatter] = None,
-):
+) -> pd.DataFrame:
     """`timeline_rows` as a DataFrame with TIMELINE_COLUMNS."""
     import pandas as pd
 

@@ -20,7 +20,7 @@ from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
 
 
-def _compiled(kind: GraphKind):
+def _compiled(kind: GraphKind) -> Any:
     """The checkpointer-less graphs for plain runs, from the one registry."""
     return compiled_graph(kind)
 

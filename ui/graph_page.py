@@ -375,8 +375,8 @@ def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
     ask = ask_for(pending[index].value)
     raw = {f.name: st.session_state.get(f"yg_ans_{index}_{f.name}") for f in ask.fields}
 
-    def answer():
-        value = parse_form(ask.fields, raw, what=ANSWER_MISFIT)
+    def answer() -> Any:
+        value: Any = parse_form(ask.fields, raw, what=ANSWER_MISFIT)
         if ask.bare_value:
             value = value.get("value")
         return value

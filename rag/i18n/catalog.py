@@ -130,7 +130,8 @@ def extract():
                 message = message[0]
             if not message or (isinstance(message, tuple) and not all(message)):
                 continue
-            template.add(message, locations=[(relative, None)], auto_comments=comments, context=context)
+            template.add(message, locations=[(relative, None)],  # type: ignore[list-item]  # babel: no line numbers
+                         auto_comments=comments, context=context)
     return template
 
 

@@ -86,11 +86,11 @@ class KnowledgeBase:
             sims = matrix @ np.asarray(embedder.embed_query(query), dtype=np.float32).reshape(-1)
             out = []
             for d in docs:
-                rows = [row[d["chunk_id"]]] if d.get("chunk_id") in row else by_ancestor.get(d.get("chunk_id"), [])
+                rows = [row[d["chunk_id"]]] if d.get("chunk_id") in row else by_ancestor.get(str(d.get("chunk_id")), [])
                 out.append(float(max(sims[r] for r in rows)) if rows else float("-inf"))
             return out
 
-        rescore.model = f"local-rescore:{embedder.model_id}"
+        rescore.model = f"local-rescore:{embedder.model_id}"  # type: ignore[attr-defined]  # read by the trace
         return rescore
 
     def parent(self, chunk_id: str) -> Optional[dict]:
