@@ -498,6 +498,8 @@ class ClientPool:
         except BaseException as exc:  # noqa: BLE001 - every failure becomes ModelCallError
             if isinstance(exc, StreamDeadline):
                 error = self._budget_error(ctx, attempts)
+            elif isinstance(exc, openai.LengthFinishReasonError):  # the SDK's response_format helper says so
+                error = self._truncated_error(ctx, attempts)
             else:
                 error = classify_error(exc, **ctx)
                 error.retry_after = _retry_after_of(exc)  # type: ignore[attr-defined]
@@ -526,15 +528,19 @@ class ClientPool:
                    f"or check that the server is not overloaded")
         return ModelCallError("timeout", redact(message, ctx["secrets"]))
 
+    def _truncated_error(self, ctx: dict, attempts: _Attempts) -> ModelCallError:
+        what = f"{ctx['role']} call to model {ctx['model']!r} at {public_url(ctx['base_url'])} (method {ctx['method']})"
+        kind_of = ctx["schema"].__name__ if ctx.get("schema") is not None else "answer"
+        message = (f"{what}: the reply was cut off at its cap of {attempts.cap} tokens before a complete {kind_of}; "
+                   f"raise RAG_MAX_TOKENS_{role_key(ctx['role']).upper()} if the model needs more")
+        return ModelCallError("truncated", redact(message, ctx["secrets"]))
+
     def _parsed(self, reply: StreamedReply, schema: Optional[type[BaseModel]], method: str, ctx: dict,
                 attempts: _Attempts) -> Any:
         s = self._settings
         what = f"{ctx['role']} call to model {ctx['model']!r} at {public_url(s.openai_base_url)} (method {method})"
         if reply.finish_reason == "length":
-            kind_of = schema.__name__ if schema is not None else "answer"
-            message = (f"{what}: the reply was cut off at its cap of {attempts.cap} tokens before a complete {kind_of}; "
-                       f"raise RAG_MAX_TOKENS_{role_key(ctx['role']).upper()} if the model needs more")
-            raise ModelCallError("truncated", redact(message, _secrets(s)))
+            raise self._truncated_error(ctx, attempts)
         if schema is None:
             content = reply.message.content
             return content if isinstance(content, str) else str(content)

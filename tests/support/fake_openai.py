@@ -278,7 +278,7 @@ class Truncated:
 @dataclass
 class SlowStream:
     """A streamed reply of `pieces` of text (content, or tool arguments for function_calling), one every
-    `interval` seconds; `pieces=None` streams `"x "` forever (a runaway model). The server notes when the
+    `interval` seconds; `pieces=None` streams a JSON string that never ends (a runaway model). The server notes when the
     client closed the stream early (`FakeOpenAI.closed_early`). A request without `stream` gets the whole
     text at the end, after the same wait."""
 
@@ -544,7 +544,9 @@ class FakeOpenAI:
 
             def _slow(self, sse: "_SlowSSE") -> None:
                 spec, req = sse.spec, sse.req
-                pieces = iter(spec.pieces) if spec.pieces is not None else itertools.repeat("x ")
+                # a runaway: an object whose one string never ends (valid partial JSON, as a constrained model writes)
+                pieces = iter(spec.pieces) if spec.pieces is not None else \
+                    itertools.chain(['{"complexity_reason": "'], itertools.repeat("x "))
                 if not req.stream:  # the whole reply after the same wait (finite pieces only)
                     text = "".join(spec.pieces or [])
                     if fake._stopping.wait(spec.interval * len(spec.pieces or [])):
