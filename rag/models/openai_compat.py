@@ -537,8 +537,6 @@ class ClientPool:
 
     def _parsed(self, reply: StreamedReply, schema: Optional[type[BaseModel]], method: str, ctx: dict,
                 attempts: _Attempts) -> Any:
-        s = self._settings
-        what = f"{ctx['role']} call to model {ctx['model']!r} at {public_url(s.openai_base_url)} (method {method})"
         if reply.finish_reason == "length":
             raise self._truncated_error(ctx, attempts)
         if schema is None:
