@@ -508,15 +508,16 @@ class ClientPool:
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise error from None
+        sizes = dict(chunks=reply.chunks, max_tokens=attempts.cap)
         try:
             parsed = self._parsed(reply, schema, method, ctx, attempts)
         except ModelCallError as error:
             record_model_call(role, model, started, raw=reply.message, error_kind=error.kind, method=method,
-                              prompt=prompt)
+                              prompt=prompt, **sizes)
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise
-        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt)
+        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt, **sizes)
         if observer is not None:
             _notify(observer.call_ended, call_id, True, None)
         return parsed
