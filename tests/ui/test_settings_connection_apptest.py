@@ -77,3 +77,25 @@ def test_a_typed_url_with_a_query_string_is_not_tested(app_test):
         at.button(key="test_connection").click().run()
         assert any("query string" in e.body for e in at.error)
         assert not server.requests
+
+
+def test_the_sidebar_badge_follows_the_runs_calls_after_the_connection_test(app_test, fake):
+    fake.reply(PLAN, schema="ComplexityResult")
+    fake.reply({"relevance": "strong", "answerability": "sufficient", "ambiguity": "none", "confidence": 0.9,
+                "route": "answer", "reason": "Danjin", "missing_slots": [], "hitl_prompt": "", "hitl_options": []},
+               schema="EvidenceGrade")
+    fake.reply({"answer": "Havoc [1]"}, method="plain")
+    at = type_endpoint(app_test.run(), fake.base_url)
+    next(b for b in at.button if b.label == "Save model settings").click().run()
+    at.text_input(key="set_api_key").input(KEY)
+    at.button(key="test_connection").click().run()
+    assert any("connection test" in s.body for s in at.sidebar.success)
+    at.switch_page("pages/debugger.py").run()
+    at.text_area(key="question").set_value("What is the attribute of Danjin in the game?").run()
+    from tests.support.apptest import press
+
+    press(at, "run")
+    assert not at.exception
+    badges = [s.body for s in at.sidebar.success]
+    assert badges and "connection test" not in badges[-1], badges
+    assert any(role in badges[-1] for role in ("grader", "answerer")), badges
