@@ -92,6 +92,20 @@ def test_a_planner_and_a_grader_call_stay_within_their_caps_and_budget(real_sett
     assert first_token < max(seen.ended.values()), "tokens arrived before the call ended"
 
 
+def test_a_rewriter_call_with_function_calling_keeps_the_server_alive(real_settings, real_model_base_url):
+    """The rewriter's schema has a 1,200-character limit; sent as a grammar it killed llama-cpp-python's
+    server. Whatever the small model writes, the call ends in a result or a typed error, and the server lives."""
+    import urllib.request
+
+    try:
+        build_openai_roles(real_settings()).rewriter.invoke(
+            {"question": "What element is Danjin v3.2?", "context": GRADER_INPUT["context"], "grade_reason": "too specific"})
+    except ModelCallError as exc:
+        assert exc.kind in ("invalid_output", "truncated"), str(exc)
+    with urllib.request.urlopen(real_model_base_url + "/models", timeout=10) as reply:
+        assert reply.status == 200
+
+
 def test_a_runaway_prompt_is_capped_and_retried_once_with_a_larger_cap(real_settings):
     from rag.answering import model_completer
 
