@@ -7,8 +7,10 @@ and the same request unstreamed (the same bound model, `max_tokens` and prompt; 
 taking turns so that a drift in the machine's load hits both.
 
 Reports per role: wall time, time to the first token, streamed chunks (a token each on llama.cpp) and
-tokens/s while generating. Ends with `streaming_overhead: X`: the median over roles of (streamed wall time
-per token) / (unstreamed wall time per token) — the page keeps up with the model when X <= 1.1.
+tokens/s while generating (the app's call: streamed, capped, retried once when cut). Then, per role, the same
+request (the same bound model, cap and prompt) streamed and read as the app reads a stream, and unstreamed,
+taking turns. Ends with `streaming_overhead: X`, the median over roles of the median streamed/unstreamed wall
+time: streaming costs nothing worth noticing when X <= 1.1.
 
     python -m bench.real_model [--rounds 3] [--method function_calling]
 """
@@ -24,6 +26,7 @@ from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.models.call_limits import max_tokens_for
 from rag.models.calls import live_calls
 from rag.models.openai_compat import ROLE_OUTPUTS, ClientPool, json_mode_instructions
+from rag.models.streaming import read_stream
 from rag.prompts import load_prompts
 from rag.prompts.templates import render
 from rag.settings import RagSettings
@@ -63,40 +66,49 @@ class TokenClock:
         pass
 
 
-def _prompt(role: str, method: str) -> str:
+def _role_prompt(role: str) -> str:
     if role == "answerer":
         return ANSWERER_PROMPT
-    prompts = load_prompts(None)
-    text = render(role, prompts.get(role), INPUTS[role].model_dump())
-    return text + json_mode_instructions(ROLE_OUTPUTS[role]) if method == "json_mode" else text
+    return render(role, load_prompts(None).get(role), INPUTS[role].model_dump())
 
 
-def streamed(pool: ClientPool, role: str, method: str) -> dict:
+def _wire_prompt(role: str, method: str) -> str:
+    """What goes over the wire (json_mode carries the answer's form in the prompt, as `ClientPool.call` adds it)."""
+    text = _role_prompt(role)
+    return text + json_mode_instructions(ROLE_OUTPUTS[role]) if method == "json_mode" and role != "answerer" else text
+
+
+def app_call(pool: ClientPool, role: str, method: str, nonce: int) -> dict:
+    """The role's call as the app makes it (streamed, capped, retried once when cut), with an observer."""
     clock = TokenClock()
+    prompt = f"(request {nonce})\n" + _role_prompt(role)
     started = time.perf_counter()
     with live_calls(clock):
         try:
             if role == "answerer":
-                pool.complete(role=role, model=MODEL_ALIAS, prompt=_prompt(role, method))
+                pool.complete(role=role, model=MODEL_ALIAS, prompt=prompt)
             else:
-                pool.call(role=role, model=MODEL_ALIAS, schema=ROLE_OUTPUTS[role], method=method,
-                          prompt=render(role, load_prompts(None).get(role), INPUTS[role].model_dump()))
+                pool.call(role=role, model=MODEL_ALIAS, schema=ROLE_OUTPUTS[role], method=method, prompt=prompt)
         except Exception as exc:  # noqa: BLE001 - a tiny model's invalid output still streamed its tokens
-            print(f"  ({role}: {type(exc).__name__}: {str(exc)[:120]})")
+            print(f"  ({role}: {type(exc).__name__}: {str(exc)[:100]}…)")
     wall = time.perf_counter() - started
     gen = (clock.last - clock.first) if clock.first and clock.last and clock.last > clock.first else None
     return {"wall": wall, "ttft": (clock.first - started) if clock.first else None, "tokens": clock.count,
             "tok_s": (clock.count - 1) / gen if gen else None}
 
 
-def unstreamed(pool: ClientPool, role: str, method: str, settings: RagSettings) -> dict:
+def one_request(pool: ClientPool, role: str, method: str, settings: RagSettings, nonce: int, stream: bool) -> float:
+    """One request, streamed (read as the app reads a stream) or not; the same bound model, cap and prompt.
+    The nonce makes every prompt new to the server, whose prompt cache would otherwise favour the second."""
     runnable = pool.client(MODEL_ALIAS) if role == "answerer" else pool.structured(MODEL_ALIAS, ROLE_OUTPUTS[role], method)
-    cap = max_tokens_for(role, settings.max_tokens_settings())
+    kwargs = {"extra_body": {"max_tokens": max_tokens_for(role, settings.max_tokens_settings())}, "timeout": 600}
+    messages = [("user", f"(request {nonce})\n" + _wire_prompt(role, method))]
     started = time.perf_counter()
-    reply = runnable.invoke([("user", _prompt(role, method))], extra_body={"max_tokens": cap}, timeout=300)
-    wall = time.perf_counter() - started
-    usage = getattr(reply, "usage_metadata", None) or {}
-    return {"wall": wall, "tokens": usage.get("output_tokens")}
+    if stream:
+        read_stream(lambda: runnable.stream(messages, **kwargs), deadline=started + 600)
+    else:
+        runnable.invoke(messages, **kwargs)
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -109,26 +121,26 @@ def main() -> None:
                                grade_model=MODEL_ALIAS, structured_output_method=args.method,
                                model_timeout_seconds=300, model_max_retries=0)
         pool = ClientPool(settings)
-        streamed(pool, "planner", args.method)  # warm-up: the server loads the model's weights on first use
-        ratios = []
+        nonce = iter(range(1, 10_000))
+        app_call(pool, "planner", args.method, next(nonce))  # warm-up: the server maps the weights on first use
         print(f"real model {MODEL_ALIAS} on loopback, method {args.method}, {args.rounds} rounds")
-        print(f"{'role':<10}{'wall s':>8}{'first tok s':>12}{'tokens':>8}{'tok/s':>8}{'plain s':>9}{'per-token ratio':>17}")
+        print(f"{'role':<10}{'wall s':>8}{'first tok s':>12}{'tokens':>8}{'tok/s':>8}{'streamed/plain':>16}")
+        ratios = []
         for role in ("planner", "grader", "rewriter", "answerer"):
-            runs_s, runs_u = [], []
-            for _ in range(args.rounds):
-                runs_s.append(streamed(pool, role, args.method))
-                runs_u.append(unstreamed(pool, role, args.method, settings))
-            per_s = [r["wall"] / max(1, r["tokens"]) for r in runs_s]
-            per_u = [r["wall"] / max(1, r["tokens"] or 1) for r in runs_u]
-            ratio = statistics.median(per_s) / statistics.median(per_u)
+            calls = [app_call(pool, role, args.method, next(nonce)) for _ in range(args.rounds)]
+            pairs = []
+            for i in range(args.rounds):  # the two take turns, each first half of the time
+                order = (True, False) if i % 2 == 0 else (False, True)
+                times = {stream: one_request(pool, role, args.method, settings, next(nonce), stream) for stream in order}
+                pairs.append(times[True] / times[False])
+            ratio = statistics.median(pairs)
             ratios.append(ratio)
-            tok_s = [r["tok_s"] for r in runs_s if r["tok_s"]]
-            ttft = [r["ttft"] for r in runs_s if r["ttft"] is not None]
-            print(f"{role:<10}{statistics.median(r['wall'] for r in runs_s):>8.2f}"
+            tok_s = [c["tok_s"] for c in calls if c["tok_s"]]
+            ttft = [c["ttft"] for c in calls if c["ttft"] is not None]
+            print(f"{role:<10}{statistics.median(c['wall'] for c in calls):>8.2f}"
                   f"{(statistics.median(ttft) if ttft else float('nan')):>12.2f}"
-                  f"{statistics.median(r['tokens'] for r in runs_s):>8.0f}"
-                  f"{(statistics.median(tok_s) if tok_s else float('nan')):>8.1f}"
-                  f"{statistics.median(r['wall'] for r in runs_u):>9.2f}{ratio:>17.2f}")
+                  f"{statistics.median(c['tokens'] for c in calls):>8.0f}"
+                  f"{(statistics.median(tok_s) if tok_s else float('nan')):>8.1f}{ratio:>16.2f}")
         print(f"streaming_overhead: {statistics.median(ratios):.2f}")
 
 
