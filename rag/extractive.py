@@ -9,8 +9,9 @@ line that announces a price list instead of the price. The rules here are genera
 - the question is read in every form the run gave it ("views"); a word a person typed as a HITL
   answer weighs most, since it is what they chose;
 - a word is worth more the rarer it is among the evidence's sentences (idf);
-- a sentence is read in its paragraph: words the paragraph shares with the question count half,
-  so "She uses a longbow." is found for the character the paragraph is about;
+- a sentence is read in its paragraph and under its heading: words they share with the question
+  count half, so "She uses a longbow." is found for the character the paragraph is about and
+  "Adds the Red light mode" for the version its section is headed by;
 - a list item comes with the sentence that introduces it (ending in a colon), an introduction
   with the items that answer the question (or all of them when none stands out), and a question
   written in the evidence ("Battery drains quickly?") with the sentence that answers it;
@@ -58,6 +59,7 @@ class Unit:
     text: str
     kind: str  # "sentence" | "lead" | "item" | "faq"
     paragraph: int
+    heading: str = ""  # the heading the unit sits under: what its section is about
     group: Optional[int] = None  # the lead an item belongs to (its order), or a lead's own order
     follow: Optional[str] = None  # the answering sentence after an evidence question
     words: set[str] = field(default_factory=set)
@@ -79,6 +81,7 @@ def split_units(text: str, n: int = 1) -> list[Unit]:
     units: list[Unit] = []
     paragraph = 0
     lead: Optional[int] = None
+    heading = ""
     for line in (text or "").splitlines():
         if not line.strip():
             paragraph += 1
@@ -88,15 +91,17 @@ def split_units(text: str, n: int = 1) -> list[Unit]:
         if _HEADING.match(line):
             paragraph += 1
             lead = None
+            heading = _HEADING.sub("", line).strip()
             continue
         if _LIST_ITEM.match(line):
             body = _LIST_ITEM.sub("", line).strip()
-            units.append(Unit(n=n, order=len(units), text=body, kind="item", paragraph=paragraph, group=lead))
+            units.append(Unit(n=n, order=len(units), text=body, kind="item", paragraph=paragraph, group=lead,
+                              heading=heading))
             continue
         lead = None
         for sentence in _sentences(line):
             kind = "lead" if _LEAD_END.search(sentence) else "sentence"
-            units.append(Unit(n=n, order=len(units), text=sentence, kind=kind, paragraph=paragraph))
+            units.append(Unit(n=n, order=len(units), text=sentence, kind=kind, paragraph=paragraph, heading=heading))
             if kind == "lead":
                 units[-1].group = units[-1].order
                 lead = units[-1].order
@@ -172,7 +177,7 @@ def _prepare(docs: Sequence[Mapping[str, Any]], tokenize: Tokenize) -> list[Unit
             by_paragraph.setdefault(u.paragraph, set()).update(u.words)
         leads = {u.order: u for u in chunk if u.kind == "lead"}
         for u in chunk:
-            u.context = set(by_paragraph.get(u.paragraph, set()))
+            u.context = set(by_paragraph.get(u.paragraph, set())) | content_words(u.heading, tokenize)
             if u.kind == "item" and u.group in leads:
                 u.context |= leads[u.group].words | by_paragraph.get(leads[u.group].paragraph, set())
             u.context -= u.words
