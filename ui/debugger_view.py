@@ -13,7 +13,7 @@ import streamlit as st
 from debugger.records import StepRecord
 from debugger.replay import ReplayStepper
 from rag.graph.progress_labels import translate_progress
-from rag.i18n import N_, _
+from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
@@ -109,7 +109,7 @@ def run_pending(session: DebugSession) -> None:
                   .format(node=ended.hit))
         else:
             steps = len(seg.stepper.steps)
-            status.update(label=_("{run}: {n} steps run").format(run=run, n=steps), state="complete", expanded=False)
+            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=run, n=steps), state="complete", expanded=False)
 
 
 def _progress_lines(record: StepRecord) -> None:
