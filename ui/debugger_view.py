@@ -27,7 +27,14 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
-from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
+from ui.question_row import (
+    QUESTION_KEY,
+    ROW_DRAWN_WITH_RUN_KEY,
+    graph_nodes,
+    question_row_slot,
+    render_question_row,
+    row_is_stale,
+)
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
@@ -162,10 +169,10 @@ def render_replay_banner(session: DebugSession) -> None:
 
 
 def render_question(session: DebugSession, nodes: list[str]) -> None:
-    """The replay banner, then the question row (`ui.question_row`), in the row's one slot."""
+    """The question row (`ui.question_row`), in the row's one slot. The replay banner is drawn below the
+    graph (`_workbench`): above it, it pushed the graph off the first screen; the position line beside
+    the graph says "replay" instead."""
     with question_row_slot():
-        if session.replay_mode:
-            render_replay_banner(session)
         render_question_row(replay=session.replay_mode, loaded=session.question, has_run=bool(session.segments),
                             nodes=nodes)
 
@@ -264,13 +271,23 @@ def _workbench() -> None:
     session = get_session()
     take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
                                                  replay=session.replay_mode, new_question=_box_is_new(session)))
-    run_pending(session)
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
-    show_flash()
     render_history_lost(session)
+    # The first screen holds the controls, the whole graph and the step (docs/first_screen.md): what a
+    # run says (live progress, "demo loaded", a breakpoint, the HITL question, the replay banner) goes
+    # below the inspector; the inspector's position line beside the graph says it in a few words.
+    inspector_slot = st.container()
+    run_pending(session)
+    if row_is_stale(bool(session.segments)):  # the first run of a visit: fold the demos' box away
+        st.session_state[ROW_DRAWN_WITH_RUN_KEY] = True
+        st.rerun(scope="app")
+    show_flash()
+    if session.replay_mode:
+        render_replay_banner(session)
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
-    values = render_inspector(session, travel, box=_question())
+    with inspector_slot:
+        values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_feedback_panel(session, travel)

@@ -390,7 +390,9 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
         where = esc(_("paused before {nodes}")).format(nodes=", ".join(code(n) for n in dict.fromkeys(nxt))) + (
             esc(_(" ×{n} (parallel)").format(n=len(nxt))) if len(nxt) > 1 else "")
     steps = esc(ngettext("{n} step", "{n} steps", len(seg.stepper.steps)).format(n=len(seg.stepper.steps)))
-    out = f'<div class="rdi-position">{chips} · {steps} · {where}</div>'
+    replay = ('<span class="rdi-replay-chip">' + esc(_("Replay — recorded run")) + "</span> "
+              if getattr(session, "replay_mode", False) else "")
+    out = f'<div class="rdi-position">{replay}{chips} · {steps} · {where}</div>'
     if seg.stepper.error:
         out += ('<div class="rdi-error">'
                 + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
@@ -400,8 +402,13 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
 
 def result_html(result: Optional[dict]) -> str:
     """The finished run's outcome (a HITL question is drawn with its answer buttons elsewhere)."""
-    if not result or result.get("hitl_resume_state"):
+    if not result:
         return ""
+    if result.get("hitl_resume_state"):  # the question and its answer buttons are below the graph
+        trace = result.get("rag_trace") or {}
+        return ('<div class="rdi-result rdi-asks"><b>' + esc(_("The workflow asks you ({route})").format(
+            route=result.get("route"))) + "</b>: " + esc(trace.get("hitl_prompt") or "") + ' <span class="rdi-caption">'
+            + esc(_("Answer below the graph.")) + "</span></div>")
     route = result.get("route")
     icon = svg_icon(route if route in ("answer", "no_knowledge", "rewrite") else "info")
     trace = result.get("rag_trace") or {}
