@@ -271,7 +271,7 @@ def _answering_items(group: list[Unit], idf: Mapping[str, float], focus: set[str
     top = max(scores)
     if top <= 0:
         return group
-    return [x for x, s in zip(group, scores) if s >= 0.7 * top]
+    return [x for x, s in zip(group, scores, strict=True) if s >= 0.7 * top]
 
 
 def views_of(state: Mapping[str, Any]) -> Views:

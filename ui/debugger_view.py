@@ -116,7 +116,8 @@ def run_pending(session: DebugSession) -> None:
                   .format(node=ended.hit))
         else:
             steps = len(seg.stepper.steps)
-            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=run, n=steps), state="complete", expanded=False)
+            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=run, n=steps),
+                          state="complete", expanded=False)
 
 
 def _progress_lines(record: StepRecord) -> None:
@@ -159,10 +160,13 @@ def render_replay_banner(session: DebugSession) -> None:
                      "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
         if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
-            st.caption(_("Run `{run_id}` from {origin} · recorded {at} · provider {provider} · prompt version {version} · "
-                         "{n} steps").format(run_id=info.run_id, origin=origin, at=date_time(info.created_at),
-                                             provider=info.provider or "?", version=info.prompt_version or "?",
-                                             n=cast(ReplayStepper, seg.stepper).total_steps)
+            from ui.history_view import run_setup_parts
+
+            total = cast(ReplayStepper, seg.stepper).total_steps
+            parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
+                run_id=info.run_id, origin=origin, at=date_time(info.created_at)), *run_setup_parts(info),
+                ngettext("{n} step", "{n} steps", total).format(n=total)]
+            st.caption(" · ".join(parts)
                        + ("" if info.status == "done" else _(" · status {status}").format(status=info.status)))
         st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))

@@ -8,7 +8,7 @@ import pytest
 from rag import resume_rag_from_hitl, run_rag_graph
 from rag.answering import answer_for
 from rag.demo import load_demo_questions
-from rag.extractive import content_words, select, split_units, Views
+from rag.extractive import Views, content_words, select, split_units
 from rag.retrieval.tokenize import tokenize_query
 
 #: What the bundled knowledge base (rag/data/kb) says to each demo: every phrase must be quoted.
@@ -61,7 +61,7 @@ def test_the_demo_answer_quotes_what_the_knowledge_base_says(demo, roles):
     if demo.expected_route == "complex":  # one part per sub-question, each citing its evidence
         lines = answer.text.split("\n")
         assert len(lines) == demo.expected_sub_questions, answer.text
-        assert all(line.startswith(sub) and "[" in line for line, sub in zip(lines, result["sub_questions"])), lines
+        assert all(line.startswith(sub) and "[" in line for line, sub in zip(lines, result["sub_questions"], strict=True)), lines
     views = content_words(" ".join([demo.question, demo.hitl_answer or ""] + list(result["sub_questions"])
                                    + [str(v) for v in (result["rag_trace"] or {}).values() if isinstance(v, str)]),
                           tokenize_query)

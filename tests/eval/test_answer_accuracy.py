@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rag.eval.__main__ import main
-from rag.eval.cases import parse_csv, parse_cases
+from rag.eval.cases import parse_cases, parse_csv
 from rag.eval.report import evaluation_html
 from rag.eval.scoring import CaseResult, answer_accuracy, answer_says, route_accuracy, summary
 
