@@ -95,9 +95,10 @@ def correction(run_id: Optional[str]) -> Any:
         log.debug("no feedback to start the case from", exc_info=True)
         return None
     corrected = expected_from_feedback(items)
-    worded = [f for f in items if f.expected is not None and f.expected.answer_words]
+    worded = sorted(((f.given_at, f.expected.answer_words) for f in items
+                     if f.expected is not None and f.expected.answer_words), key=lambda pair: pair[0])
     words = (corrected.answer_words if corrected is not None and corrected.answer_words
-             else max(worded, key=lambda f: f.given_at).expected.answer_words if worded else [])
+             else worded[-1][1] if worded else [])
     if corrected is None and not words:
         return None
     return Expected(route=corrected.route if corrected else None, sources=corrected.sources if corrected else [],
