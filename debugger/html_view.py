@@ -181,16 +181,17 @@ def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str
 
 
 def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None,
-              opened: Optional[frozenset] = None) -> str:
+              opened: Optional[frozenset] = None, number: Optional[int] = None) -> str:
     """The current step: its title, error, lanes and diff (with the show-unchanged switch); `opened`:
-    see `diff_html`."""
+    see `diff_html`. `number`: the step's number as the page counts steps (across a session's runs, like
+    the timeline and the URL); by default its index in its own run."""
     if record is None:
         return ('<div class="rdi-note">'
                 + _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to the end.")
                 + '</div>')
     title = ", ".join(record.nodes)
     out = ['<h4 class="rdi-step-title">' + _(STEP_TITLE).format(
-        n=record.index + 1, nodes=code(title), ms=f"{record.duration_ms:.0f}") + '</h4>']
+        n=number if number is not None else record.index + 1, nodes=code(title), ms=f"{record.duration_ms:.0f}") + '</h4>']
     if record.error:
         out.append('<div class="rdi-error">' + esc(_(STEP_FAILED).format(error=record.error)) + '</div>')
     for lane in record.lanes:

@@ -16,7 +16,7 @@ import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from debugger.diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
-from debugger.i18n import N_, _
+from debugger.i18n import N_, _, ngettext
 
 ValueRenderer = Callable[[str, Any], Optional[str]]
 """(field path such as `docs` or `sub_results[1]`, value) -> HTML, or None for "draw it generically"."""
@@ -57,8 +57,8 @@ def _summary(value: Any) -> str:
     if isinstance(value, Mapping):
         keys = list(value)
         names = ", ".join(str(k) for k in keys[:4]) + (", …" if len(keys) > 4 else "")
-        return "{" + _("{n} keys: {names}").format(n=len(keys), names=names) + "}"
-    return "[" + _("{n} items").format(n=len(value)) + "]"
+        return "{" + ngettext("{n} key: {names}", "{n} keys: {names}", len(keys)).format(n=len(keys), names=names) + "}"
+    return "[" + ngettext("{n} item", "{n} items", len(value)).format(n=len(value)) + "]"
 
 
 def container_html(value: Any) -> str:

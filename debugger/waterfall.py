@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from pydantic import BaseModel
 
-from debugger.i18n import _
+from debugger.i18n import _, ngettext
 from debugger.records import StepRecord
 
 
@@ -69,6 +69,8 @@ def waterfall_html(records: Sequence[StepRecord], *, note: Optional[str] = None)
                     f'<span class="rdi-wf-label">{esc(b.label)}</span><span class="rdi-wf-track">'
                     f'<span class="rdi-wf-bar" style="left:{left:.2f}%;width:{min(width, 100.0 - left):.2f}%"></span>'
                     f'</span><span class="rdi-wf-ms">{esc(_fmt(b.ms))}{esc(" · " + b.detail if b.detail else "")}</span></div>')
-    caption = ('<p class="rdi-caption">' + esc(_("{n} steps, {ms} of work (time paused between Steps left out)").format(
+    caption = ('<p class="rdi-caption">' + esc(ngettext("{n} step, {ms} of work (time paused between Steps left out)",
+                                                           "{n} steps, {ms} of work (time paused between Steps left out)",
+                                                           len(records)).format(
         n=len(records), ms=_fmt(sum(r.duration_ms for r in records)))) + (f" · {esc(note)}" if note else "") + "</p>")
     return f'<div class="rdi-waterfall" id="waterfall">{caption}{"".join(rows)}</div>'

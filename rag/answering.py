@@ -14,12 +14,14 @@ Citation `[n]` is chunk n of the run's `docs` (1-based), the same numbering as t
 """
 from __future__ import annotations
 
-import math
 import re
 import time
-from typing import Any, Callable, Literal, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from rag.extractive import Views
 
 from rag.i18n import _
 from rag.prompts.templates import DEFAULT_DIR, render
@@ -66,39 +68,54 @@ def split_sentences(text: str) -> list[str]:
 
 
 def extractive_answer(question: str, docs: Sequence[Mapping[str, Any]], *, max_sentences: int = MAX_SENTENCES,
-                      tokenize: Optional[Callable[[str], Sequence[str]]] = None) -> Answer:
-    """The `max_sentences` evidence sentences that best cover the question's words (each word
-    weighted by how rare it is among the sentences), in evidence order, each cited `[n]`."""
+                      tokenize: Optional[Callable[[str], Sequence[str]]] = None,
+                      views: Optional["Views"] = None, sub_questions: Sequence[str] = ()) -> Answer:
+    """The evidence that answers the question as the run understood it (`views`: the question, its
+    rewrite, the HITL answer; rag/extractive.py says how units are scored and what comes with them),
+    quoted verbatim in evidence order, each cited `[n]`. With sub-questions, one part per sub-question."""
+    from rag.extractive import Views, select
+
     started = time.perf_counter()
     if tokenize is None:
         from rag.retrieval.tokenize import tokenize_query
 
         tokenize = tokenize_query
-    wanted = set(tokenize(question))
-    sentences = [(n, i, s) for n, d in enumerate(docs, 1) for i, s in enumerate(split_sentences(str(d.get("text") or "")))]
-    if not sentences or not wanted:
-        return Answer(mode="extractive", text="", error="no evidence sentence to quote")
-    token_sets = [set(tokenize(s)) & wanted for _, _, s in sentences]
-    df = {w: sum(1 for t in token_sets if w in t) for w in wanted}
-    idf = {w: math.log(1 + len(sentences) / df[w]) for w in wanted if df[w]}
-    scored = [(sum(idf[w] for w in t), -k) for k, t in enumerate(token_sets)]
-    best = sorted(range(len(sentences)), key=lambda k: scored[k], reverse=True)
-    picked: list[int] = []
-    covered: set[str] = set()
-    for k in best:
-        if scored[k][0] <= 0 or len(picked) >= max_sentences:
-            break
-        if token_sets[k] <= covered and picked:  # adds no question word: skip the repetition
-            continue
-        picked.append(k)
-        covered |= token_sets[k]
-    if not picked:
+    if views is None:
+        views = Views([("question", question)])
+
+    def elapsed() -> float:
+        return (time.perf_counter() - started) * 1000
+
+    if not any(str(d.get("text") or "").strip() for d in docs):
+        return Answer(mode="extractive", text="", error="no evidence sentence to quote", elapsed_ms=elapsed())
+    parts: list[str] = []
+    cited: list[int] = []
+    if sub_questions:
+        narrowing = [(r, t) for r, t in views.texts if r == "hitl"]
+        for sub in sub_questions:
+            quotes = select(Views([("sub_question", sub)] + narrowing), docs, tokenize, max_units=2)
+            body = " ".join(f"{' '.join(q.texts)} [{q.n}]" for q in quotes) or _("(no evidence sentence answers this)")
+            parts.append(f"{sub} — {body}")
+            cited.extend(q.n for q in quotes)
+        if not cited:
+            parts = []
+    else:
+        quotes = select(views, docs, tokenize, max_units=max_sentences)
+        if quotes:
+            parts.append(" ".join(f"{' '.join(q.texts)} [{q.n}]" for q in quotes))
+            cited.extend(q.n for q in quotes)
+    if not parts:
         return Answer(mode="extractive", text="", error="no evidence sentence shares a word with the question",
-                      elapsed_ms=(time.perf_counter() - started) * 1000)
-    picked.sort()
-    text = " ".join(f"{sentences[k][2]} [{sentences[k][0]}]" for k in picked)
-    return Answer(mode="extractive", text=text, citations=citations_for(docs, [sentences[k][0] for k in picked]),
-                  elapsed_ms=(time.perf_counter() - started) * 1000)
+                      elapsed_ms=elapsed())
+    return Answer(mode="extractive", text="\n".join(parts), citations=citations_for(docs, cited), elapsed_ms=elapsed())
+
+
+def _extractive_for(state: Mapping[str, Any]) -> Answer:
+    """The extractive answer to a finished state, read with every view of its question."""
+    from rag.extractive import sub_questions_of, views_of
+
+    return extractive_answer(str(state.get("question") or ""), state["docs"], views=views_of(state),
+                             sub_questions=sub_questions_of(state))
 
 
 def numbered_context(docs: Sequence[Mapping[str, Any]], limit: int = MAX_CONTEXT_CHARS) -> str:
@@ -145,10 +162,10 @@ def answer_for(state: Mapping[str, Any], complete: Optional[Callable[[str], str]
         return None
     question = str(state.get("question") or "")
     if complete is None:
-        return extractive_answer(question, state["docs"])
+        return _extractive_for(state)
     answer = generated_answer(question, state["docs"], complete, model=model, template=template)
     if answer.mode == "unavailable":  # say why, and still show what the evidence says
-        fallback = extractive_answer(question, state["docs"])
+        fallback = _extractive_for(state)
         return fallback.model_copy(update={"error": _("the model could not answer ({error}); this is the extractive "
                                                       "answer instead").format(error=answer.error), "model": model})
     return answer

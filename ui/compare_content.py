@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
+from rag.runs.compare import outcome_differences, prompt_version_name
 
 CAUSES = {
     "none": N_("The runs took the same steps with the same values: no divergence."),
@@ -32,6 +33,9 @@ CAUSES = {
     "path": N_("The runs went different ways at `{node}`: a step only one run has."),
     "value": N_("A different value at node `{node}`: from the same state it wrote `{field}` differently."),
 }
+#: The parts of an outcome that can differ when the steps do not (`rag.runs.compare.outcome_differences`).
+OUTCOME_PARTS = {"route": N_("the route"), "answer": N_("the answer"), "evidence": N_("the evidence for the answer"),
+                 "settings": N_("the settings"), "prompts": N_("the prompts"), "final_state": N_("the final state")}
 ROW_KINDS = {"same": N_("same"), "differs": N_("differs"), "only_a": N_("only in A"), "only_b": N_("only in B")}
 CHUNK_CHANGES = {"added": N_("added"), "removed": N_("removed"), "moved_up": N_("moved up"),
                  "moved_down": N_("moved down"), "same": N_("same rank")}
@@ -99,8 +103,12 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     and prompts that differ, the aligned steps, each differing step side by side, the answers."""
     out = _Out()
     first = rc.comparison.first
-    if first is None:
+    differs = outcome_differences(rc)
+    if first is None and not differs:
         out.add("success", _(CAUSES["none"]))
+    elif first is None:  # the same steps, yet not the same runs: never "no divergence"
+        out.add("warning", _("The runs took the same steps with the same values, but they differ in: {what}.").format(
+            what=", ".join(_(OUTCOME_PARTS[d]) for d in differs)))
     else:
         node = code_name(first.node or "-")
         where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=node)
@@ -222,8 +230,8 @@ def _settings(out: _Out, rc: Any) -> None:
         out.add("subheader", _("Settings that differ"))
         out.add("table", rows=tuple({_("setting"): k, "A": short(a), "B": short(b)} for k, a, b in rc.settings))
     if rc.prompt_versions[0] != rc.prompt_versions[1]:
-        out.add("md", _("Prompt version: `{a}` → `{b}`").format(a=rc.prompt_versions[0] or "default",
-                                                                b=rc.prompt_versions[1] or "default"))
+        out.add("md", _("Prompt version: `{a}` → `{b}`").format(a=prompt_version_name(rc.prompt_versions[0]),
+                                                                b=prompt_version_name(rc.prompt_versions[1])))
     for role, text in rc.prompt_diffs.items():
         out.add("fold", _("Prompt of the {role} role, A → B").format(role=role),
                 children=(Block("code", text, code_language="diff"),))
@@ -275,14 +283,40 @@ def answer_text(result: Mapping[str, Any]) -> str:
     return str(answer or "")
 
 
+def _extractive_now(result: Mapping[str, Any]) -> str:
+    """The extractive answer to a finished result that took the answer route but recorded no answer (an
+    evaluation's run, an older file): computed from its evidence, so both sides show an answer."""
+    from rag.answering import answer_for
+
+    try:
+        answer = answer_for(result)
+    except Exception:  # noqa: BLE001 - a result too odd to answer: no answer shown rather than a failure
+        return ""
+    return answer.text if answer is not None else ""
+
+
 def _answers(out: _Out, side_a: Any, side_b: Any) -> None:
     ra, rb = side_a.last.result or {}, side_b.last.result or {}
     ta, tb = answer_text(ra), answer_text(rb)
     if not (ta or tb):
         return
     out.add("subheader", _("Answer, A → B"))
+    computed = []
+    if not ta:
+        ta = _extractive_now(ra)
+        computed.append("A")
+    if not tb:
+        tb = _extractive_now(rb)
+        computed.append("B")
+    for side in computed:
+        out.add("caption", _("Run {side} recorded no answer; shown: the extractive answer to its evidence, computed "
+                             "now.").format(side=side) if (ta if side == "A" else tb)
+                else _("Run {side} gave no answer.").format(side=side))
     if ta == tb:
         out.add("caption", _("The same answer."))
         out.add("text", ta)
     else:
-        out.add("answer_diff", args=(ta, tb))
+        for side, text in (("A", ta), ("B", tb)):
+            out.add("md", "**" + _("Answer of run {side}").format(side=side) + "**")
+            out.add("text", text or "—")
+        out.add("fold", _("Word changes, A → B"), children=(Block("answer_diff", args=(ta, tb)),))

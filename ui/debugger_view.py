@@ -13,7 +13,7 @@ import streamlit as st
 from debugger.records import StepRecord
 from debugger.replay import ReplayStepper
 from rag.graph.progress_labels import translate_progress
-from rag.i18n import N_, _
+from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
@@ -27,7 +27,14 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
-from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
+from ui.question_row import (
+    QUESTION_KEY,
+    ROW_DRAWN_WITH_RUN_KEY,
+    graph_nodes,
+    question_row_slot,
+    render_question_row,
+    row_is_stale,
+)
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from ui.text import as_text
@@ -109,7 +116,8 @@ def run_pending(session: DebugSession) -> None:
                   .format(node=ended.hit))
         else:
             steps = len(seg.stepper.steps)
-            status.update(label=_("{run}: {n} steps run").format(run=run, n=steps), state="complete", expanded=False)
+            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=run, n=steps),
+                          state="complete", expanded=False)
 
 
 def _progress_lines(record: StepRecord) -> None:
@@ -152,20 +160,23 @@ def render_replay_banner(session: DebugSession) -> None:
                      "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
         if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
-            st.caption(_("Run `{run_id}` from {origin} · recorded {at} · provider {provider} · prompt version {version} · "
-                         "{n} steps").format(run_id=info.run_id, origin=origin, at=date_time(info.created_at),
-                                             provider=info.provider or "?", version=info.prompt_version or "?",
-                                             n=cast(ReplayStepper, seg.stepper).total_steps)
+            from ui.history_view import run_setup_parts
+
+            total = cast(ReplayStepper, seg.stepper).total_steps
+            parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
+                run_id=info.run_id, origin=origin, at=date_time(info.created_at)), *run_setup_parts(info),
+                ngettext("{n} step", "{n} steps", total).format(n=total)]
+            st.caption(" · ".join(parts)
                        + ("" if info.status == "done" else _(" · status {status}").format(status=info.status)))
         st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))
 
 
 def render_question(session: DebugSession, nodes: list[str]) -> None:
-    """The replay banner, then the question row (`ui.question_row`), in the row's one slot."""
+    """The question row (`ui.question_row`), in the row's one slot. The replay banner is drawn below the
+    graph (`_workbench`): above it, it pushed the graph off the first screen; the position line beside
+    the graph says "replay" instead."""
     with question_row_slot():
-        if session.replay_mode:
-            render_replay_banner(session)
         render_question_row(replay=session.replay_mode, loaded=session.question, has_run=bool(session.segments),
                             nodes=nodes)
 
@@ -264,13 +275,23 @@ def _workbench() -> None:
     session = get_session()
     take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
                                                  replay=session.replay_mode, new_question=_box_is_new(session)))
-    run_pending(session)
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
-    show_flash()
     render_history_lost(session)
+    # The first screen holds the controls, the whole graph and the step (docs/first_screen.md): what a
+    # run says (live progress, "demo loaded", a breakpoint, the HITL question, the replay banner) goes
+    # below the inspector; the inspector's position line beside the graph says it in a few words.
+    inspector_slot = st.container()
+    run_pending(session)
+    if row_is_stale(bool(session.segments)):  # the first run of a visit: fold the demos' box away
+        st.session_state[ROW_DRAWN_WITH_RUN_KEY] = True
+        st.rerun(scope="app")
+    show_flash()
+    if session.replay_mode:
+        render_replay_banner(session)
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
-    values = render_inspector(session, travel, box=_question())
+    with inspector_slot:
+        values = render_inspector(session, travel, box=_question())
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_feedback_panel(session, travel)

@@ -7,7 +7,7 @@ call, no retrieval), so what a stakeholder sees is exactly what was recorded.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 import pandas as pd
 import streamlit as st
@@ -282,14 +282,26 @@ def render_tools() -> None:
         st.button(_("Load the demo pack"), icon=MATERIAL["package"], key="history_demo_pack", on_click=on_demo_pack)
 
 
+def run_setup_parts(info: Any) -> list[str]:
+    """The provider and prompt version a run used, only where they apply: a run of a graph of your own has
+    neither (no "provider ?"); a RAG run without a recorded version used the built-in `default`."""
+    from rag.runs.compare import prompt_version_name
+
+    parts = []
+    if info.provider:
+        parts.append(_("provider {provider}").format(provider=as_text(info.provider)))
+    if not getattr(info, "graph_spec", None):
+        parts.append(_("prompt version {version}").format(version=as_text(prompt_version_name(info.prompt_version))))
+    return parts
+
+
 def _facts(info: RunInfo) -> str:
     """The run's one-line facts under its question."""
     parts = [_("run {run}").format(run=as_text(info.run_id)), kind_text(info), _status(info.status)]
     if info.route:
         parts.append(_("route {route}").format(route=as_text(info.route)))
-    parts += [_("provider {provider}").format(provider=as_text(info.provider or "?")),
-              _("prompt version {version}").format(version=as_text(info.prompt_version or "?")),
-              _(ORIGIN_LABELS[info.origin]) if info.origin in ORIGIN_LABELS else info.origin]
+    parts += run_setup_parts(info)
+    parts.append(_(ORIGIN_LABELS[info.origin]) if info.origin in ORIGIN_LABELS else info.origin)
     if info.duration_ms is not None:
         parts.append(_("took {duration}").format(duration=duration_ms(info.duration_ms)))
     parts.append(_date(info.created_at))

@@ -124,6 +124,11 @@ def on_run_ab() -> None:
         st.session_state[RESULT_KEY] = result
 
 
+VERSION_KEY = "pg_version"
+"""The one version picker: what Load into B, Set active and Compare act on."""
+SAVED_KEY = "pg_saved_message"
+
+
 def on_save() -> None:
     from rag.prompts.versions import save_version
 
@@ -134,15 +139,14 @@ def on_save() -> None:
                             overwrite=bool(s.get("pg_save_overwrite")))
 
     info = guarded(save)
-    if info is not None:
-        flash("success", _("Saved prompt version “{name}” in {folder}.").format(name=info.name,
-                                                                                folder=_versions_dir_note()))
+    if info is not None:  # said beside the Save button, where the eye is
+        s[SAVED_KEY] = _("Saved prompt version “{name}” in {folder}.").format(name=info.name, folder=_versions_dir_note())
 
 
 def on_load() -> None:
     from rag.prompts.versions import load_version
 
-    name = st.session_state.get("pg_load_choice") or "default"
+    name = st.session_state.get(VERSION_KEY) or "default"
     prompts = guarded(load_version, name)
     if prompts is not None:
         for role in ROLES:
@@ -154,7 +158,7 @@ def on_load() -> None:
 def on_compare() -> None:
     from rag.prompts.versions import compare_versions
 
-    a = st.session_state.get("pg_cmp_a") or "default"
+    a = st.session_state.get(VERSION_KEY) or "default"
     b = st.session_state.get("pg_cmp_b") or "default"
     diffs = guarded(compare_versions, a, b)
     if diffs is not None:
@@ -164,7 +168,7 @@ def on_compare() -> None:
 def on_set_active() -> None:
     from rag.prompts.versions import set_active
 
-    name = st.session_state.get("pg_active_choice") or "default"
+    name = st.session_state.get(VERSION_KEY) or "default"
 
     def activate() -> bool:
         set_active(name)
@@ -330,6 +334,16 @@ def render_result(result: ABResult) -> None:
         st.success(_("A and B ended in the same state."))
 
 
+def version_rows(versions: list, active: str) -> "pd.DataFrame":
+    """The versions table: the built-in `default` first, then the saved ones; the active one marked, so the
+    column is never empty while the page names an active version."""
+    rows = [{"name": "default", "date": "—", "note": _("the built-in prompts"),
+             "active": _("active") if active == "default" else ""}]
+    rows += [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
+              "active": _("active") if v.name == active else ""} for v in versions]
+    return pd.DataFrame(rows, columns=["name", "date", "note", "active"])
+
+
 def render_versions(prompts: PromptSet) -> None:
     from rag.prompts.versions import get_active, list_versions
 
@@ -347,27 +361,23 @@ def render_versions(prompts: PromptSet) -> None:
         c2.text_input(_("Note (one line)"), key="pg_save_note", placeholder=_("what changed and why"))
         c3.checkbox(_("Overwrite"), key="pg_save_overwrite")
         c4.button(_("Save"), icon=MATERIAL["save"], key="pg_save", on_click=on_save, width="stretch")
-    if versions:
-        rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
-                 "active": _("active") if v.name == active else ""} for v in versions]
-        frame = pd.DataFrame(rows, columns=["name", "date", "note", "active"])
-        st.dataframe(with_headings(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
-    else:
+        saved = st.session_state.pop(SAVED_KEY, None)
+        if saved:
+            st.success(saved)
+    st.dataframe(with_headings(version_rows(versions, active), VERSION_HEADINGS), hide_index=True, width="stretch",
+                 key="pg_versions")
+    if not versions:
         st.caption(_("No saved versions yet."))
     st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=active))
-    c1, c2 = st.columns(2)
-    with c1:
-        st.selectbox(_("Version"), names, key="pg_load_choice")
-        b1, b2 = st.columns(2)
-        b1.button(_("Load into B"), key="pg_load", on_click=on_load, width="stretch")
-        st.selectbox(_("Active version"), names, key="pg_active_choice",
-                     index=names.index(active) if active in names else 0)
-        b2.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch")
-    with c2:
-        d1, d2 = st.columns(2)
-        d1.selectbox(_("Compare"), names, key="pg_cmp_a")
-        d2.selectbox(_("with"), names, key="pg_cmp_b", index=min(1, len(names) - 1))
-        st.button(_("Compare"), key="pg_compare", on_click=on_compare)
+    if st.session_state.get(VERSION_KEY) not in names:
+        st.session_state[VERSION_KEY] = active if active in names else "default"
+    # one picker, three things to do with the version it names
+    pick, load, activate, other, compare = st.columns([3, 2, 2, 3, 2], vertical_alignment="bottom")
+    pick.selectbox(_("Version"), names, key=VERSION_KEY)
+    load.button(_("Load into B"), key="pg_load", on_click=on_load, width="stretch")
+    activate.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch")
+    other.selectbox(_("Compare it with"), names, key="pg_cmp_b", index=min(1, len(names) - 1))
+    compare.button(_("Compare"), key="pg_compare", on_click=on_compare, width="stretch")
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
         a, b, diffs = compared

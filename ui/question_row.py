@@ -53,6 +53,15 @@ def can_draw_before_session() -> bool:
 
 
 ROW_KEY = "question_row"
+ROW_DRAWN_WITH_RUN_KEY = "_question_row_has_run"
+"""Whether the row was last drawn for a session with a run: with none, the demos take a box of their own."""
+
+
+def row_is_stale(has_run: bool) -> bool:
+    """The row still shows the demos' box although a run is loaded now (a Run or Step pressed in the
+    debugger's fragment, which does not redraw the row): the page must redraw it once, or the box keeps
+    the graph below the first screen."""
+    return has_run and st.session_state.get(ROW_DRAWN_WITH_RUN_KEY) is False
 
 
 def question_row_slot():
@@ -71,6 +80,7 @@ def render_question_row(*, replay: bool, loaded: str, has_run: bool, nodes: list
         st.session_state[QUESTION_KEY] = loaded  # the box shows the recorded question
     elif QUESTION_KEY not in st.session_state:  # back from another page
         st.session_state[QUESTION_KEY] = st.session_state.get(KEPT_QUESTION_KEY, loaded)
+    st.session_state[ROW_DRAWN_WITH_RUN_KEY] = has_run
     box, side = st.columns([5, 2], vertical_alignment="bottom")
     with box:
         st.text_area(_("Question"), key=QUESTION_KEY, height=80, disabled=replay,

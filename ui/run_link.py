@@ -214,7 +214,8 @@ def _open(session: Any, link: Link) -> list[str]:
         step = link.step if link.step is not None else total
         note = []
         if step > total:
-            note = [_("This run has {n} steps so far; showing the latest.").format(n=total)]
+            note = [ngettext("This run has {n} step so far; showing the latest.",
+                             "This run has {n} steps so far; showing the latest.", total).format(n=total)]
             step = total
         if step == total:
             reset_time_travel()

@@ -185,11 +185,11 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
 def provider_banner() -> None:
     settings = current_settings()
     if not settings.models_configured():
+        # no icon: Streamlit gives an alert's icon a column of its own, and beside it the narrow sidebar left
+        # the text one word a line
         st.sidebar.info(
             _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
-              "Connect an OpenAI-compatible endpoint on the Settings page."),
-            icon=MATERIAL["offline"],
-        )
+                "Connect an OpenAI-compatible endpoint on the Settings page."))
     else:
         model_badge(settings)
     from rag.ingest.paths import kb_label

@@ -1,14 +1,16 @@
 """`python -m rag.eval SET.jsonl|--set NAME [--kb bundled|pydoc|DIR] [--prompt-version NAME] [--compare NAME]
-[--concurrency N] [--min-route-accuracy X] [--out results.json] [--record] [--no-cache] [--quiet]`
+[--concurrency N] [--min-route-accuracy X] [--min-answer-accuracy X] [--out results.json] [--record] [--no-cache] [--quiet]`
 
 Runs a question set (JSON Lines or CSV) through the public API and prints one line per case, the
-per-route confusion table, and ends with `route_accuracy: X`, `source_hit_rate: Y`, `cases: N`
+per-route confusion table, and ends with `answer_accuracy: A` (share of the cases with `expected_answer_contains`
+whose answer says every phrase; n/a when no case has any), `route_accuracy: X`, `source_hit_rate: Y`, `cases: N`
 (machine-readable last lines). With `--compare NAME` the set also runs under prompt version NAME
 (the baseline), both configurations are printed side by side with the cases that regressed or got
 fixed; the last lines and the gate are those of `--prompt-version` (the configuration under test).
 `--set NAME` runs a question set stored in the configured run history (made on the Evaluate page or with
 "Add to a question set"; RAG_HISTORY_URL / RAG_HISTORY_DB) instead of a file.
-Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy`, 2 unusable input.
+Exit codes: 0 ok, 1 route accuracy under `--min-route-accuracy` or answer accuracy under
+`--min-answer-accuracy`, 2 unusable input.
 
 Each case in `--out` names where its gold was lost in the run's last retrieval (`lost_at`, see
 rag.eval.lost_at; null when the case names no gold); when any case names gold, a `lost_at: ...` line
@@ -43,6 +45,7 @@ from rag.eval.question_sets import cli_cases
 from rag.eval.runner import run_cases, settings_for_kb
 from rag.eval.scoring import (
     CaseResult,
+    answer_accuracy,
     compare_runs,
     confusion,
     fmt_rate,
@@ -92,15 +95,19 @@ def case_line(res: CaseResult) -> str:
     mark = "ok  " if res.correct in (True, None) else "MISS"
     asked = f" (asked {res.asked_route}, answered)" if res.asked_route else ""
     src = "" if hit is None else ("  sources: hit" if hit else "  sources: miss")
+    said = res.answer_correct
+    mark = "MISS" if said is False else mark
+    answer = "" if said is None else ("  answer: says it" if said else "  answer: does not say " + ", ".join(
+        repr(e) for e in res.expected_answer_contains))
     extra = f"  error: {res.error}" if res.error else ""
-    return f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{extra}"
+    return f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{answer}{extra}"
 
 
 def side_by_side(label_a: str, a: list[CaseResult], label_b: str, b: list[CaseResult]) -> str:
     sa, sb = summary(a), summary(b)
     width = max(16, len(label_a) + 2, len(label_b) + 2)
     lines = ["".ljust(18) + label_a.rjust(width) + label_b.rjust(width)]
-    for key in ("route_accuracy", "source_hit_rate", "mrr", "errors", "cases"):
+    for key in ("route_accuracy", "answer_accuracy", "source_hit_rate", "mrr", "errors", "cases"):
         va, vb = sa[key], sb[key]
         fa = fmt_rate(va) if isinstance(va, float) or va is None else str(va)
         fb = fmt_rate(vb) if isinstance(vb, float) or vb is None else str(vb)
@@ -135,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1, help="cases run at the same time (default 1)")
     parser.add_argument("--min-route-accuracy", type=float, default=None, metavar="X",
                         help="exit 1 when route accuracy is under X (0..1)")
+    parser.add_argument("--min-answer-accuracy", type=float, default=None, metavar="X",
+                        help="exit 1 when answer accuracy (cases with expected_answer_contains) is under X (0..1)")
     parser.add_argument("--out", default=None, help="write every case's result and the summary to this JSON file")
     parser.add_argument("--html", default=None, metavar="FILE",
                         help="also write the evaluation as one self-contained HTML file (opens with no server)")
@@ -161,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--concurrency must be at least 1")
     if args.min_route_accuracy is not None and not 0 <= args.min_route_accuracy <= 1:
         parser.error("--min-route-accuracy must be between 0 and 1")
+    if args.min_answer_accuracy is not None and not 0 <= args.min_answer_accuracy <= 1:
+        parser.error("--min-answer-accuracy must be between 0 and 1")
     if args.html and not Path(args.html).resolve().parent.is_dir():
         parser.error(f"--html: {Path(args.html).parent} is not a folder")
     recorder = None
@@ -239,12 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     print()
     if any(r.lost_at for r in results):  # some case names its gold: where its run's retrieval lost it
         print(format_funnel(funnel(r.lost_at for r in results)))
+    said = answer_accuracy(results)
+    print(f"answer_accuracy: {fmt_rate(said)}")
     print(f"route_accuracy: {fmt_rate(accuracy)}")
     print(f"source_hit_rate: {fmt_rate(source_hit_rate(results))}")
     print(f"cases: {len(results)}")
     if args.min_route_accuracy is not None and (accuracy is None or accuracy < args.min_route_accuracy):
         print(f"route accuracy {fmt_rate(accuracy)} is under --min-route-accuracy {args.min_route_accuracy:g}",
               file=sys.stderr)
+        return 1
+    if args.min_answer_accuracy is not None and (said is None or said < args.min_answer_accuracy):
+        print(f"answer accuracy {fmt_rate(said)} is under --min-answer-accuracy {args.min_answer_accuracy:g}"
+              + (" (no case names expected_answer_contains)" if said is None else ""), file=sys.stderr)
         return 1
     return 0
 

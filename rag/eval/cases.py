@@ -50,6 +50,9 @@ class EvalCase(BaseModel):
     #: `chunk:<id>` or a piece of text the right chunk contains (rag.eval.lost_at).
     expected_passages: list[str] = Field(default_factory=list)
     hitl_answer: Optional[str] = None
+    #: Words or phrases the answer must contain (all of them, case and spacing ignored); feedback's
+    #: "the answer should say" fills it. Empty: the answer is not judged.
+    expected_answer_contains: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     #: The run the case was made from (a link back to it); None for a case written by hand.
     from_run: Optional[str] = None
@@ -137,7 +140,7 @@ def _case(data: object, number: int, source: str, seen: dict[str, int]) -> EvalC
     return case
 
 
-LIST_FIELDS = ("expected_sources", "expected_passages", "tags")
+LIST_FIELDS = ("expected_sources", "expected_passages", "expected_answer_contains", "tags")
 
 
 def parse_csv(text: str, source: str = "<set>", max_cases: Optional[int] = None) -> list[EvalCase]:

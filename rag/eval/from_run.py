@@ -81,7 +81,8 @@ def split_items(text: str, *, lines: bool = False) -> list[str]:
 
 def case_from_run(facts: RunFacts, *, question: Optional[str] = None, hitl_answer: Optional[str] = None,
                   expected_route: Optional[str] = None, expected_sources: Optional[Sequence[str]] = None,
-                  tags: Sequence[str] = (), verdict: Optional[str] = None, case_id: Optional[str] = None) -> EvalCase:
+                  tags: Sequence[str] = (), verdict: Optional[str] = None, case_id: Optional[str] = None,
+                  expected_answer_contains: Sequence[str] = ()) -> EvalCase:
     """The case to store. Every argument left None takes the run's value: `expected_route` the run's route
     (the default the Feedback panel's corrected route replaces), `expected_sources` the run's evidence files,
     `verdict` "good" when the expected route is the run's, "wrong" when a person named another.
@@ -93,6 +94,7 @@ def case_from_run(facts: RunFacts, *, question: Optional[str] = None, hitl_answe
             "expected_route": route,
             "expected_sources": list(facts.sources if expected_sources is None else expected_sources),
             "hitl_answer": (facts.hitl_answer if hitl_answer is None else hitl_answer) or None,
+            "expected_answer_contains": [w for w in expected_answer_contains if str(w).strip()],
             "tags": list(tags), "from_run": facts.run_id, "verdict": verdict}
     return make_case(data)
 

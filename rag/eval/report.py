@@ -54,10 +54,12 @@ def _summary(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str
     rows = []
     for label, results in zip(labels, runs, strict=True):
         s = summary(results)
-        rows.append([label, s["cases"], fmt_rate(s["route_accuracy"]), fmt_rate(s["source_hit_rate"]),
+        rows.append([label, s["cases"], fmt_rate(s["route_accuracy"]), fmt_rate(s["answer_accuracy"]),
+                     fmt_rate(s["source_hit_rate"]),
                      "-" if s["mrr"] is None else f"{s['mrr']:.3f}", s["errors"]])
     return "<h2>" + esc(_("Summary")) + "</h2>" + _table(
-        [_("configuration"), _("cases"), _("Route accuracy"), _("Source hit rate"), "MRR", _("errors")], rows)
+        [_("configuration"), _("cases"), _("Route accuracy"), _("Answer accuracy"), _("Source hit rate"), "MRR",
+         _("errors")], rows)
 
 
 def _confusion(label: str, results: Sequence[CaseResult]) -> str:
@@ -144,6 +146,9 @@ def _cases(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
                      [_("expected sources"), ", ".join(r.expected_sources) or "-"],
                      [_("tags"), ", ".join(r.tags) or "-"], [_("latency"), f"{r.latency_ms:.0f} ms"],
                      [_("steps"), " · ".join(f"{n} {ms} ms" for n, ms in r.node_ms) or "-"]]
+            if r.expected_answer_contains:
+                facts.append([_("answer should say"), ", ".join(r.expected_answer_contains)])
+                facts.append([_("answer"), (r.answer or "-") + "  " + ("✓" if r.answer_correct else "✗")])
             if r.from_run:
                 facts.append([_("from run"), r.from_run])
             if r.verdict:

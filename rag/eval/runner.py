@@ -59,6 +59,7 @@ def result_sources(result: dict) -> tuple[str, ...]:
 
 def _base(case: EvalCase) -> dict:
     return dict(id=case.id or "", expected_route=case.expected_route, expected_sources=tuple(case.expected_sources),
+                expected_answer_contains=tuple(case.expected_answer_contains),
                 tags=tuple(case.tags), question=case.question, from_run=case.from_run, verdict=case.verdict)
 
 
@@ -84,7 +85,20 @@ def run_case(case: EvalCase, ctx: RagContext, *, history=None, eval_id: str = ""
     where = case_lost_at(case, done.raw_trace, gold)
     return CaseResult(route=done.result.get("route"), sources=result_sources(done.result), asked_route=done.asked_route,
                       latency_ms=latency, node_ms=_node_ms(steps), run_id=done.run_id,
-                      lost_at=where.stage if where else None, retrieval_step=done.retrieval_step, **_base(case))
+                      lost_at=where.stage if where else None, retrieval_step=done.retrieval_step,
+                      answer=_answer_text(case, done.result, ctx), **_base(case))
+
+
+def _answer_text(case: EvalCase, result: dict, ctx: RagContext) -> Optional[str]:
+    """The answer the debugger shows for this run (rag.answering), only for a case that judges it: the
+    extractive one offline, the answerer model's when models are connected. None: the run gave none."""
+    if not case.expected_answer_contains:
+        return None
+    from rag.answering import answer_for, model_completer
+
+    complete, model = model_completer(ctx.settings)
+    answer = answer_for(result, complete, model)
+    return answer.text if answer is not None and answer.text else None
 
 
 def _node_ms(steps: list[ProgressStep]) -> tuple[tuple[str, int], ...]:

@@ -35,6 +35,14 @@ class CaseResult:
     lost_at: Optional[str] = None
     #: The step of the run's last retrieval, numbered like the debugger's `?step=` (recorded runs only).
     retrieval_step: Optional[int] = None
+    #: What the answer must say (the case's `expected_answer_contains`) and what it said (None: no answer).
+    expected_answer_contains: tuple[str, ...] = ()
+    answer: Optional[str] = None
+
+    @property
+    def answer_correct(self) -> Optional[bool]:
+        """The answer says every expected phrase; None when the case expects none."""
+        return answer_says(self.expected_answer_contains, self.answer)
 
     @property
     def correct(self) -> Optional[bool]:
@@ -49,7 +57,9 @@ class CaseResult:
                 "reciprocal_rank": reciprocal_rank(self.expected_sources, self.sources),
                 "tags": list(self.tags), "error": self.error, "latency_ms": round(self.latency_ms, 1),
                 "node_ms": [list(p) for p in self.node_ms], "from_run": self.from_run, "verdict": self.verdict,
-                "run_id": self.run_id, "lost_at": self.lost_at, "retrieval_step": self.retrieval_step}
+                "run_id": self.run_id, "lost_at": self.lost_at, "retrieval_step": self.retrieval_step,
+                "expected_answer_contains": list(self.expected_answer_contains), "answer": self.answer,
+                "answer_correct": self.answer_correct}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CaseResult":
@@ -59,7 +69,9 @@ class CaseResult:
                    asked_route=data.get("asked_route"), latency_ms=float(data.get("latency_ms") or 0.0),
                    node_ms=tuple((str(n), int(ms)) for n, ms in data.get("node_ms") or ()),
                    from_run=data.get("from_run"), verdict=data.get("verdict"),
-                   run_id=data.get("run_id"), lost_at=data.get("lost_at"), retrieval_step=data.get("retrieval_step"))
+                   run_id=data.get("run_id"), lost_at=data.get("lost_at"), retrieval_step=data.get("retrieval_step"),
+                   expected_answer_contains=tuple(data.get("expected_answer_contains") or ()),
+                   answer=data.get("answer"))
 
 
 def _bucket(route: Optional[str]) -> str:
@@ -84,6 +96,28 @@ def route_accuracy(results: Sequence[CaseResult]) -> Optional[float]:
     if not judged:
         return None
     return sum(1 for r in judged if r.route == r.expected_route) / len(judged)
+
+
+def _folded(text: str) -> str:
+    return " ".join(str(text).casefold().split())
+
+
+def answer_says(expected: Sequence[str], answer: Optional[str]) -> Optional[bool]:
+    """Every expected word or phrase is in the answer (case and runs of spaces ignored); no answer says
+    nothing. None when nothing is expected, so an unjudged case never counts as right."""
+    wanted = [_folded(e) for e in expected if str(e).strip()]
+    if not wanted:
+        return None
+    said = _folded(answer or "")
+    return bool(said) and all(w in said for w in wanted)
+
+
+def answer_accuracy(results: Sequence[CaseResult]) -> Optional[float]:
+    """Share of the cases with expected answer phrases whose answer says them (None when no case has any)."""
+    judged = [r for r in results if r.answer_correct is not None]
+    if not judged:
+        return None
+    return sum(1 for r in judged if r.answer_correct) / len(judged)
 
 
 def source_hit(expected: Sequence[str], sources: Sequence[str]) -> Optional[bool]:
@@ -201,6 +235,7 @@ def node_latency(results: Sequence[CaseResult], qs: Sequence[float] = (50, 90, 9
 def summary(results: Sequence[CaseResult]) -> dict:
     """The headline figures of one run of a set."""
     return {"cases": len(results), "route_accuracy": route_accuracy(results),
+            "answer_accuracy": answer_accuracy(results),
             "source_hit_rate": source_hit_rate(results), "mrr": mean_reciprocal_rank(results),
             "errors": sum(1 for r in results if r.error)}
 

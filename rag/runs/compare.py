@@ -239,9 +239,19 @@ def _score(doc: Mapping) -> Optional[float]:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def prompt_version_name(version: Optional[str]) -> str:
+    """How a run's prompt version is shown and compared: no version recorded is the built-in `default`, so
+    one run never reads `null` beside another's `default` for the same prompts."""
+    return str(version) if version else "default"
+
+
 def settings_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     keys = sorted((set(a) | set(b)) - set(SETTINGS_NOT_COMPARED))
-    return [(k, a.get(k), b.get(k)) for k in keys if not same_value(a.get(k), b.get(k))]
+
+    def shown(settings: Mapping[str, Any], key: str) -> Any:
+        return prompt_version_name(settings.get(key)) if key == "prompt_version" else settings.get(key)
+
+    return [(k, shown(a, k), shown(b, k)) for k in keys if not same_value(shown(a, k), shown(b, k))]
 
 
 def prompt_diffs(a: Optional[Mapping[str, str]], b: Optional[Mapping[str, str]]) -> dict[str, str]:
@@ -325,17 +335,41 @@ def compare_sides(a: RunSide, b: RunSide) -> RunComparison:
     comparison = compare_runs(a.segments(), b.segments(), lane_key=lane_key, ignore=IGNORED_FIELDS, refine=refine)
     sets = settings_diff(a.main.settings, b.main.settings)
     prompts = prompt_diffs(a.main.prompts, b.main.prompts)
-    versions = (a.main.prompt_version, b.main.prompt_version)
+    versions = (prompt_version_name(a.main.prompt_version), prompt_version_name(b.main.prompt_version))
     graphs = ("+".join(d.graph for d in a.documents), "+".join(d.graph for d in b.documents))
     cause = classify(comparison, sets, bool(prompts) or versions[0] != versions[1])
     if graphs[0] != graphs[1] and comparison.first is not None and not comparison.first.from_input:
         cause = cause if cause != "other" else "different_graphs"
     fa, fb = _final(a), _final(b)
+    answered = bool(fa.get("answer") and fb.get("answer"))
+    # one basis for both sides: the answers when both runs recorded one, else the evidence of each
+    same = (same_value(_answer(fa), _answer(fb)) if answered
+            else same_value(_evidence(fa), _evidence(fb)))
     return RunComparison(
         a=a.ref, b=b.ref, comparison=comparison, cause=cause, settings=sets, prompt_versions=versions,
         prompt_diffs=prompts, route=(fa.get("route"), fb.get("route")),
-        answer_same=same_value(_answer(fa), _answer(fb)),
-        answered=bool(fa.get("answer") and fb.get("answer")), graphs=graphs)
+        answer_same=same, answered=answered, graphs=graphs)
+
+
+def _evidence(result: Mapping[str, Any]) -> list[Any]:
+    return [d.get("chunk_id") for d in result.get("docs") or () if isinstance(d, Mapping)]
+
+
+def outcome_differences(rc: RunComparison) -> list[str]:
+    """What differs between two runs besides their steps (stable English keys: route, answer, evidence,
+    settings, prompts, final_state): a comparison says "no divergence" only when this is empty too."""
+    out = []
+    if rc.generic:
+        return ["final_state"] if rc.final_fields else []
+    if rc.route[0] != rc.route[1]:
+        out.append("route")
+    if not rc.answer_same:
+        out.append("answer" if rc.answered else "evidence")
+    if rc.settings:
+        out.append("settings")
+    if rc.prompt_diffs or rc.prompt_versions[0] != rc.prompt_versions[1]:
+        out.append("prompts")
+    return out
 
 
 ANSWER_TIMING = ("elapsed_ms",)
@@ -410,7 +444,7 @@ def _rag_outcome_lines(rc: RunComparison) -> list[str]:
     for name, va, vb in rc.settings:
         lines.append(f"setting {name}: {json.dumps(va, default=str)} -> {json.dumps(vb, default=str)}")
     if rc.prompt_versions[0] != rc.prompt_versions[1]:
-        lines.append(f"prompt_version: {rc.prompt_versions[0] or 'default'} -> {rc.prompt_versions[1] or 'default'}")
+        lines.append(f"prompt_version: {rc.prompt_versions[0]} -> {rc.prompt_versions[1]}")
     for role in rc.prompt_diffs:
         lines.append(f"prompt {role}: differs")
     return lines

@@ -44,7 +44,7 @@ def test_out_names_where_each_cases_gold_was_lost(offline, tmp_path, history_fil
     printed = capsys.readouterr().out
     assert "recorded:" not in printed
     lines = printed.strip().splitlines()
-    assert lines[-4] == "lost_at: not_in_kb=1 sparse=0 dense=0 fusion=0 merge=0 rerank=0 top_k=1 threshold=0 kept=1"
+    assert lines[-5] == "lost_at: not_in_kb=1 sparse=0 dense=0 fusion=0 merge=0 rerank=0 top_k=1 threshold=0 kept=1"
     assert lines[-3].startswith("route_accuracy: ")  # the last lines for scripts stay where they were
 
 

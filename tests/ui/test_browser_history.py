@@ -27,7 +27,7 @@ def test_demo_pack_replays_in_the_debugger(tmp_path):
         page.locator(".st-key-history_open button").first.click()
         wait_shown(page, '[data-testid="stApp"]', "Replay — recorded run, no model and no knowledge base")
         page.get_by_role("button", name="Step", exact=True).click()
-        wait_shown(page, '[data-testid="stApp"]', "1 steps ·")
+        wait_shown(page, '[data-testid="stApp"]', "1 step ·")
         assert page.get_by_role("button", name="Run", exact=True).is_disabled()
         page.get_by_role("button", name="Continue to end", exact=True).click()
         wait_shown(page, '[data-testid="stApp"]', "finished")

@@ -107,7 +107,7 @@ def test_after_a_run_ends_the_controls_run_the_question_the_box_shows():
         assert "start the question in the box" in target.inner_text() and second in target.inner_text()
         shot(page, "new_question_named")
         control(page, "Step").click()
-        page.get_by_text("1 steps · paused before").first.wait_for(timeout=30_000)
+        page.get_by_text("1 step · paused before").first.wait_for(timeout=30_000)
         wait_idle(page)
         page.locator(".rdi-target", has_text=f"The controls act on the loaded run: “{second}”").wait_for(timeout=15_000)
 

@@ -78,11 +78,11 @@ def test_controls_graph_and_diff_fit_one_screen(width, height):
         timeline.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / f"projector_{width}x{height}_timeline.png"))
         heads = page.eval_on_selector_all("#timeline thead th", "ths => ths.map(th => th.textContent)")
-        assert "decision" in heads and "progress (ms)" in heads
+        assert "decision" in heads and "progress (ms since the run began)" in heads
         frame = timeline.evaluate("t => { const s = t.closest('.rdi-scroll'); "
                                   "return [s.scrollWidth, s.clientWidth, s.getBoundingClientRect().right]; }")
         assert frame[0] <= frame[1] + 1, "the timeline is wider than its box: columns are cut"
         assert frame[2] <= width
-        for head in ("decision", "progress (ms)"):
+        for head in ("decision", "progress (ms since the run began)"):
             cell = page.locator("#timeline thead th", has_text=head).first.bounding_box()
             assert cell["x"] + cell["width"] <= width + 0.5, f"the {head} column is cut at {width}px"

@@ -69,7 +69,7 @@ def test_reload_and_links_open_the_run_at_the_step(tmp_path):
         page.get_by_text("Replay — recorded run").first.wait_for(timeout=30_000)  # from the history
         page.locator(".rdi-step-title", has_text="Step 1:").first.wait_for(timeout=5_000)
         assert "classify_complexity" in _title(page)
-        page.get_by_text("1 steps · paused before").first.wait_for(timeout=5_000)  # Step walks on from there
+        page.get_by_text("1 step · paused before").first.wait_for(timeout=5_000)  # Step walks on from there
         assert page.get_by_label("Question").input_value() == demo.question
         page.screenshot(path=str(SHOTS / "link_after_restart.png"))
 

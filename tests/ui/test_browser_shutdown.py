@@ -25,7 +25,7 @@ def step_once(page, url: str) -> None:
     open_demo(page, url, DEMO.id)
     page.get_by_role("button", name="Step", exact=True).first.click()
     settle(page)
-    page.get_by_text("1 steps ·").first.wait_for(timeout=30_000)
+    page.get_by_text("1 step ·").first.wait_for(timeout=30_000)
     wait_idle(page)
 
 

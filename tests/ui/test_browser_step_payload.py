@@ -33,7 +33,7 @@ def test_a_step_sends_only_what_changed_and_a_revisited_position_sends_no_pictur
             "framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))
         open_demo(page, url, demo.id)
         sent = _step(page, frames)
-        assert b"1 steps" in sent  # the position line came with the Step
+        assert b"1 step" in sent  # the position line came with the Step
         assert PICTURE in sent  # a position this page has not shown yet
         for unchanged in (CSS_RULE, NODE_HELP):
             assert unchanged not in sent, unchanged
@@ -45,7 +45,7 @@ def test_a_step_sends_only_what_changed_and_a_revisited_position_sends_no_pictur
         again = _step(page, frames)
         assert PICTURE not in again  # the browser keeps the picture of a position it has shown
         assert page.locator(".rdi-graph img").first.is_visible()
-        assert page.locator(".rdi-position").first.text_content().count("1 steps") == 1
+        assert page.locator(".rdi-position").first.text_content().count("1 step ·") == 1
 
 
 def test_an_inspector_that_lost_what_it_showed_asks_for_everything_once():

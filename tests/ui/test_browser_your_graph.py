@@ -24,7 +24,7 @@ def test_step_your_own_graph_and_answer_its_interrupt():
         page.get_by_role("heading", name="Your graph").wait_for(timeout=30_000)
         page.get_by_text("No run yet").first.wait_for(timeout=30_000)
         click(page, "Step")
-        page.get_by_text("1 steps · paused before review").first.wait_for(timeout=15_000)
+        page.get_by_text("1 step · paused before review").first.wait_for(timeout=15_000)
         click(page, "Continue to end")
         page.get_by_text("asks you (interrupt)").first.wait_for(timeout=15_000)
         page.get_by_text("Send this reply? Re: Can I get a refund for order 42?").first.wait_for()

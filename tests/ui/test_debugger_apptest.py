@@ -86,7 +86,7 @@ def test_step_shows_diff_and_moves_the_highlight(app_test):
     row = diff[diff["field"] == "complexity"].iloc[0]
     assert (row["before"], row["after"], row["kind"]) == ("null", '"simple"', "changed")
     assert "Step 1: classify_complexity" in texts(at)
-    assert "1 steps · paused before retrieve_initial" in texts(at)
+    assert "1 step · paused before retrieve_initial" in texts(at)
     hidden = inspector_table(at, "diff", include_hidden=True)
     assert "unchanged" in set(hidden["kind"]) and "unchanged" not in set(diff["kind"])  # shown on demand
 
@@ -305,7 +305,7 @@ def test_a_new_question_after_a_finished_run_is_what_the_controls_run(app_test):
     assert control_enabled(at, "step") and control_enabled(at, "continue")
     press(at, "step")
     assert not problems(at)
-    assert "1 steps · paused before" in texts(at)
+    assert "1 step · paused before" in texts(at)
     assert "The controls act on the loaded run: “What is the capital of Australia?”" in target_line(at)
     # Restart restarts what the box shows, never an older question
     other = "今天北京的天气怎么样？"

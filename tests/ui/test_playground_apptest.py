@@ -132,7 +132,12 @@ def test_versions_save_load_compare_and_activate(env):
     assert any("Saved prompt version “strict-grader”" in s.body for s in at.success), messages(at)
     assert (folder / "strict-grader.json").is_file()
     versions = next(df.value for df in at.dataframe if "note" in df.value.columns)
-    assert list(versions["name"]) == ["strict-grader"] and versions["note"][0] == "treat weak evidence as off-topic"
+    assert list(versions["name"]) == ["default", "strict-grader"] and versions["note"][1] == "treat weak evidence as off-topic"
+    assert list(versions["active"]) == ["active", ""]  # the page says "Active version: default": the table marks it
+    save_box = at.button(key="pg_save")  # the confirmation is said once, not again on the next rerun
+    assert len([s for s in at.success if "Saved prompt version" in s.body]) == 1
+    at.run()
+    assert not [s for s in at.success if "Saved prompt version" in s.body] and save_box is not None
 
     at.button(key="pg_save").click().run()  # same name again
     assert any("already exists" in w.body for w in at.warning)
@@ -141,24 +146,27 @@ def test_versions_save_load_compare_and_activate(env):
     assert any("invalid prompt version name" in w.body for w in at.warning)
     assert sorted(p.name for p in folder.iterdir()) == ["strict-grader.json"]
 
-    at.selectbox(key="pg_load_choice").set_value("default").run()
+    at.selectbox(key="pg_version").set_value("default").run()
     at.button(key="pg_load").click().run()
     assert at.text_area(key="pg_b_grader").value == load_default_prompts().grader
-    at.selectbox(key="pg_load_choice").set_value("strict-grader").run()
+    at.selectbox(key="pg_version").set_value("strict-grader").run()
     at.button(key="pg_load").click().run()
     assert at.text_area(key="pg_b_grader").value == edited
 
-    at.selectbox(key="pg_cmp_a").set_value("default").run()
+    at.selectbox(key="pg_version").set_value("default").run()
     at.selectbox(key="pg_cmp_b").set_value("strict-grader").run()
     at.button(key="pg_compare").click().run()
     diffs = [c for c in at.code if c.language == "diff"]
     assert len(diffs) == 1 and f"+{STRICT}" in diffs[0].value and "default/grader" in diffs[0].value
     assert any("planner: identical" in c.value for c in at.caption)
 
-    at.selectbox(key="pg_active_choice").set_value("strict-grader").run()
+    at.selectbox(key="pg_version").set_value("strict-grader").run()
     at.button(key="pg_set_active").click().run()
     assert (folder / "ACTIVE").read_text().strip() == "strict-grader"
     assert any("Active version: **strict-grader**" in c.value for c in at.caption)
+    versions = next(df.value for df in at.dataframe if "note" in df.value.columns)
+    assert list(versions["active"]) == ["", "active"]
+    assert len([s for s in at.selectbox if s.label == "Version"]) == 1  # one picker for load, activate, compare
     assert any("version `strict-grader`" in m.value for m in at.markdown)  # variant A follows it
 
 
@@ -228,6 +236,6 @@ def test_an_answerer_edit_is_saved_in_a_version_and_loads_back(env):
     assert "\n".join(saved["templates"]["answerer"]) == edited
     at.button(key="pg_reset_b").click().run()
     assert at.text_area(key="pg_b_answerer").value == load_default_prompts().answerer
-    at.selectbox(key="pg_load_choice").set_value("terse-answers").run()
+    at.selectbox(key="pg_version").set_value("terse-answers").run()
     at.button(key="pg_load").click().run()
     assert at.text_area(key="pg_b_answerer").value == edited

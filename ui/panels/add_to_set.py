@@ -80,18 +80,54 @@ def facts_for_session(session: Any, travel: Optional[int] = None) -> Optional[Ru
 
 
 def correction(run_id: Optional[str]) -> Any:
-    """What people said the run should have done (`rag.runs.feedback.expected_from_feedback`: the newest
-    "wrong" feedback naming a route), or None: the form starts from it instead of the run's own route."""
+    """What people said the run should have done, or None: the route and sources of the newest "wrong"
+    feedback naming a route (`rag.runs.feedback.expected_from_feedback`) and the words the answer must
+    say (that feedback's, else the newest feedback naming some). Read every time the form is drawn or
+    used, never kept from when it was first drawn: feedback saved after the panel opened still counts."""
     if not run_id:
         return None
-    from rag.runs.feedback import expected_from_feedback, feedback_for_run
+    from rag.runs.feedback import Expected, expected_from_feedback, feedback_for_run
     from ui.history_store import history
 
     try:
-        return expected_from_feedback(feedback_for_run(history(), run_id))
+        items = feedback_for_run(history(), run_id)
     except Exception:  # noqa: BLE001 - no usable history: the run's own outcome is the default
         log.debug("no feedback to start the case from", exc_info=True)
         return None
+    corrected = expected_from_feedback(items)
+    worded = sorted(((f.given_at, f.expected.answer_words) for f in items
+                     if f.expected is not None and f.expected.answer_words), key=lambda pair: pair[0])
+    words = (corrected.answer_words if corrected is not None and corrected.answer_words
+             else worded[-1][1] if worded else [])
+    if corrected is None and not words:
+        return None
+    return Expected(route=corrected.route if corrected else None, sources=corrected.sources if corrected else [],
+                    answer_words=list(words))
+
+
+SEEDED = ("route", "sources", "words")
+"""The form's fields that start from the run and the feedback (the seed), re-seeded when that changes."""
+
+
+def form_seed(facts: RunFacts, corrected: Any, expected_route: Optional[str] = None) -> dict[str, str]:
+    """The values the seeded fields start from: a caller's or a person's corrected route, else the run's;
+    the corrected sources, else the run's evidence files; the words the feedback says the answer must say."""
+    route = expected_route or (corrected.route if corrected is not None and corrected.route else None)
+    default = route if route in ROUTES else (facts.route or "answer")
+    sources = corrected.sources if corrected is not None and corrected.sources else facts.sources
+    words = corrected.answer_words if corrected is not None else []
+    return {"route": default, "sources": "\n".join(sources), "words": ", ".join(words)}
+
+
+def seed_fields(state: Any, field_key: str, seed: dict[str, str]) -> None:
+    """Put the seed into the form's fields when it changed since they were last seeded (feedback saved, or
+    withdrawn, while the panel was open) and into any field Streamlit forgot while the panel was folded.
+    A field a person edited keeps their text until the seed itself changes."""
+    changed = state.get(f"{field_key}_seed") != seed
+    for name in SEEDED:
+        if changed or f"{field_key}_{name}" not in state:
+            state[f"{field_key}_{name}"] = seed[name]
+    state[f"{field_key}_seed"] = dict(seed)
 
 
 def _say(key: str, kind: str, text: str) -> None:
@@ -104,11 +140,13 @@ def on_add(key: str, facts: RunFacts, field_key: str) -> None:
 
     state = st.session_state
     choice = state.get(f"{field_key}_set")
+    seed_fields(state, field_key, form_seed(facts, correction(facts.run_id), state.get(f"{field_key}_caller_route")))
     try:
         case = case_from_run(facts, question=state.get(f"{field_key}_question", facts.question),
                              hitl_answer=state.get(f"{field_key}_hitl", "") or "",
                              expected_route=state.get(f"{field_key}_route") or None,
                              expected_sources=split_items(state.get(f"{field_key}_sources", ""), lines=True),
+                             expected_answer_contains=split_items(state.get(f"{field_key}_words", "")),
                              tags=split_items(state.get(f"{field_key}_tags", "")))
         store = set_store()
         who = current_person()
@@ -153,9 +191,10 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
                 error=as_text(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)))
             return
         field_key = f"{key}_{facts.run_id or 'unrecorded'}"
-        corrected = correction(facts.run_id) if expected_route is None else None
-        if corrected is not None:
-            expected_route = corrected.route
+        corrected = correction(facts.run_id)
+        st.session_state[f"{field_key}_caller_route"] = expected_route
+        seed_fields(st.session_state, field_key, form_seed(facts, corrected, expected_route))
+        if corrected is not None and corrected.route and expected_route is None:
             st.caption(_("Starts from the feedback that marked this run wrong: route {route}.").format(
                 route=as_text(corrected.route)))
         names = {s.set_id: ngettext("{name} ({n} case)", "{name} ({n} cases)", s.cases).format(name=s.name, n=s.cases)
@@ -171,17 +210,17 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
             right.text_input(_("Name of the new set"), key=f"{field_key}_new_name", max_chars=80)
         st.text_area(_("Question"), value=facts.question, key=f"{field_key}_question", height=68)
         left, right = st.columns(2)
-        default = expected_route if expected_route in ROUTES else (facts.route or "answer")
-        left.selectbox(_("Expected route"), list(ROUTES), index=list(ROUTES).index(default), key=f"{field_key}_route",
+        left.selectbox(_("Expected route"), list(ROUTES), key=f"{field_key}_route",
                        help=_("The route the run should end in. It starts as the run's route; a different one "
                               "records that a person found the run wrong."))
         right.text_input(_("HITL answer"), value=facts.hitl_answer or "", key=f"{field_key}_hitl",
                          help=_("The answer given when the run asked (clarify / scope_select); the evaluation "
                                 "gives it again and judges the resumed run. Empty: not answered."))
-        sources = corrected.sources if corrected is not None and corrected.sources else facts.sources
-        left.text_area(_("Expected sources (one file a line)"), value="\n".join(sources),
-                       key=f"{field_key}_sources", height=90,
+        left.text_area(_("Expected sources (one file a line)"), key=f"{field_key}_sources", height=90,
                        help=_("The files the answer should rest on; they start as the run's evidence."))
+        right.text_input(_("The answer must say (comma-separated)"), key=f"{field_key}_words",
+                         help=_("Words or phrases the evaluation looks for in the answer; they start as the "
+                                "feedback's. Empty: the answer is not judged."))
         right.text_input(_("Tags (comma-separated)"), key=f"{field_key}_tags")
         if facts.run_id:
             st.caption(_("The case links back to run {run}.").format(run=facts.run_id))

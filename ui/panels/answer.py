@@ -38,7 +38,9 @@ def answer_html(answer: Any) -> str:
     if answer.error:
         out.append(f'<div class="rdi-warning">{esc(answer.error)}</div>')
     if answer.text:
-        out.append(f'<p class="rdi-answer-text">{_with_citations(answer.text, {c.n for c in answer.citations})}</p>')
+        known = {c.n for c in answer.citations}  # one line per part (a complex run answers each sub-question)
+        lines = "<br>".join(_with_citations(line, known) for line in answer.text.split("\n"))
+        out.append(f'<p class="rdi-answer-text">{lines}</p>')
     if answer.citations:
         items = "".join(
             f'<li value="{c.n}" data-cite="{c.n}"><b>{esc(c.filename)}</b>'

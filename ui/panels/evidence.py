@@ -3,7 +3,7 @@ the inspector; see `debugger.html_view` for why HTML)."""
 from __future__ import annotations
 
 from debugger.html_view import code, details, esc, table
-from rag.i18n import N_, _
+from rag.i18n import N_, _, ngettext
 
 CHUNK_COLUMNS = (N_("#"), N_("filename"), N_("page"), N_("score"), N_("rrf_rank"), N_("rerank_score"), N_("text"))
 CONTEXT_MAX_CHARS = 20_000
@@ -69,18 +69,42 @@ def retrieval_explain_html(trace: dict) -> str:
                    ident="retrieval_explain")
 
 
+def lanes_evidence_html(lanes: list[dict]) -> str:
+    """What each parallel lane (a `Send` per sub-question) retrieved and how it was graded, before
+    synthesis merges them into the run's evidence."""
+    out = ['<p class="rdi-caption">' + esc(ngettext(
+        "{n} parallel lane retrieved for its sub-question; synthesis merges the lanes' evidence next.",
+        "{n} parallel lanes retrieved, each for its sub-question; synthesis merges the lanes' evidence next.",
+        len(lanes)).format(n=len(lanes))) + "</p>"]
+    for i, lane in enumerate(lanes, start=1):
+        docs = lane.get("docs") or []
+        title = ngettext("Lane {i}: {question} — {n} chunk, route {route}",
+                         "Lane {i}: {question} — {n} chunks, route {route}", len(docs)).format(
+            i=i, question=lane.get("question") or "?", n=len(docs), route=lane.get("route") or "?")
+        out.append(details(title, table(CHUNK_COLUMNS, chunk_rows(docs), table_id=f"chunks_lane_{i}", css="rdi-chunks",
+                                        translate=True) if docs else esc(_("No chunks.")), ident=f"lane_evidence_{i}"))
+    return "".join(out)
+
+
 def evidence_html(values: dict) -> str:
     trace = values.get("rag_trace") or {}
     docs = values.get("docs") or []
     grade = values.get("grade")
     out = ["<h4>" + esc(_("Evidence")) + "</h4>"]
+    lanes = [r for r in values.get("sub_results") or [] if isinstance(r, dict)]
+    if lanes and not docs and not trace.get("retrieval_stage"):
+        # the parallel lanes retrieved, each for its sub-question; synthesis merges them next
+        out.append(lanes_evidence_html(lanes))
+        return "".join(out)
     if not trace and not docs:
         out.append('<p class="rdi-caption">' + esc(_("No retrieval yet in this run.")) + "</p>")
         return "".join(out)
     shown = docs or trace.get("retrieved_chunks") or []
     label = _("usable evidence (docs)") if docs else _("candidates in the trace (not handed to the answerer)")
     if shown:
-        out.append('<p class="rdi-caption">' + esc(_("{n} chunks — {label}; stage {stage}, mode {mode}")).format(
+        out.append('<p class="rdi-caption">' + esc(ngettext("{n} chunk — {label}; stage {stage}, mode {mode}",
+                                                           "{n} chunks — {label}; stage {stage}, mode {mode}",
+                                                           len(shown))).format(
             n=len(shown), label=esc(label), stage=code(trace.get("retrieval_stage", "?")),
             mode=code(trace.get("retrieval_mode", "?"))) + "</p>")
         out.append(table(CHUNK_COLUMNS, chunk_rows(shown), table_id="chunks", css="rdi-chunks", translate=True))

@@ -28,7 +28,7 @@ from debugger.timeline import timeline_rows
 from debugger.value_view import TypedValues, state_html
 from debugger.waterfall import waterfall_html
 from rag.graph.progress_labels import translate_progress
-from rag.i18n import N_, _, current_language
+from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
@@ -50,7 +50,7 @@ KEY = "inspector"
 STATIC = Path(__file__).resolve().parent / "static"
 TIMELINE_CACHE_KEY = "_timeline_rows"
 TIMELINE_COLUMNS = (N_("step"), N_("run"), N_("nodes"), N_("lanes"), N_("duration_ms"), N_("decision"),
-                    N_("progress (ms)"), N_("error"))
+                    N_("progress (ms since the run began)"), N_("error"))
 """A step's progress events show as the first word of their label + elapsed ms (their emoji icons
 need a font the app does not bring); their full text is the row's tooltip."""
 
@@ -232,11 +232,15 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
     `position_line`: `position_html` already drawn (it says where the session stands, whatever the view)."""
     seg = session.current
     pairs = session.all_steps()
-    record = pairs[-1][1] if pairs else None
+    # the latest step of the run the page is in: a resume that has not stepped yet shows no step of the run
+    # before it (its position line says "0 steps"), and the step's number is the timeline's and the URL's
+    record = pairs[-1][1] if pairs and pairs[-1][0] is seg else None
+    number: Optional[int] = len(pairs) if record is not None else None
     values = seg.stepper.current_values() if seg else {}
     head = position_html(session, idle_hint=parts.idle_hint) if position_line is None else position_line
     if travel is not None and travel < len(pairs):
         travel_seg, record = pairs[travel]
+        number = travel + 1
         # the app reads the checkpoint (nothing is re-run); a file of a finished run has the record's copy
         values = (record.values_after if not interactive and record.values_after
                   else travel_seg.stepper.state_at(record.after_checkpoint_id or ""))  # "" is refused as None was
@@ -266,7 +270,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         "timeline": "" if per_position_only else _timeline_section(
             session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns, cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened)
+        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number)
         + (_(KEYS_HINT) if interactive else ""),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
@@ -356,7 +360,9 @@ def fork_html(session: InspectedSession, view: TypedValues) -> str:
         headline = _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after}").format(
             **words)
     return ('<div class="rdi-fork">' + headline
-            + details(_("Final states compared: original → fork ({n} fields differ)").format(n=len(changed)),
+            + details(ngettext("Final states compared: original → fork ({n} field differs)",
+                               "Final states compared: original → fork ({n} fields differ)", len(changed)).format(
+                n=len(changed)),
                       diff_html(rows, table_id="fork_diff", view=view), ident="fork_diff", open_=True)
             + "</div>")
 
@@ -364,7 +370,7 @@ def fork_html(session: InspectedSession, view: TypedValues) -> str:
 def _folded(view: TypedValues, field: str, value: Any) -> str:
     """A list or dict folded to one line (the header stays short); a scalar as it is."""
     if isinstance(value, (list, dict)) and value:
-        count = esc(_("{n} items").format(n=len(value)))
+        count = esc(ngettext("{n} item", "{n} items", len(value)).format(n=len(value)))
         return f'<details class="rdi-tree"><summary>{count}</summary>{view.value(field, value)}</details>'
     return view.value(field, value)
 
@@ -385,8 +391,10 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
         nxt = seg.stepper.next_nodes
         where = esc(_("paused before {nodes}")).format(nodes=", ".join(code(n) for n in dict.fromkeys(nxt))) + (
             esc(_(" ×{n} (parallel)").format(n=len(nxt))) if len(nxt) > 1 else "")
-    steps = esc(_("{n} steps").format(n=len(seg.stepper.steps)))
-    out = f'<div class="rdi-position">{chips} · {steps} · {where}</div>'
+    steps = esc(ngettext("{n} step", "{n} steps", len(seg.stepper.steps)).format(n=len(seg.stepper.steps)))
+    replay = ('<span class="rdi-replay-chip">' + esc(_("Replay — recorded run")) + "</span> "
+              if getattr(session, "replay_mode", False) else "")
+    out = f'<div class="rdi-position">{replay}{chips} · {steps} · {where}</div>'
     if seg.stepper.error:
         out += ('<div class="rdi-error">'
                 + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
@@ -396,8 +404,13 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
 
 def result_html(result: Optional[dict]) -> str:
     """The finished run's outcome (a HITL question is drawn with its answer buttons elsewhere)."""
-    if not result or result.get("hitl_resume_state"):
+    if not result:
         return ""
+    if result.get("hitl_resume_state"):  # the question and its answer buttons are below the graph
+        trace = result.get("rag_trace") or {}
+        return ('<div class="rdi-result rdi-asks"><b>' + esc(_("The workflow asks you ({route})").format(
+            route=result.get("route"))) + "</b>: " + esc(trace.get("hitl_prompt") or "") + ' <span class="rdi-caption">'
+            + esc(_("Answer below the graph.")) + "</span></div>")
     route = result.get("route")
     icon = svg_icon(route if route in ("answer", "no_knowledge", "rewrite") else "info")
     trace = result.get("rag_trace") or {}
@@ -439,7 +452,7 @@ def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[d
     for i, (row, (seg, rec)) in enumerate(zip(rows, pairs, strict=False), start=1):
         row["step"] = i  # numbered across the session's runs, not per run
         row["run"] = shown_name(seg.label)
-        row["progress (ms)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
+        row["progress (ms since the run began)"] = " ".join(f"{progress_mark(p)} {p.get('elapsed_ms', 0)}"
                                         for p in rec.annotations.get("progress") or [])
     if cache:
         st.session_state[TIMELINE_CACHE_KEY] = (key, rows)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from debugger.html_view import code, esc
 from debugger.value_view import TypedValues, base_field, leaf_html, tree_html
-from rag.i18n import _
+from rag.i18n import _, ngettext
 
 CHUNK_PREVIEW_CHARS = 90
 CHUNK_TEXT_MAX_CHARS = 4_000
@@ -75,7 +75,7 @@ def chunks_html(chunks: list) -> str:
         return "<code>[]</code>"
     cards = "".join(chunk_card(c, number=i) if is_chunk(c) else tree_html(c)
                     for i, c in enumerate(chunks, start=1))
-    count = esc(_("{n} chunks").format(n=len(chunks)))
+    count = esc(ngettext("{n} chunk", "{n} chunks", len(chunks)).format(n=len(chunks)))
     return f'<div class="rdi-chunks-list"><p class="rdi-caption">{count}</p>{cards}</div>'
 
 
@@ -131,7 +131,7 @@ def sub_result_html(result: Mapping[str, Any]) -> str:
 def details_chunks(docs: list) -> str:
     if not docs:
         return '<div class="rdi-caption">' + esc(_("no chunks")) + "</div>"
-    count = esc(_("{n} chunks").format(n=len(docs)))
+    count = esc(ngettext("{n} chunk", "{n} chunks", len(docs)).format(n=len(docs)))
     return f'<details class="rdi-tree"><summary>{count}</summary>{chunks_html(docs)}</details>'
 
 

@@ -40,6 +40,17 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     root.__setTrigger("resend", window.__rdiResends);
   }
   followQuestionBox(root);
+  fitGraph(root);
+  // A new run of the session (a HITL answer sent from below the graph, a fork): back to the first screen,
+  // where its graph and step are.
+  const position = root.querySelector(".rdi-position");
+  const runs = position ? position.textContent.split("\u2192").length : 0;
+  if (root.__runs !== undefined && runs > root.__runs && root.getBoundingClientRect().top < 0) {
+    root.scrollIntoView({ block: "start" });
+    const scroller = document.querySelector('[data-testid="stMain"]');
+    if (scroller && root.getBoundingClientRect().top < 0) scroller.scrollTop = 0;
+  }
+  root.__runs = runs;
   // The URL names the run and the step shown (ui/run_link.py), so a reload or a shared link opens
   // them; replaceState, so the browser history gets no entry per Step and Streamlit re-renders nothing.
   // After the update is painted: a same-document navigation costs Chromium 4-7 ms, which the Step
@@ -62,6 +73,11 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   }
   if (!root.__wired) {
     root.__wired = true;
+    window.addEventListener("resize", () => fitGraph(root));
+    // what is above the graph settles after this update (Streamlit replaces the elements of the last run
+    // one by one): fit again whenever the page's body changes size
+    const body = document.querySelector('[data-testid="stMainBlockContainer"]');
+    if (body && window.ResizeObserver) new ResizeObserver(() => fitGraph(root)).observe(body);
     const travel = (el) => {
       root.__travelled = true;
       root.__setTrigger("travel", Number(el.dataset.travel));
@@ -103,6 +119,23 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
       for (const t of root.querySelectorAll(".rdi-unchanged-toggle")) t.checked = e.target.checked;
     });
   }
+}
+
+// The whole graph on the first screen: the picture may be as tall as the room left between its top (on the
+// unscrolled page) and the bottom of the window, never less than MIN_GRAPH_SHARE of the window (below
+// that its names would be too small to read; the page then scrolls instead). The stylesheet's max-height
+// is the first guess; this follows what the page really holds above the graph.
+const MIN_GRAPH_SHARE = 0.45;
+function fitGraph(root) {
+  requestAnimationFrame(() => {
+    const img = root.querySelector(".rdi-graph img");
+    if (!img) return;
+    const scroller = document.querySelector('[data-testid="stMain"]');
+    const top = img.getBoundingClientRect().top + window.scrollY + (scroller ? scroller.scrollTop : 0);
+    const room = window.innerHeight - top - 8;
+    const fit = Math.round(Math.max(room, window.innerHeight * MIN_GRAPH_SHARE)) + "px";
+    if (img.style.maxHeight !== fit) img.style.maxHeight = fit;
+  });
 }
 
 // The graph picture has one version per position (a dozen or so per graph): each one is sent, parsed
