@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
+from debugger.diff import graph_values
 from debugger.errors import StepperError
 from debugger.i18n import _
 from debugger.stepper import GraphStepper, StepHook, _checkpoint_id
@@ -28,7 +29,7 @@ def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any
     checkpoint_id = stepper._resolve(ref)
     config = {"configurable": {"thread_id": stepper.thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
     try:
-        new_config = stepper.graph.update_state(config, dict(values), as_node=as_node)
+        new_config = stepper.graph.update_state(config, graph_values(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001 - an unknown node or field is the user's to fix
         raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     fork = GraphStepper(stepper.graph, thread_id=stepper.thread_id, context=stepper.context,
@@ -48,7 +49,7 @@ def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thr
     stepper = GraphStepper(graph, thread_id=thread_id, context=context, nested_fields=nested_fields, on_step=on_step)
     config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     try:
-        new_config = graph.update_state(config, dict(values), as_node=as_node)
+        new_config = graph.update_state(config, graph_values(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001
         raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     stepper._started = True

@@ -17,7 +17,9 @@ from debugger.i18n import _
 
 
 def _is_compiled(obj: Any) -> bool:
-    return hasattr(obj, "get_graph") and hasattr(obj, "builder") and hasattr(obj, "invoke")
+    """A graph that runs: a compiled `StateGraph`, or any `Pregel` (an `@entrypoint` workflow has no builder)."""
+    return hasattr(obj, "get_graph") and hasattr(obj, "stream") and hasattr(obj, "invoke") \
+        and hasattr(obj, "get_state")
 
 
 def _is_builder(obj: Any) -> bool:

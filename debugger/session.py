@@ -12,6 +12,7 @@ an `interrupt()`, an error or the end, so every page stops at the same places.
 """
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
@@ -24,7 +25,7 @@ from debugger.breakpoints import continue_until
 from debugger.errors import DebuggerUserError, StepperError
 from debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
 from debugger.i18n import N_, _
-from debugger.input_form import FormField, input_schema, schema_fields
+from debugger.input_form import FormField, graph_fields, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
 from debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from debugger.position import marks_after, marks_along
@@ -111,7 +112,7 @@ class GraphSession(SegmentChain):
     context_spec: Optional[str] = None
     segments: list[GraphSegment] = field(default_factory=list)
     replay_mode: bool = False
-    last_input: Optional[dict] = None
+    last_input: Any = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     parent: Optional["GraphSession"] = None
     """Set on a session stepping inside a subgraph (`step_into`); the page goes back to it."""
@@ -185,7 +186,7 @@ class GraphSession(SegmentChain):
         return self._lint
 
     def input_fields(self) -> list[FormField]:
-        return schema_fields(input_schema(self.graph))
+        return graph_fields(self.graph)
 
     def node_docs(self) -> dict[str, str]:
         return node_docs(self._drawn())
@@ -198,7 +199,7 @@ class GraphSession(SegmentChain):
         return [n for n in self._drawn().nodes if n not in ("__start__", "__end__")]
 
     # ----- commands ---------------------------------------------------------------------------
-    def start(self, inp: dict) -> GraphSegment:
+    def start(self, inp: Any) -> GraphSegment:
         """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
         self._runs += 1
         stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context,
@@ -207,7 +208,7 @@ class GraphSession(SegmentChain):
         if stepper.error:
             raise DebuggerUserError(_("the run could not start: {error}").format(error=stepper.error))
         self._drop_live()
-        self.last_input = dict(inp)
+        self.last_input = copy.copy(inp)
         self.replay_mode = False
         self.segments = [GraphSegment(stepper=stepper)]
         self._tell("started", self.segments[0])

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Optional
 from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
-from debugger.diff import reducer_fields
+from debugger.diff import reducer_fields, state_values
 from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
@@ -337,7 +337,7 @@ class GraphStepper:
     def current_values(self) -> dict[str, Any]:
         if not self._started:
             return {}
-        return dict(self._snapshot().values)
+        return state_values(self._snapshot().values)
 
     # ----- stepping -----------------------------------------------------------------------
     def _ready(self) -> Any:
@@ -420,8 +420,8 @@ class GraphStepper:
             duration_ms=round(duration_ms, 3),
             before_checkpoint_id=_checkpoint_id(before.config),
             after_checkpoint_id=_checkpoint_id(after.config),
-            values_before=dict(before.values),
-            values_after=dict(after.values),
+            values_before=state_values(before.values),
+            values_after=state_values(after.values),
             error=error,
             next_nodes=tuple(t.name for t in after.tasks) or tuple(after.next),
             append_fields=self.append_fields,
@@ -478,7 +478,7 @@ class GraphStepper:
     def state_at(self, ref: int | str) -> dict[str, Any]:
         """State values after step `ref` (or at a checkpoint id). Reads the checkpointer only:
         nothing is re-executed and the session's position does not move."""
-        return dict(self.snapshot_at(ref).values)
+        return state_values(self.snapshot_at(ref).values)
 
     @property
     def checkpoints(self) -> list[CheckpointInfo]:
