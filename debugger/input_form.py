@@ -312,18 +312,28 @@ def graph_fields(graph: Any) -> list[FormField]:
     for name, prop in props.items():
         prop = prop if isinstance(prop, Mapping) else {}
         annotation = hints.get(name)
+        help_text = _with_default(str(prop.get("description") or ""), prop)
         if annotation is not None and not _is_messages(annotation):
-            field = _field(name, annotation, required=name in required, default=prop.get("default"),
-                           help=str(prop.get("description") or ""))
-            out.append(field.model_copy(update={"required": name in required}))
+            field = _field(name, annotation, required=name in required, default=None, help=help_text)
+            # a box starts blank and a blank optional field is left out, so the graph's own default applies
+            # and the state holds what LangGraph would hold; only a checkbox must show its default
+            default = prop.get("default") if field.kind == "bool" else None
+            out.append(field.model_copy(update={"required": name in required, "default": default}))
             continue
         messages = _is_messages(annotation, prop)
         kind, nullable = ("json", False) if messages else _json_kind(prop)
-        out.append(FormField(name=name, kind=kind, required=name in required, default=prop.get("default"),
-                             help=str(prop.get("description") or ""), optional=nullable,
+        out.append(FormField(name=name, kind=kind, required=name in required,
+                             default=prop.get("default") if kind == "bool" else None, help=help_text, optional=nullable,
                              type_name="messages" if messages else str(prop.get("type") or "JSON"),
                              messages=messages, json_schema=None if messages else dict(prop)))
     return out
+
+
+def _with_default(help_text: str, prop: Mapping[str, Any]) -> str:
+    if "default" not in prop or prop["default"] is None:
+        return help_text
+    shown = json.dumps(prop["default"], ensure_ascii=False, default=str)
+    return (help_text + " " if help_text else "") + _("Left blank: {default}").format(default=shown)
 
 
 def initial_value(field: FormField) -> Any:
@@ -353,7 +363,9 @@ def parse_input(graph: Any, fields: list[FormField], raw: Mapping[str, Any]) -> 
 def form_input(graph: Any, fields: list[FormField], saved: Any) -> Any:
     """The input a saved one (`--input file.json`) gives once it went through the form untouched."""
     seeded = with_defaults(fields, saved)
-    return parse_input(graph, seeded, {f.name: initial_value(f) for f in seeded})
+    whole = not isinstance(saved, Mapping) or (len(fields) == 1 and fields[0].root)
+    named = (lambda f: True) if whole else (lambda f: f.name in saved)
+    return parse_input(graph, seeded, {f.name: initial_value(f) if named(f) else None for f in seeded})
 
 
 def _first_error(exc: ValidationError) -> str:

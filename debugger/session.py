@@ -468,6 +468,7 @@ class GraphSession(SegmentChain):
             return list(stepper.recorded), path[-1].checkpoint_id if path else None
         checkpoints = record_thread(self.graph, seg.stepper.config)
         steps = seg.stepper.steps
+        _add_spawned_tasks(checkpoints, steps)
         head = steps[-1].after_checkpoint_id if steps else getattr(seg.stepper, "start_checkpoint_id", None)
         if head is not None and not any(c.checkpoint_id == head for c in checkpoints):
             head = None
@@ -514,6 +515,22 @@ class GraphSession(SegmentChain):
         seg.stepper.restart()
         for _step in range(steps):
             seg.stepper.step()
+
+
+def _add_spawned_tasks(checkpoints: list[RecordedCheckpoint], steps: Iterable[StepRecord]) -> None:
+    """Put the tasks a step spawned as it ran (an `@entrypoint`'s `@task` calls, an error handler) into the
+    recording of the checkpoint it ran from: a checkpoint lists only the tasks scheduled before the step,
+    so a replay would not show them."""
+    from debugger.replay import RecordedTask
+
+    by_id = {c.checkpoint_id: c for c in checkpoints}
+    for record in steps:
+        cp = by_id.get(record.before_checkpoint_id or "")
+        if cp is None:
+            continue
+        known = {t.id for t in cp.tasks}
+        cp.tasks.extend(RecordedTask(id=lane.task_id, name=lane.node, writes=lane.writes, error=lane.error)
+                        for lane in record.lanes if lane.task_id not in known and lane.error is None)
 
 
 __all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "SessionHooks", "StoredThread"]

@@ -85,6 +85,31 @@ def _lane(task: Any) -> LaneRecord:
     )
 
 
+def _as_streamed(lanes: tuple[LaneRecord, ...], results: list[dict]) -> tuple[LaneRecord, ...]:
+    """Lanes whose writes are what LangGraph streamed (the channels written, `{"__end__": value}` for an
+    `@entrypoint`'s return) rather than the task's return value read back, where a clean result streamed."""
+    streamed = {str(r.get("id")): r["result"] for r in results
+                if isinstance(r.get("result"), dict) and r.get("error") is None and not r.get("interrupts")}
+    return tuple(lane.model_copy(update={"writes": dict(streamed[lane.task_id])}) if lane.task_id in streamed
+                 else lane for lane in lanes)
+
+
+def _spawned_lanes(results: list[dict], known: set[str]) -> tuple[LaneRecord, ...]:
+    """Tasks that ran inside the step without being scheduled before it: the `@task` calls of an
+    `@entrypoint` (or of a node). LangGraph streams their results as it does a node's; a checkpoint read
+    back lists only the scheduled tasks, so without these the step would hide what ran."""
+    out = []
+    for r in results:
+        if str(r.get("id")) in known or not isinstance(r.get("result"), dict):
+            continue
+        error = r.get("error")
+        out.append(LaneRecord(task_id=str(r["id"]), node=str(r.get("name")), writes=dict(r["result"]),
+                              error=None if error is None else _task_error_text(error),
+                              interrupts=tuple(repr(i.get("value") if isinstance(i, dict) else getattr(i, "value", i))
+                                               for i in (r.get("interrupts") or ()))))
+    return tuple(out)
+
+
 def _unique(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
@@ -410,6 +435,9 @@ class GraphStepper:
         lanes = None if error else self._streamed_lanes(before, results)
         if lanes is None:  # same tasks, read back with their results / errors / interrupts
             lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        if getattr(self.graph, "builder", None) is None:  # an @entrypoint: its return is filed under __end__
+            lanes = _as_streamed(lanes, results)
+        lanes = lanes + _spawned_lanes(results, {lane.task_id for lane in lanes})
         times = getattr(self, "_task_times", {})
         lanes = tuple(lane.model_copy(update={"started_ms": times[lane.task_id][0], "ended_ms": times[lane.task_id][1]})
                       if lane.task_id in times else lane for lane in lanes)
