@@ -94,6 +94,50 @@ def _as_streamed(lanes: tuple[LaneRecord, ...], results: list[dict]) -> tuple[La
                  else lane for lane in lanes)
 
 
+def needs_async(graph: Any) -> bool:
+    """The graph has a node (or a subgraph's node, or a prebuilt ToolNode's tool) that is only `async def`:
+    LangGraph runs it through `astream` alone, and its sync `stream` fails with "No synchronous function"."""
+    seen: set[int] = set()
+
+    def walk(g: Any) -> bool:
+        if id(g) in seen:
+            return False
+        seen.add(id(g))
+        for node in (getattr(g, "nodes", None) or {}).values():
+            bound = getattr(node, "bound", None)
+            if getattr(bound, "func", True) is None and getattr(bound, "afunc", None) is not None:
+                return True
+            tools = getattr(bound, "tools_by_name", None) or {}
+            if any(getattr(t, "func", True) is None and getattr(t, "coroutine", None) is not None
+                   for t in tools.values()):
+                return True
+        try:
+            subgraphs = [sub for _name, sub in g.get_subgraphs()]
+        except Exception:  # noqa: BLE001 - a graph that cannot list its subgraphs: judge its own nodes only
+            subgraphs = []
+        return any(walk(sub) for sub in subgraphs)
+
+    return walk(graph)
+
+
+def drain(stream: Any) -> list[tuple[Any, float]]:
+    """Every item of an async stream with the moment it arrived, run to its end on an event loop of its
+    own (on a thread of its own when the caller's thread already runs one, as in a notebook)."""
+    import asyncio
+
+    async def collect() -> list[tuple[Any, float]]:
+        return [(item, time.perf_counter()) async for item in stream]
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(collect())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, collect()).result()
+
+
 def _spawned_lanes(results: list[dict], known: set[str]) -> tuple[LaneRecord, ...]:
     """Tasks that ran inside the step without being scheduled before it: the `@task` calls of an
     `@entrypoint` (or of a node). LangGraph streams their results as it does a node's; a checkpoint read
@@ -160,6 +204,7 @@ class GraphStepper:
         self._head_thread: Optional[str] = None
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
+        self._async = needs_async(graph)
         # What LangGraph streams equals what `get_state` reads back only when the state is a
         # list of channels (a single root channel is unwrapped by one and not the other) and
         # every channel is saved (an UntrackedValue is streamed but never stored).
@@ -189,11 +234,15 @@ class GraphStepper:
         results: list[dict] = []
         t0 = time.perf_counter()
         self._task_times: dict[str, list[Optional[float]]] = {}
-        for mode, payload in self.graph.stream(inp, self.config, **kwargs):
+        if self._async:
+            events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, self.config, **kwargs))
+        else:
+            events = ((item, time.perf_counter()) for item in self.graph.stream(inp, self.config, **kwargs))
+        for (mode, payload), seen in events:
             if mode == "checkpoints":
                 checkpoints.append(payload)
                 continue
-            at = round((time.perf_counter() - t0) * 1000.0, 3)  # when the stream reported it
+            at = round((seen - t0) * 1000.0, 3)  # when the stream reported it
             times = self._task_times.setdefault(str(payload.get("id")), [None, None])
             if "result" in payload:  # a task's end (its start event carries "input")
                 results.append(payload)
