@@ -196,7 +196,7 @@ def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any =
             continue
         if f.kind == "json":
             try:
-                value = json.loads(value)
+                value = json.loads(str(value))
             except json.JSONDecodeError as exc:
                 if not f.messages:  # a message list also takes a bare string, as add_messages does
                     problems.append(_("{field}: not valid JSON ({error} at line {line} column {column})").format(

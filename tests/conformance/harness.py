@@ -339,7 +339,7 @@ class Run:
     # steps: nodes, each task's writes, values after, next, interrupts
     def check_steps(self) -> None:
         exp, got = self.expected.steps, self.got.steps
-        for i, (a, b) in enumerate(zip(exp, got)):
+        for i, (a, b) in enumerate(zip(exp, got, strict=False)):
             _expect(a.lanes == b.lanes, f"step {i + 1}: tasks and writes differ:\n langgraph {_show(a.lanes)}\n "
                                         f"session   {_show(b.lanes)}")
             _expect(same(a.values, b.values), f"step {i + 1}: values after differ:\n langgraph {_show(a.values)}\n "
@@ -459,7 +459,7 @@ class Run:
         want_nodes = [sorted({n for r in g for n in r.nodes}) for g in groups.values()
                       if g[-1].after_checkpoint_id != g[-1].before_checkpoint_id or g[-1].error]
         _expect(got_nodes == want_nodes, f"the replay ran {got_nodes}, the run {want_nodes}")
-        for i, (a, b) in enumerate(zip(live, replayed)):
+        for i, (a, b) in enumerate(zip(live, replayed, strict=False)):
             if a.error:  # a failed step's state after is a view of pending writes; the checkpoint has none
                 continue
             _expect(same(saved_input(plain(a.values_after)), b.values_after),
