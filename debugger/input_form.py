@@ -28,6 +28,7 @@ OPTIONAL_SUFFIX = " (optional)"
 Kind = Literal["text", "int", "float", "bool", "json"]
 _SIMPLE: dict[Any, Kind] = {str: "text", int: "int", float: "float", bool: "bool"}
 _JSON_TYPES: dict[str, Kind] = {"string": "text", "integer": "int", "number": "float", "boolean": "bool"}
+_KIND_TYPES: dict[str, Any] = {"int": int, "float": float, "bool": bool}
 
 
 class InputFormError(DebuggerUserError):
@@ -208,6 +209,13 @@ def parse_form(fields: list[FormField], raw: Mapping[str, Any], *, schema: Any =
             except (ValueError, TypeError, NotImplementedError) as exc:
                 problems.append(_("{field}: not messages ({error})").format(field=f.name, error=exc))
             continue
+        if f.annotation is None and f.kind in _KIND_TYPES:  # a JSON-schema field: its type is still checked
+            try:
+                value = TypeAdapter(_KIND_TYPES[f.kind]).validate_python(value)
+            except ValidationError as exc:
+                problems.append(_("{field}: expected {type} ({error})").format(
+                    field=f.name, type=f.kind, error=_first_error(exc)))
+                continue
         if f.annotation is not None:
             try:
                 value = TypeAdapter(f.annotation).validate_python(value)
