@@ -235,8 +235,19 @@ def _field_key(session: GraphSession, name: str) -> str:
     return f"yg_{digest}_{name}"
 
 
+def _saved_misfit(fields: list[FormField]) -> Optional[str]:
+    """Why the launch's `--input` cannot start this graph: a value that is not an object, for a graph of
+    fields (a graph whose input is one value takes any JSON value)."""
+    saved = _saved_input()
+    if saved is None or isinstance(saved, dict) or (len(fields) == 1 and fields[0].root):
+        return None
+    return _("the input file {path} must hold a JSON object, not {type}").format(
+        path=repr(launch_options().input), type=type(saved).__name__)
+
+
 def _fields(session: GraphSession) -> list[FormField]:
-    return with_defaults(session.input_fields(), _saved_input())
+    fields = session.input_fields()
+    return fields if _saved_misfit(fields) else with_defaults(fields, _saved_input())
 
 
 def _seed(key: str, field: FormField) -> None:
@@ -278,6 +289,9 @@ def render_input_form(session: GraphSession) -> None:
         label = ngettext("Input ({n} field from the graph's input schema)",
                          "Input ({n} fields from the graph's input schema)", len(fields)).format(n=len(fields))
     # a new label is a new expander: open before the first run, folded once a run uses the input
+    misfit = _saved_misfit(session.input_fields())
+    if misfit:
+        st.warning(misfit)
     with st.expander(label, expanded=not session.segments):
         if not fields:
             st.caption(_("The graph declares no input fields; it starts from an empty dict."))
