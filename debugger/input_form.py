@@ -80,6 +80,15 @@ def _strip(tp: Any) -> tuple[Any, bool]:
             return tp, optional
 
 
+def _is_text_choice(tp: Any) -> bool:
+    """A choice among strings: `Literal["a", "b"]`, or an `Enum` whose values are strings."""
+    import enum
+
+    if typing.get_origin(tp) is Literal:
+        return all(isinstance(a, str) for a in typing.get_args(tp))
+    return isinstance(tp, type) and issubclass(tp, enum.Enum) and all(isinstance(m.value, str) for m in tp)
+
+
 def _type_name(tp: Any) -> str:
     return tp.__name__ if typing.get_origin(tp) is None and hasattr(tp, "__name__") \
         else str(tp).replace("typing.", "")
@@ -88,6 +97,8 @@ def _type_name(tp: Any) -> str:
 def _field(name: str, annotation: Any, *, required: bool, default: Any, help: str = "") -> FormField:
     inner, optional = _strip(annotation)
     kind = _SIMPLE.get(inner, "json")
+    if kind == "json" and _is_text_choice(inner):  # Literal["a", "b"] or a str Enum: typed as text, checked
+        kind = "text"
     return FormField(name=name, kind=kind, required=required and not optional, default=default, help=help,
                      type_name=_type_name(inner) + (OPTIONAL_SUFFIX if optional else ""), optional=optional,
                      annotation=annotation)

@@ -13,8 +13,11 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
-from langgraph.types import interrupt
-from typing_extensions import TypedDict
+from langchain_core.messages import AIMessage, AnyMessage
+from langgraph.graph.message import add_messages
+from langgraph.types import Overwrite, interrupt
+from pydantic import BaseModel
+from typing_extensions import Literal, TypedDict
 
 from tests.conformance.case import Case
 from tests.conformance.fake_model import ScriptedToolModel
@@ -176,6 +179,41 @@ _b6.add_edge("recall", END)
 with_store = _b6.compile(store=InMemoryStore())
 
 
+# ----- a pydantic state with messages, and a Literal field --------------------------------------------
+class Conversation(BaseModel):
+    messages: Annotated[list[AnyMessage], add_messages]
+    mood: Literal["calm", "busy"] = "calm"
+
+
+def _answer(state: Conversation) -> dict:
+    return {"messages": [AIMessage(content=f"{state.mood}: {state.messages[-1].content}")]}
+
+
+_b7 = StateGraph(Conversation)
+_b7.add_node("answer", _answer)
+_b7.add_edge(START, "answer")
+_b7.add_edge("answer", END)
+pydantic_messages = _b7.compile()
+
+
+# ----- Overwrite: a write that replaces a reducer's value ----------------------------------------------
+def _reset(state: S) -> dict:
+    return {"log": Overwrite(["reset"])}
+
+
+def _append(state: S) -> dict:
+    return {"log": ["appended"]}
+
+
+_b8 = StateGraph(S)
+_b8.add_node("append", _append)
+_b8.add_node("reset", _reset)
+_b8.add_edge(START, "append")
+_b8.add_edge("append", "reset")
+_b8.add_edge("reset", END)
+overwrite = _b8.compile()
+
+
 CASES = [
     Case("async_nodes", f"{M}:async_nodes", {"x": 1}, answers=(True,), what_if=(0, "x", 10), tags=("async",)),
     Case("async_entrypoint", f"{M}:async_entrypoint", 3, tags=("async",)),
@@ -184,4 +222,7 @@ CASES = [
     Case("subgraph_in_node", f"{M}:subgraph_in_node", {"note": "hello"}),
     Case("noop_and_writer", f"{M}:noop_and_writer", {}, breakpoint="talk"),
     Case("with_store", f"{M}:with_store", {"x": 9}, what_if=(0, "x", 1)),
+    Case("pydantic_messages", f"{M}:pydantic_messages", {"messages": [{"role": "user", "content": "hi"}],
+                                                         "mood": "busy"}),
+    Case("overwrite", f"{M}:overwrite", {"log": ["given"]}, breakpoint="reset"),
 ]

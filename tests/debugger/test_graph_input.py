@@ -80,3 +80,14 @@ def test_a_graph_whose_input_is_one_value_has_one_field_that_is_the_input(graph,
 def test_a_wrong_value_is_named_with_its_field():
     with pytest.raises(InputFormError, match="input: expected int"):
         parse_input(fn.tasks_in_sequence, graph_fields(fn.tasks_in_sequence), {ROOT_FIELD: "four"})
+
+
+def test_a_choice_among_strings_is_typed_as_text_and_checked():
+    from tests.conformance.graphs_more import pydantic_messages
+
+    fields = graph_fields(pydantic_messages)
+    mood = fields_of(pydantic_messages)["mood"]
+    assert mood.kind == "text" and not mood.required
+    assert parse_input(pydantic_messages, fields, {"messages": "hi", "mood": "busy"})["mood"] == "busy"
+    with pytest.raises(InputFormError, match="mood: expected"):
+        parse_input(pydantic_messages, fields, {"messages": "hi", "mood": "angry"})
