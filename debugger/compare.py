@@ -178,6 +178,35 @@ def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
     return tuple(out)
 
 
+def pair_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord], *, run_ids: bool = True
+               ) -> tuple[tuple[str, Optional[int], Optional[int]], ...]:
+    """Lanes of one step paired the way a person reads two fan-outs: a lane of A with the lane of B of the
+    same node that wrote the same (by meaning: `same_meaning`), then the rest of each node's lanes in their
+    order. So when B sent one `Send` fewer, the lanes it has still pair with their twins in A and the one
+    it lacks shows as missing, instead of every later lane pairing with its neighbour."""
+    keys_a = _numbered([lane.node for lane in a])
+    match: dict[int, int] = {}
+    used: set[int] = set()
+    for i, lane in enumerate(a):
+        for j, other in enumerate(b):
+            if j not in used and other.node == lane.node and \
+                    same_meaning(lane.writes or {}, other.writes or {}, run_ids=run_ids):
+                match[i] = j
+                used.add(j)
+                break
+    for i, lane in enumerate(a):
+        if i in match:
+            continue
+        j = next((j for j, other in enumerate(b) if j not in used and other.node == lane.node), None)
+        if j is not None:
+            match[i] = j
+            used.add(j)
+    out: list[tuple[str, Optional[int], Optional[int]]] = [(keys_a[i], i, match.get(i)) for i in range(len(a))]
+    extra = _numbered([lane.node for lane in a] + [lane.node for j, lane in enumerate(b) if j not in used])[len(a):]
+    out.extend(zip(extra, (None for _ in extra), (j for j in range(len(b)) if j not in used), strict=True))
+    return tuple(out)
+
+
 def _numbered(keys: Sequence[str]) -> list[str]:
     """Keys made unique by their order: the second lane keyed `work` is `work #2`."""
     seen: dict[str, int] = {}
@@ -244,7 +273,8 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
                 fields = refine(sa[2], sb[2], fields)
             fields = tuple(dict.fromkeys([*inputs, *fields]))
             if len(sa[2].lanes) > 1 or len(sb[2].lanes) > 1:
-                lanes = match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
+                lanes = pair_lanes(sa[2].lanes, sb[2].lanes, run_ids=run_ids) if lane_key is default_lane_key \
+                    else match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
             lane_mismatch = any(x is None or y is None for _, x, y in lanes)
             kind = "differs" if fields or lane_mismatch else "same"
         either = sa or sb

@@ -116,3 +116,16 @@ def test_send_lanes_of_one_node_pair_in_their_order():
     a = [LaneRecord(task_id=str(i), node="work", writes={"out": [i]}) for i in range(3)]
     b = [LaneRecord(task_id=f"b{i}", node="work", writes={"out": [i]}) for i in range(2)]
     assert match_lanes(a, b, lambda lane: lane.node) == (("work", 0, 0), ("work #2", 1, 1), ("work #3", 2, None))
+
+
+def test_a_missing_send_lane_shows_as_missing_and_the_others_pair_with_their_twins():
+    from debugger.compare import pair_lanes
+
+    def lanes(*items: str) -> list[LaneRecord]:
+        return [LaneRecord(task_id=f"{x}{i}", node="work", writes={"out": [x]}) for i, x in enumerate(items)]
+
+    assert pair_lanes(lanes("x", "y", "z"), lanes("x", "z")) == (("work", 0, 0), ("work #2", 1, None),
+                                                                 ("work #3", 2, 1))
+    # lanes that wrote differently still pair in their order (their fields then differ)
+    assert pair_lanes(lanes("x", "y"), lanes("p", "q")) == (("work", 0, 0), ("work #2", 1, 1))
+    assert pair_lanes(lanes("x"), lanes("x", "y")) == (("work", 0, 0), ("work #2", None, 1))
