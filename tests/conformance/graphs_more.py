@@ -6,15 +6,15 @@ import asyncio
 import operator
 from typing import Annotated
 
+from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.tools import tool
 from langgraph.config import get_stream_writer
 from langgraph.func import entrypoint, task
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
-from langchain_core.messages import AIMessage, AnyMessage
-from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite, interrupt
 from pydantic import BaseModel
 from typing_extensions import Literal, TypedDict
