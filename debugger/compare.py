@@ -197,10 +197,10 @@ def pair_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord], *, run_ids: boo
     for i, lane in enumerate(a):
         if i in match:
             continue
-        j = next((j for j, other in enumerate(b) if j not in used and other.node == lane.node), None)
-        if j is not None:
-            match[i] = j
-            used.add(j)
+        twin = next((k for k, other in enumerate(b) if k not in used and other.node == lane.node), None)
+        if twin is not None:
+            match[i] = twin
+            used.add(twin)
     out: list[tuple[str, Optional[int], Optional[int]]] = [(keys_a[i], i, match.get(i)) for i in range(len(a))]
     extra = _numbered([lane.node for lane in a] + [lane.node for j, lane in enumerate(b) if j not in used])[len(a):]
     out.extend(zip(extra, (None for _ in extra), (j for j in range(len(b)) if j not in used), strict=True))

@@ -122,6 +122,7 @@ class GraphSession(SegmentChain):
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
+    _input_fields: Optional[list[FormField]] = None
 
     @classmethod
     def open(cls, spec: str, *, context_spec: Optional[str] = None, policy: Optional[GraphPolicy] = None,
@@ -186,7 +187,11 @@ class GraphSession(SegmentChain):
         return self._lint
 
     def input_fields(self) -> list[FormField]:
-        return graph_fields(self.graph)
+        """The input form of the graph (`graph_fields`), made once: LangGraph writes the JSON schema anew
+        on every call (~6 ms), and the page reads the form several times a render."""
+        if self._input_fields is None:
+            self._input_fields = graph_fields(self.graph)
+        return list(self._input_fields)
 
     def node_docs(self) -> dict[str, str]:
         return node_docs(self._drawn())
