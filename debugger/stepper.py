@@ -232,6 +232,7 @@ class GraphStepper:
         self._head = None  # the thread moves on: the cached head snapshot is stale
         checkpoints: list[dict] = []
         results: list[dict] = []
+        self._results_so_far = results  # what streamed before a failure, for the step's lanes
         t0 = time.perf_counter()
         self._task_times: dict[str, list[Optional[float]]] = {}
         if self._async:
@@ -478,12 +479,21 @@ class GraphStepper:
             checkpoints, results = self._run(inp)
         except Exception as exc:
             error = describe_error(exc)
+            results = list(getattr(self, "_results_so_far", []))
         duration_ms = (time.perf_counter() - t0) * 1000.0
         self._set_head(self._streamed_head(checkpoints, _checkpoint_id(before.config)))
-        after = self._snapshot()
-        lanes = None if error else self._streamed_lanes(before, results)
-        if lanes is None:  # same tasks, read back with their results / errors / interrupts
-            lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        try:
+            after = self._snapshot()
+            lanes = None if error else self._streamed_lanes(before, results)
+            if lanes is None:  # same tasks, read back with their results / errors / interrupts
+                lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        except Exception as exc:  # noqa: BLE001 - LangGraph cannot read the state back either
+            # (the failed step's writes conflict, e.g. two lanes writing one plain key): the run stays where
+            # it was, the step carries the error, and a further Step tries it again as LangGraph would
+            error = error or describe_error(exc)
+            after, self._head, self._head_thread = before, before, self.thread_id
+            lanes = _spawned_lanes(results, set()) or tuple(
+                LaneRecord(task_id=str(t.id), node=str(t.name), error=error) for t in before.tasks)
         if getattr(self.graph, "builder", None) is None:  # an @entrypoint: its return is filed under __end__
             lanes = _as_streamed(lanes, results)
         lanes = lanes + _spawned_lanes(results, {lane.task_id for lane in lanes})

@@ -1,10 +1,14 @@
 """Prebuilt agents and a hand-built tool loop, driven by a deterministic tool-calling model."""
 from __future__ import annotations
 
-from langchain_core.tools import tool
+from typing import Annotated
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
-from langgraph.types import interrupt
+from langgraph.prebuilt.chat_agent_executor import AgentState
+from langgraph.types import Command, interrupt
 
 from tests.conformance.case import Case
 from tests.conformance.fake_model import ScriptedToolModel
@@ -58,3 +62,20 @@ CASES = [
          answers=("yes",)),
     Case("tool_loop", f"{M}:tool_loop", {"messages": "how is Oslo?"}, breakpoint="tools"),
 ]
+
+
+# ----- a tool that updates the agent's state with a Command (a handoff-style tool) ---------------------------
+class Notes(AgentState):
+    notes: list[str]
+
+
+@tool
+def take_note(text: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Command:
+    """Write a note into the agent's state."""
+    return Command(update={"notes": [text], "messages": [ToolMessage(f"noted {text}", tool_call_id=tool_call_id)]})
+
+
+react_command_tool = create_react_agent(ScriptedToolModel(calls=[("take_note", {"text": "milk"})]), [take_note],
+                                        state_schema=Notes)
+
+CASES += [Case("react_command_tool", f"{M}:react_command_tool", {"messages": "remember milk", "notes": []})]

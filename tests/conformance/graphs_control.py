@@ -321,3 +321,49 @@ CASES = [
     Case("node_error", f"{M}:node_error", {"n": 0}, fails=True, breakpoint="boom"),
     Case("lane_error", f"{M}:lane_error", {"n": 2}, fails=True),
 ]
+
+
+# ----- Send into a compiled subgraph ------------------------------------------------------------------------
+def _fan_inner(state: S) -> list[Send]:
+    return [Send("inner", {"n": i}) for i in range(2)]
+
+
+def _lane_note(state: S) -> dict:
+    return {"out": [f"lane {state.get('n')}"]}
+
+
+class _LaneOut(TypedDict):
+    out: Annotated[list[str], operator.add]
+
+
+_lb = StateGraph(S, output_schema=_LaneOut)
+_lb.add_node("note", _lane_note)
+_lb.add_edge(START, "note")
+_lb.add_edge("note", END)
+
+_b15 = StateGraph(S)
+_b15.add_node("plan", _plan)
+_b15.add_node("inner", _lb.compile())
+_b15.add_edge(START, "plan")
+_b15.add_conditional_edges("plan", _fan_inner, ["inner"])
+_b15.add_edge("inner", END)
+send_subgraph = _b15.compile()
+
+# ----- two parallel nodes writing one plain key: LangGraph refuses the step (InvalidUpdateError) -------------
+def _set_a(state: S) -> dict:
+    return {"route": "a"}
+
+
+def _set_b(state: S) -> dict:
+    return {"route": "b"}
+
+
+_b16 = StateGraph(S)
+_b16.add_node("set_a", _set_a)
+_b16.add_node("set_b", _set_b)
+_b16.add_edge(START, "set_a")
+_b16.add_edge(START, "set_b")
+concurrent_writes = _b16.compile()
+
+CASES += [Case("send_subgraph", f"{M}:send_subgraph", {"n": 1}),
+          Case("concurrent_writes", f"{M}:concurrent_writes", {}, fails=True)]

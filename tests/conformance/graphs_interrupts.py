@@ -152,3 +152,53 @@ CASES = [
     Case("compiled_before", f"{M}:compiled_before", {"topic": "t"}),
     Case("compiled_after", f"{M}:compiled_after", {"topic": "t"}),
 ]
+
+
+# ----- an answer that routes: interrupt() then Command(goto) --------------------------------------------
+def _route_by_person(state: S) -> Command:
+    choice = interrupt({"question": "which way?", "options": ["left", "right"]})
+    return Command(goto="left" if choice == "left" else "right", update={"answer": choice})
+
+
+def _left(state: S) -> dict:
+    return {"answers": ["went left"]}
+
+
+def _right(state: S) -> dict:
+    return {"answers": ["went right"]}
+
+
+_b4 = StateGraph(S)
+_b4.add_node("route", _route_by_person, destinations=("left", "right"))
+_b4.add_node("left", _left)
+_b4.add_node("right", _right)
+_b4.add_edge(START, "route")
+_b4.add_edge("left", END)
+_b4.add_edge("right", END)
+human_route = _b4.compile(checkpointer=InMemorySaver())
+
+
+# ----- two parallel branches (not Sends) that both ask -----------------------------------------------------
+def _ask_a(state: S) -> dict:
+    return {"answers": [f"a={interrupt('a?')}"]}
+
+
+def _ask_b(state: S) -> dict:
+    return {"answers": [f"b={interrupt('b?')}"]}
+
+
+_b5 = StateGraph(S)
+_b5.add_node("ask_a", _ask_a)
+_b5.add_node("ask_b", _ask_b)
+_b5.add_node("done", _done)
+_b5.add_edge(START, "ask_a")
+_b5.add_edge(START, "ask_b")
+_b5.add_edge(["ask_a", "ask_b"], "done")
+_b5.add_edge("done", END)
+parallel_branches = _b5.compile(checkpointer=InMemorySaver())
+
+
+CASES += [
+    Case("human_route", f"{M}:human_route", {}, answers=("right",)),
+    Case("interrupt_branches", f"{M}:parallel_branches", {}, answers=("one", "two")),
+]
