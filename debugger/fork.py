@@ -65,7 +65,9 @@ def fork_after(origin: Any, record: Any, field: str, value: Any, *, graph: Any, 
     (`graph` and `context` run it). Raises StepperError when there is nothing to fork from."""
     if not record.nodes:
         raise StepperError(_("this step ran no node, so there is nothing to fork from"))
-    as_node = record.nodes[-1]
+    # the edit is written as the step's last node of the graph (not a @task it called: those are no nodes)
+    nodes = getattr(graph, "nodes", None) or {}
+    as_node = next((n for n in reversed(record.nodes) if n in nodes), record.nodes[-1])
     if origin.replay or not isinstance(origin.stepper, GraphStepper):
         return fork_from_values(graph, {**record.values_after, field: value}, as_node=as_node, thread_id=new_thread(),
                                 context=context, nested_fields=nested_fields, on_step=on_step)

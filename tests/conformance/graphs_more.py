@@ -214,6 +214,25 @@ _b8.add_edge("reset", END)
 overwrite = _b8.compile()
 
 
+# ----- a @task called inside a graph's node (durable execution of a side effect) ----------------------------
+@task
+def _stamp(text: str) -> str:
+    return f"[{text}]"
+
+
+def _with_task(state: S) -> dict:
+    return {"note": _stamp(state.get("note") or "none").result(), "log": ["stamped"]}
+
+
+_b9 = StateGraph(S)
+_b9.add_node("with_task", _with_task)
+_b9.add_node("talk", _talk)
+_b9.add_edge(START, "with_task")
+_b9.add_edge("with_task", "talk")
+_b9.add_edge("talk", END)
+task_in_node = _b9.compile()
+
+
 CASES = [
     Case("async_nodes", f"{M}:async_nodes", {"x": 1}, answers=(True,), what_if=(0, "x", 10), tags=("async",)),
     Case("async_entrypoint", f"{M}:async_entrypoint", 3, tags=("async",)),
@@ -225,4 +244,5 @@ CASES = [
     Case("pydantic_messages", f"{M}:pydantic_messages", {"messages": [{"role": "user", "content": "hi"}],
                                                          "mood": "busy"}),
     Case("overwrite", f"{M}:overwrite", {"log": ["given"]}, breakpoint="reset"),
+    Case("task_in_node", f"{M}:task_in_node", {"note": "n"}, what_if=(0, "note", "edited"), breakpoint="talk"),
 ]

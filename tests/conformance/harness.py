@@ -417,7 +417,7 @@ class Run:
         drive(session, self.case)
         records = [r for _seg, r in session.all_steps()]
         record = records[step]
-        as_node = record.nodes[-1]
+        as_node = next(n for n in reversed(record.nodes) if n in oracle.graph.nodes)
         # LangGraph: the checkpoint after that superstep, edited as the node that ran, then run on
         target = None
         for snap in oracle.graph.get_state_history(oracle.config):
