@@ -279,8 +279,10 @@ def as_messages(value: Any) -> list[Any]:
 def _is_messages(annotation: Any, prop: Optional[Mapping[str, Any]] = None) -> bool:
     """A list of chat messages: an `add_messages` channel, or a list of message classes."""
     text = str(annotation) if annotation is not None else ""
-    if "add_messages" in text or "BaseMessage" in text or "AnyMessage" in text or "langchain_core.messages" in text:
+    if "add_messages" in text:
         return True
+    if any(m in text for m in ("BaseMessage", "AnyMessage", "langchain_core.messages")):
+        return any(seq in text for seq in ("list", "List", "Sequence"))  # one message is not a list of them
     if annotation is None and prop is not None:
         items = prop.get("items") if isinstance(prop.get("items"), Mapping) else {}
         refs = json.dumps(items)
@@ -337,7 +339,7 @@ def graph_fields(graph: Any) -> list[FormField]:
             # a box starts blank and a blank optional field is left out, so the graph's own default applies
             # and the state holds what LangGraph would hold; only a checkbox must show its default
             default = prop.get("default") if field.kind == "bool" else None
-            out.append(field.model_copy(update={"required": name in required, "default": default}))
+            out.append(field.model_copy(update={"default": default}))  # Optional[...]: None may be meant
             continue
         messages = _is_messages(annotation, prop)
         kind, nullable = ("json", False) if messages else _json_kind(prop)
