@@ -33,7 +33,9 @@ def pytest_collection_modifyitems(config, items):
                 text = open(path, encoding="utf-8").read()
             except OSError:
                 text = ""
-            if "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
+            if item.fspath.dirpath().basename == "conformance":
+                seen[path] = "fast"  # the LangGraph conformance corpus: in-process, and its figure belongs to every run
+            elif "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
                 seen[path] = "browser"
             elif any(hint in text for hint in _SERVER_HINTS):
                 seen[path] = "server"
