@@ -82,6 +82,11 @@ def _module_spec(where: str, roots: list[Path], base: Path) -> str:
     if SPEC.fullmatch(spec) is None:
         raise DebuggerUserError(_("{path} cannot be imported as a module (each folder and the file name must be a "
                                   "Python name, e.g. my_agent/graph.py)").format(path=target))
+    found = _found_elsewhere(parts[0], tuple(str(r) for r in roots))
+    if found is not None:  # the project's folders go last on sys.path: what is found now would win
+        raise DebuggerUserError(_("{path}: its module {module} is found elsewhere first ({found}), so the "
+                                  "project's file would not be imported; rename the project's module or start the "
+                                  "app from another folder").format(path=target, module=repr(parts[0]), found=found))
     return spec
 
 
@@ -134,6 +139,25 @@ def apply_project(project: Project, environ: Optional[dict] = None) -> None:
     for root in project.roots:
         if root not in sys.path:
             sys.path.append(root)
+
+
+def _found_elsewhere(top: str, roots: tuple[str, ...]) -> Optional[str]:
+    """Where Python would import the top-level module `top` from, when that is not inside the project (another
+    installed package, or a module of the folder the app started in): searched, not imported."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    places = [spec.origin] if spec.origin and spec.origin not in ("built-in", "frozen") else []
+    places += list(spec.submodule_search_locations or [])
+    if not places:
+        return str(spec.origin or top)
+    inside = [p for p in places if any(Path(p).resolve().is_relative_to(Path(r)) for r in roots)]
+    return None if inside else str(places[0])
 
 
 __all__ = ["Project", "apply_project", "parse_env", "read_project"]

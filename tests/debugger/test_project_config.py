@@ -117,3 +117,12 @@ def test_a_functional_api_workflow_loads_and_its_tasks_are_steps():
 def test_a_factory_that_needs_other_arguments_is_refused_by_name():
     with pytest.raises(GraphLoadError, match=r"needs arguments \(x\)"):
         load_graph("tests.conformance.graphs_functional:double.func")
+
+
+def test_a_project_module_named_like_one_found_first_elsewhere_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "json.py").write_text(GRAPH)  # `json` is the standard library's: the project's would not load
+    path = tmp_path / "langgraph.json"
+    path.write_text(json.dumps({"graphs": {"agent": "./json.py:graph"}}))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(DebuggerUserError, match="'json' is found elsewhere first"):
+        read_project(str(path))
