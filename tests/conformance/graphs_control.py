@@ -367,3 +367,21 @@ concurrent_writes = _b16.compile()
 
 CASES += [Case("send_subgraph", f"{M}:send_subgraph", {"n": 1}),
           Case("concurrent_writes", f"{M}:concurrent_writes", {}, fails=True)]
+
+
+# ----- a Command whose goto is a list of Sends (a fan-out decided by a node) ------------------------------------
+def _plan_and_send(state: S) -> Command:
+    items = [f"c{i}" for i in range(state.get("n", 2))]
+    return Command(update={"items": items}, goto=[Send("work", {"items": [item]}) for item in items])
+
+
+_b17 = StateGraph(S)
+_b17.add_node("plan", _plan_and_send, destinations=("work",))
+_b17.add_node("work", _work)
+_b17.add_node("join", _join)
+_b17.add_edge(START, "plan")
+_b17.add_edge("work", "join")
+_b17.add_edge("join", END)
+command_sends = _b17.compile()
+
+CASES += [Case("command_sends", f"{M}:command_sends", {"n": 3}, what_if=(0, "n", 1), breakpoint="join")]
