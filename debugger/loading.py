@@ -19,9 +19,12 @@ from debugger.i18n import _
 
 
 def _is_compiled(obj: Any) -> bool:
-    """A graph that runs: a compiled `StateGraph`, or any `Pregel` (an `@entrypoint` workflow has no builder)."""
-    return hasattr(obj, "get_graph") and hasattr(obj, "stream") and hasattr(obj, "invoke") \
-        and hasattr(obj, "get_state")
+    """A graph that runs here: a compiled `StateGraph`, or any `Pregel` (an `@entrypoint` workflow has no
+    builder). Not a `RemoteGraph`: it has the same methods but runs on another host, and the page makes no
+    request to any host but its own."""
+    from langgraph.pregel import Pregel
+
+    return isinstance(obj, Pregel)
 
 
 def _is_builder(obj: Any) -> bool:

@@ -126,3 +126,11 @@ def test_a_project_module_named_like_one_found_first_elsewhere_is_refused(tmp_pa
     monkeypatch.setattr(sys, "path", list(sys.path))
     with pytest.raises(DebuggerUserError, match="'json' is found elsewhere first"):
         read_project(str(path))
+
+
+def test_a_remote_graph_is_not_loaded(tmp_path, monkeypatch):
+    (tmp_path / "remote_graph_x.py").write_text(
+        "from langgraph.pregel.remote import RemoteGraph\ngraph = RemoteGraph('agent', url='http://127.0.0.1:9')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(GraphLoadError, match="is a RemoteGraph"):
+        load_graph("remote_graph_x:graph")
