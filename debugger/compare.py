@@ -75,12 +75,57 @@ class Comparison(BaseModel):
         return [r for r in self.rows if r.kind != "same"]
 
 
+_MESSAGE_TYPES = frozenset({"human", "ai", "tool", "system", "function", "chat", "remove"})
+
+
+def without_run_ids(value: Any) -> Any:
+    """`value` with the identifiers each run makes anew replaced by their order of appearance: a message's
+    `id` (random unless the node set one), and the tool-call ids a model invents (`call_…`, paired with
+    its `ToolMessage.tool_call_id`). Two runs that said the same things then read the same; a message that
+    differs in content still differs."""
+    names: dict[str, str] = {}
+
+    def call_id(raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return raw
+        return names.setdefault(raw, f"call#{len(names) + 1}")
+
+    def walk(v: Any) -> Any:
+        if hasattr(v, "model_dump") and hasattr(v, "content") and hasattr(v, "type"):  # a LangChain message
+            v = {**v.model_dump(), "type": v.type}
+        if isinstance(v, Mapping):
+            is_message = v.get("type") in _MESSAGE_TYPES and "content" in v
+            out = {}
+            for k, item in v.items():
+                if is_message and k == "id":
+                    continue
+                if k == "tool_call_id" or (k == "id" and v.get("type") == "tool_call"):
+                    out[k] = call_id(item)
+                    continue
+                out[k] = walk(item)
+            return out
+        if isinstance(v, (list, tuple)):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value)
+
+
+def same_meaning(a: Any, b: Any, *, run_ids: bool = True) -> bool:
+    """Equal values (`same_value`), or equal once per-run identifiers are set aside (`without_run_ids`)."""
+    if same_value(a, b):
+        return True
+    return run_ids and same_value(without_run_ids(a), without_run_ids(b))
+
+
 def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any], *, first: Iterable[str] = (),
-                     ignore: Iterable[str] = ()) -> tuple[str, ...]:
-    """The fields whose values differ (a field one side lacks counts), `first` ones first in order."""
+                     ignore: Iterable[str] = (), run_ids: bool = True) -> tuple[str, ...]:
+    """The fields whose values differ (a field one side lacks counts), `first` ones first in order.
+    `run_ids`: set per-run identifiers aside (`same_meaning`); False compares them too."""
     skip = set(ignore)
     keys = [k for k in dict.fromkeys([*first, *sorted(set(a) | set(b), key=str)]) if k not in skip]
-    return tuple(k for k in keys if (k in a) != (k in b) or (k in a and not same_value(a[k], b[k])))
+    return tuple(k for k in keys
+                 if (k in a) != (k in b) or (k in a and not same_meaning(a[k], b[k], run_ids=run_ids)))
 
 
 def written_fields(step: StepRecord) -> list[str]:
@@ -118,22 +163,58 @@ def _key(segment_index: int, step: StepRecord) -> tuple:
 
 def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
                 lane_key: Callable[[LaneRecord], str]) -> tuple[tuple[str, Optional[int], Optional[int]], ...]:
-    """Lanes of one step paired by key (a sub-question, for the RAG graph), in A's order then B's extras."""
-    keys_b: dict[str, int] = {}
-    for j, lane in enumerate(b):
-        keys_b.setdefault(lane_key(lane), j)
+    """Lanes of one step paired by key (the node; a sub-question, for the RAG graph), in A's order then B's
+    extras. Lanes with the same key (the `Send`s of one node) pair in their order: the first with the first."""
+    keys_a, keys_b = _numbered([lane_key(lane) for lane in a]), _numbered([lane_key(lane) for lane in b])
+    where_b = {key: j for j, key in enumerate(keys_b)}
     out: list[tuple[str, Optional[int], Optional[int]]] = []
     used: set[int] = set()
-    for i, lane in enumerate(a):
-        key = lane_key(lane)
-        match = keys_b.get(key)
-        if match is not None and match not in used:
+    for i, key in enumerate(keys_a):
+        match = where_b.get(key)
+        if match is not None:
             used.add(match)
-            out.append((key, i, match))
-        else:
-            out.append((key, i, None))
-    out.extend((lane_key(lane), None, j) for j, lane in enumerate(b) if j not in used)
+        out.append((key, i, match))
+    out.extend((key, None, j) for j, key in enumerate(keys_b) if j not in used)
     return tuple(out)
+
+
+def pair_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord], *, run_ids: bool = True
+               ) -> tuple[tuple[str, Optional[int], Optional[int]], ...]:
+    """Lanes of one step paired the way a person reads two fan-outs: a lane of A with the lane of B of the
+    same node that wrote the same (by meaning: `same_meaning`), then the rest of each node's lanes in their
+    order. So when B sent one `Send` fewer, the lanes it has still pair with their twins in A and the one
+    it lacks shows as missing, instead of every later lane pairing with its neighbour."""
+    keys_a = _numbered([lane.node for lane in a])
+    match: dict[int, int] = {}
+    used: set[int] = set()
+    for i, lane in enumerate(a):
+        for j, other in enumerate(b):
+            if j not in used and other.node == lane.node and \
+                    same_meaning(lane.writes or {}, other.writes or {}, run_ids=run_ids):
+                match[i] = j
+                used.add(j)
+                break
+    for i, lane in enumerate(a):
+        if i in match:
+            continue
+        twin = next((k for k, other in enumerate(b) if k not in used and other.node == lane.node), None)
+        if twin is not None:
+            match[i] = twin
+            used.add(twin)
+    out: list[tuple[str, Optional[int], Optional[int]]] = [(keys_a[i], i, match.get(i)) for i in range(len(a))]
+    extra = _numbered([lane.node for lane in a] + [lane.node for j, lane in enumerate(b) if j not in used])[len(a):]
+    out.extend(zip(extra, (None for _ in extra), (j for j in range(len(b)) if j not in used), strict=True))
+    return tuple(out)
+
+
+def _numbered(keys: Sequence[str]) -> list[str]:
+    """Keys made unique by their order: the second lane keyed `work` is `work #2`."""
+    seen: dict[str, int] = {}
+    out = []
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+        out.append(key if seen[key] == 1 else f"{key} #{seen[key]}")
+    return out
 
 
 def align_keys(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:
@@ -163,10 +244,11 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
                  lane_key: Callable[[LaneRecord], str] = default_lane_key,
                  ignore: Iterable[str] = (),
                  refine: Optional[Callable[[StepRecord, StepRecord, tuple[str, ...]], tuple[str, ...]]] = None,
-                 ) -> Comparison:
+                 run_ids: bool = True) -> Comparison:
     """Align two runs and find where they first part. `ignore`: fields that always differ between two
     runs and say nothing (run ids, timestamps). `refine`: the caller's reading of a pair's differing
-    fields (open a nested field, put the telling one first)."""
+    fields (open a nested field, put the telling one first). `run_ids`: identifiers each run makes anew
+    (message ids, tool-call ids) are not differences (`without_run_ids`); False compares them too."""
     ignore = tuple(ignore)
     flat_a, flat_b = _flatten(a), _flatten(b)
     starts = (_segment_starts(flat_a), _segment_starts(flat_b))
@@ -181,17 +263,18 @@ def compare_runs(a: Sequence[Segment], b: Sequence[Segment], *,
         inputs: tuple[str, ...] = ()
         if sa is not None and sb is not None and ia is not None and ib is not None:
             if starts[0].get(ia) and starts[1].get(ib):  # a segment's input: question, HITL answer, edit
-                inputs = differing_fields(sa[2].values_before, sb[2].values_before, ignore=ignore)
+                inputs = differing_fields(sa[2].values_before, sb[2].values_before, ignore=ignore, run_ids=run_ids)
                 inputs = refine(sa[2], sb[2], inputs) if refine is not None and inputs else inputs
             own_a, own_b = step_fields(sa[2]), step_fields(sb[2])
             own = own_a + [f for f in own_b if f not in own_a]
             fields = tuple(f for f in differing_fields(sa[2].values_after, sb[2].values_after, first=own,
-                                                       ignore=ignore) if f in own)
+                                                       ignore=ignore, run_ids=run_ids) if f in own)
             if refine is not None:
                 fields = refine(sa[2], sb[2], fields)
             fields = tuple(dict.fromkeys([*inputs, *fields]))
             if len(sa[2].lanes) > 1 or len(sb[2].lanes) > 1:
-                lanes = match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
+                lanes = pair_lanes(sa[2].lanes, sb[2].lanes, run_ids=run_ids) if lane_key is default_lane_key \
+                    else match_lanes(sa[2].lanes, sb[2].lanes, lane_key)
             lane_mismatch = any(x is None or y is None for _, x, y in lanes)
             kind = "differs" if fields or lane_mismatch else "same"
         either = sa or sb

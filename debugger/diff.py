@@ -61,6 +61,28 @@ ABSENT_TEXT = N_("‹absent›")
 """The English marker; pages show `absent_text()`, in their language."""
 
 
+ROOT_KEY = "__root__"
+"""The one field a state that is a single value is shown as (LangGraph's own name for its channel)."""
+
+
+def state_values(values: Any) -> dict[str, Any]:
+    """A state as the field → value dict every view reads. A state that is one value (a root channel,
+    `StateGraph(Annotated[list, operator.add])`, or an `@entrypoint`'s return) is one field, `__root__`;
+    no state yet (an entrypoint before its first step) is no field."""
+    if values is None:
+        return {}
+    if isinstance(values, Mapping):
+        return dict(values)
+    return {ROOT_KEY: values}
+
+
+def graph_values(values: Mapping[str, Any]) -> Any:
+    """The inverse of `state_values`: what `update_state` takes for a graph whose state is one value."""
+    if set(values) == {ROOT_KEY}:
+        return values[ROOT_KEY]
+    return dict(values)
+
+
 def absent_text() -> str:
     return _(ABSENT_TEXT)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
+from debugger.diff import graph_values
 from debugger.errors import StepperError
 from debugger.i18n import _
 from debugger.stepper import GraphStepper, StepHook, _checkpoint_id
@@ -28,7 +29,7 @@ def fork_stepper(stepper: GraphStepper, ref: int | str, values: Mapping[str, Any
     checkpoint_id = stepper._resolve(ref)
     config = {"configurable": {"thread_id": stepper.thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
     try:
-        new_config = stepper.graph.update_state(config, dict(values), as_node=as_node)
+        new_config = stepper.graph.update_state(config, graph_values(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001 - an unknown node or field is the user's to fix
         raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     fork = GraphStepper(stepper.graph, thread_id=stepper.thread_id, context=stepper.context,
@@ -48,7 +49,7 @@ def fork_from_values(graph: Any, values: Mapping[str, Any], *, as_node: str, thr
     stepper = GraphStepper(graph, thread_id=thread_id, context=context, nested_fields=nested_fields, on_step=on_step)
     config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     try:
-        new_config = graph.update_state(config, dict(values), as_node=as_node)
+        new_config = graph.update_state(config, graph_values(values), as_node=as_node)
     except Exception as exc:  # noqa: BLE001
         raise StepperError(_("the fork could not be made: {error}").format(error=f"{type(exc).__name__}: {exc}")) from None
     stepper._started = True
@@ -64,7 +65,9 @@ def fork_after(origin: Any, record: Any, field: str, value: Any, *, graph: Any, 
     (`graph` and `context` run it). Raises StepperError when there is nothing to fork from."""
     if not record.nodes:
         raise StepperError(_("this step ran no node, so there is nothing to fork from"))
-    as_node = record.nodes[-1]
+    # the edit is written as the step's last node of the graph (not a @task it called: those are no nodes)
+    nodes = getattr(graph, "nodes", None) or {}
+    as_node = next((n for n in reversed(record.nodes) if n in nodes), record.nodes[-1])
     if origin.replay or not isinstance(origin.stepper, GraphStepper):
         return fork_from_values(graph, {**record.values_after, field: value}, as_node=as_node, thread_id=new_thread(),
                                 context=context, nested_fields=nested_fields, on_step=on_step)

@@ -77,7 +77,8 @@ def _targets(builder: Any) -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
     undeclared: list[tuple[str, str]] = []
     for src, dst in getattr(builder, "edges", set()):
         succ.setdefault(src, set()).add(dst)
-    for _src, dsts, dst in getattr(builder, "waiting_edges", set()) or ():
+    for edge in getattr(builder, "waiting_edges", set()) or ():
+        dsts, dst = edge[-2], edge[-1]  # (starts, end); older releases put a name first
         for s in dsts if isinstance(dsts, (tuple, list, set, frozenset)) else (dsts,):
             succ.setdefault(s, set()).add(dst)
     for src, branches in getattr(builder, "branches", {}).items():
@@ -90,6 +91,12 @@ def _targets(builder: Any) -> tuple[dict[str, set[str]], list[tuple[str, str]]]:
         ends = getattr(spec, "ends", None)
         if ends:
             succ.setdefault(name, set()).update(ends if not isinstance(ends, dict) else ends.keys())
+        handler = getattr(spec, "error_handler_node", None)
+        if handler:  # a node that fails goes on in its error handler
+            succ.setdefault(name, set()).add(handler)
+    for name in getattr(builder, "nodes", {}):
+        if not succ.get(name):  # a node with nowhere declared to go ends the run there, as LangGraph does
+            succ.setdefault(name, set()).add(END)
     return succ, undeclared
 
 
@@ -168,6 +175,8 @@ def _schema_keys(schema: Any) -> set[str]:
 def lint_graph(graph: Any) -> list[Finding]:
     """All findings for a compiled graph or a `StateGraph` builder, in a stable order."""
     builder = _builder(graph)
+    if not hasattr(builder, "branches") or not hasattr(builder, "state_schema"):
+        return []  # an `@entrypoint` workflow (a Pregel with no builder): its control flow is Python code
     nodes = list(getattr(builder, "nodes", {}))
     succ, undeclared = _targets(builder)
     findings: list[Finding] = []
@@ -194,7 +203,7 @@ def lint_graph(graph: Any) -> list[Finding]:
     if not undeclared:  # with an undeclared router, anything may be reachable: say nothing
         reachable = _reach(START, succ)
         for node in nodes:
-            if node not in reachable:
+            if node not in reachable and not getattr(builder.nodes[node], "is_error_handler", False):
                 findings.append(Finding(
                     code="unreachable", node=node,
                     message=f"no edge from START reaches {node!r}; it never runs.",

@@ -1,9 +1,11 @@
 """Find a graph by its import path (`package.module:attr`), the way ASGI servers find an app.
 
-`attr` may be a compiled graph, a `StateGraph` builder (compiled here, with an in-memory
-checkpointer when `checkpointer=True`, because stepping needs one), or a zero-argument factory that
-returns either. Every failure is a `GraphLoadError` whose message says what was found and what was
-expected, so a command line or a page can show it as is.
+`attr` may be a compiled graph, a functional-API workflow (`@entrypoint`, a `Pregel` with no builder), a
+`StateGraph` builder (compiled here, with an in-memory checkpointer when `checkpointer=True`, because
+stepping needs one), or a factory that returns one of them: with no arguments, or with only `config`
+(a LangGraph server's factory; it gets an empty config), sync or async. Every failure is a
+`GraphLoadError` whose message says what was found and what was expected, so a command line or a page
+can show it as is.
 """
 from __future__ import annotations
 
@@ -17,7 +19,12 @@ from debugger.i18n import _
 
 
 def _is_compiled(obj: Any) -> bool:
-    return hasattr(obj, "get_graph") and hasattr(obj, "builder") and hasattr(obj, "invoke")
+    """A graph that runs here: a compiled `StateGraph`, or any `Pregel` (an `@entrypoint` workflow has no
+    builder). Not a `RemoteGraph`: it has the same methods but runs on another host, and the page makes no
+    request to any host but its own."""
+    from langgraph.pregel import Pregel
+
+    return isinstance(obj, Pregel)
 
 
 def _is_builder(obj: Any) -> bool:
@@ -62,12 +69,18 @@ def load_graph(spec: str, *, checkpointer: bool = True, call_factory: bool = Tru
                       and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         except (TypeError, ValueError):
             params = []
-        if params:
+        # a LangGraph server's graph factory may take the run's config: it gets an empty one
+        takes_config = [p.name for p in params] == ["config"]
+        if params and not takes_config:
             raise GraphLoadError(_("{spec} is a function that needs arguments ({names}); point at a compiled graph, "
                                    "a StateGraph, or a zero-argument factory").format(
                 spec=spec, names=", ".join(p.name for p in params)))
         try:
-            obj = obj()
+            obj = obj({"configurable": {}}) if takes_config else obj()
+            if inspect.iscoroutine(obj):  # an async factory, as `langgraph.json` allows
+                import asyncio
+
+                obj = asyncio.run(obj)
         except Exception as exc:  # noqa: BLE001
             raise GraphLoadError(_("{spec}() raised {error}").format(spec=spec, error=f"{type(exc).__name__}: {exc}")) from exc
     if _is_builder(obj):
@@ -110,18 +123,16 @@ def load_context(spec: str, *, trusted: bool = True) -> Any:
     return obj
 
 
-def load_saved_input(path: str) -> dict:
-    """A saved input (`--input file.json`): a JSON object."""
+def load_saved_input(path: str) -> Any:
+    """A saved input (`--input file.json`): any JSON value, as the graph takes it (an object for a state
+    of fields; a list, a number or a string for a graph whose input is one value). Whether it fits the
+    graph is the input form's to say (`debugger.input_form.graph_fields`)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            return json.load(fh)
     except OSError as exc:
         raise DebuggerUserError(_("could not read the input file {path}: {error}").format(
             path=repr(path), error=exc.strerror or exc)) from exc
     except json.JSONDecodeError as exc:
         raise DebuggerUserError(_("the input file {path} is not valid JSON: {error} at line {line}").format(
             path=repr(path), error=exc.msg, line=exc.lineno)) from exc
-    if not isinstance(data, dict):
-        raise DebuggerUserError(_("the input file {path} must hold a JSON object, not {type}").format(
-            path=repr(path), type=type(data).__name__))
-    return data

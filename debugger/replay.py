@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from debugger.diff import state_values
 from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, StepRecord
@@ -72,7 +73,7 @@ def record_thread(graph: Any, config: Mapping[str, Any]) -> list[RecordedCheckpo
                 source=meta.get("source"),
                 created_at=snap.created_at,
                 next=tuple(snap.next),
-                values=dict(snap.values),
+                values=state_values(snap.values),
                 metadata=meta,
                 tasks=[
                     RecordedTask(

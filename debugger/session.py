@@ -12,6 +12,7 @@ an `interrupt()`, an error or the end, so every page stops at the same places.
 """
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
@@ -24,7 +25,7 @@ from debugger.breakpoints import continue_until
 from debugger.errors import DebuggerUserError, StepperError
 from debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
 from debugger.i18n import N_, _
-from debugger.input_form import FormField, input_schema, schema_fields
+from debugger.input_form import FormField, graph_fields, input_schema, schema_fields
 from debugger.lint import Finding, lint_graph
 from debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from debugger.position import marks_after, marks_along
@@ -111,7 +112,7 @@ class GraphSession(SegmentChain):
     context_spec: Optional[str] = None
     segments: list[GraphSegment] = field(default_factory=list)
     replay_mode: bool = False
-    last_input: Optional[dict] = None
+    last_input: Any = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     parent: Optional["GraphSession"] = None
     """Set on a session stepping inside a subgraph (`step_into`); the page goes back to it."""
@@ -121,6 +122,7 @@ class GraphSession(SegmentChain):
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
+    _input_fields: Optional[list[FormField]] = None
 
     @classmethod
     def open(cls, spec: str, *, context_spec: Optional[str] = None, policy: Optional[GraphPolicy] = None,
@@ -185,7 +187,11 @@ class GraphSession(SegmentChain):
         return self._lint
 
     def input_fields(self) -> list[FormField]:
-        return schema_fields(input_schema(self.graph))
+        """The input form of the graph (`graph_fields`), made once: LangGraph writes the JSON schema anew
+        on every call (~6 ms), and the page reads the form several times a render."""
+        if self._input_fields is None:
+            self._input_fields = graph_fields(self.graph)
+        return list(self._input_fields)
 
     def node_docs(self) -> dict[str, str]:
         return node_docs(self._drawn())
@@ -198,7 +204,7 @@ class GraphSession(SegmentChain):
         return [n for n in self._drawn().nodes if n not in ("__start__", "__end__")]
 
     # ----- commands ---------------------------------------------------------------------------
-    def start(self, inp: dict) -> GraphSegment:
+    def start(self, inp: Any) -> GraphSegment:
         """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
         self._runs += 1
         stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context,
@@ -207,7 +213,7 @@ class GraphSession(SegmentChain):
         if stepper.error:
             raise DebuggerUserError(_("the run could not start: {error}").format(error=stepper.error))
         self._drop_live()
-        self.last_input = dict(inp)
+        self.last_input = copy.copy(inp)
         self.replay_mode = False
         self.segments = [GraphSegment(stepper=stepper)]
         self._tell("started", self.segments[0])
@@ -467,6 +473,7 @@ class GraphSession(SegmentChain):
             return list(stepper.recorded), path[-1].checkpoint_id if path else None
         checkpoints = record_thread(self.graph, seg.stepper.config)
         steps = seg.stepper.steps
+        _add_spawned_tasks(checkpoints, steps)
         head = steps[-1].after_checkpoint_id if steps else getattr(seg.stepper, "start_checkpoint_id", None)
         if head is not None and not any(c.checkpoint_id == head for c in checkpoints):
             head = None
@@ -513,6 +520,22 @@ class GraphSession(SegmentChain):
         seg.stepper.restart()
         for _step in range(steps):
             seg.stepper.step()
+
+
+def _add_spawned_tasks(checkpoints: list[RecordedCheckpoint], steps: Iterable[StepRecord]) -> None:
+    """Put the tasks a step spawned as it ran (an `@entrypoint`'s `@task` calls, an error handler) into the
+    recording of the checkpoint it ran from: a checkpoint lists only the tasks scheduled before the step,
+    so a replay would not show them."""
+    from debugger.replay import RecordedTask
+
+    by_id = {c.checkpoint_id: c for c in checkpoints}
+    for record in steps:
+        cp = by_id.get(record.before_checkpoint_id or "")
+        if cp is None:
+            continue
+        known = {t.id for t in cp.tasks}
+        cp.tasks.extend(RecordedTask(id=lane.task_id, name=lane.node, writes=lane.writes, error=lane.error)
+                        for lane in record.lanes if lane.task_id not in known and lane.error is None)
 
 
 __all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "SessionHooks", "StoredThread"]

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Optional
 from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
-from debugger.diff import reducer_fields
+from debugger.diff import reducer_fields, state_values
 from debugger.errors import StepperError
 from debugger.i18n import _, ngettext
 from debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
@@ -85,6 +85,75 @@ def _lane(task: Any) -> LaneRecord:
     )
 
 
+def _as_streamed(lanes: tuple[LaneRecord, ...], results: list[dict]) -> tuple[LaneRecord, ...]:
+    """Lanes whose writes are what LangGraph streamed (the channels written, `{"__end__": value}` for an
+    `@entrypoint`'s return) rather than the task's return value read back, where a clean result streamed."""
+    streamed = {str(r.get("id")): r["result"] for r in results
+                if isinstance(r.get("result"), dict) and r.get("error") is None and not r.get("interrupts")}
+    return tuple(lane.model_copy(update={"writes": dict(streamed[lane.task_id])}) if lane.task_id in streamed
+                 else lane for lane in lanes)
+
+
+def needs_async(graph: Any) -> bool:
+    """The graph has a node (or a subgraph's node, or a prebuilt ToolNode's tool) that is only `async def`:
+    LangGraph runs it through `astream` alone, and its sync `stream` fails with "No synchronous function"."""
+    seen: set[int] = set()
+
+    def walk(g: Any) -> bool:
+        if id(g) in seen:
+            return False
+        seen.add(id(g))
+        for node in (getattr(g, "nodes", None) or {}).values():
+            bound = getattr(node, "bound", None)
+            if getattr(bound, "func", True) is None and getattr(bound, "afunc", None) is not None:
+                return True
+            tools = getattr(bound, "tools_by_name", None) or {}
+            if any(getattr(t, "func", True) is None and getattr(t, "coroutine", None) is not None
+                   for t in tools.values()):
+                return True
+        try:
+            subgraphs = [sub for _name, sub in g.get_subgraphs()]
+        except Exception:  # noqa: BLE001 - a graph that cannot list its subgraphs: judge its own nodes only
+            subgraphs = []
+        return any(walk(sub) for sub in subgraphs)
+
+    return walk(graph)
+
+
+def drain(stream: Any) -> list[tuple[Any, float]]:
+    """Every item of an async stream with the moment it arrived, run to its end on an event loop of its
+    own (on a thread of its own when the caller's thread already runs one, as in a notebook)."""
+    import asyncio
+
+    async def collect() -> list[tuple[Any, float]]:
+        return [(item, time.perf_counter()) async for item in stream]
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(collect())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, collect()).result()
+
+
+def _spawned_lanes(results: list[dict], known: set[str]) -> tuple[LaneRecord, ...]:
+    """Tasks that ran inside the step without being scheduled before it: the `@task` calls of an
+    `@entrypoint` (or of a node). LangGraph streams their results as it does a node's; a checkpoint read
+    back lists only the scheduled tasks, so without these the step would hide what ran."""
+    out = []
+    for r in results:
+        if str(r.get("id")) in known or not isinstance(r.get("result"), dict):
+            continue
+        error = r.get("error")
+        out.append(LaneRecord(task_id=str(r["id"]), node=str(r.get("name")), writes=dict(r["result"]),
+                              error=None if error is None else _task_error_text(error),
+                              interrupts=tuple(repr(i.get("value") if isinstance(i, dict) else getattr(i, "value", i))
+                                               for i in (r.get("interrupts") or ()))))
+    return tuple(out)
+
+
 def _unique(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
@@ -135,6 +204,7 @@ class GraphStepper:
         self._head_thread: Optional[str] = None
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
+        self._async = needs_async(graph)
         # What LangGraph streams equals what `get_state` reads back only when the state is a
         # list of channels (a single root channel is unwrapped by one and not the other) and
         # every channel is saved (an UntrackedValue is streamed but never stored).
@@ -162,13 +232,18 @@ class GraphStepper:
         self._head = None  # the thread moves on: the cached head snapshot is stale
         checkpoints: list[dict] = []
         results: list[dict] = []
+        self._results_so_far = results  # what streamed before a failure, for the step's lanes
         t0 = time.perf_counter()
         self._task_times: dict[str, list[Optional[float]]] = {}
-        for mode, payload in self.graph.stream(inp, self.config, **kwargs):
+        if self._async:
+            events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, self.config, **kwargs))
+        else:
+            events = ((item, time.perf_counter()) for item in self.graph.stream(inp, self.config, **kwargs))
+        for (mode, payload), seen in events:
             if mode == "checkpoints":
                 checkpoints.append(payload)
                 continue
-            at = round((time.perf_counter() - t0) * 1000.0, 3)  # when the stream reported it
+            at = round((seen - t0) * 1000.0, 3)  # when the stream reported it
             times = self._task_times.setdefault(str(payload.get("id")), [None, None])
             if "result" in payload:  # a task's end (its start event carries "input")
                 results.append(payload)
@@ -337,7 +412,7 @@ class GraphStepper:
     def current_values(self) -> dict[str, Any]:
         if not self._started:
             return {}
-        return dict(self._snapshot().values)
+        return state_values(self._snapshot().values)
 
     # ----- stepping -----------------------------------------------------------------------
     def _ready(self) -> Any:
@@ -404,12 +479,24 @@ class GraphStepper:
             checkpoints, results = self._run(inp)
         except Exception as exc:
             error = describe_error(exc)
+            results = list(getattr(self, "_results_so_far", []))
         duration_ms = (time.perf_counter() - t0) * 1000.0
         self._set_head(self._streamed_head(checkpoints, _checkpoint_id(before.config)))
-        after = self._snapshot()
-        lanes = None if error else self._streamed_lanes(before, results)
-        if lanes is None:  # same tasks, read back with their results / errors / interrupts
-            lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        try:
+            after = self._snapshot()
+            lanes = None if error else self._streamed_lanes(before, results)
+            if lanes is None:  # same tasks, read back with their results / errors / interrupts
+                lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+        except Exception as exc:  # noqa: BLE001 - LangGraph cannot read the state back either
+            # (the failed step's writes conflict, e.g. two lanes writing one plain key): the run stays where
+            # it was, the step carries the error, and a further Step tries it again as LangGraph would
+            error = error or describe_error(exc)
+            after, self._head, self._head_thread = before, before, self.thread_id
+            lanes = _spawned_lanes(results, set()) or tuple(
+                LaneRecord(task_id=str(t.id), node=str(t.name), error=error) for t in before.tasks)
+        if getattr(self.graph, "builder", None) is None:  # an @entrypoint: its return is filed under __end__
+            lanes = _as_streamed(lanes, results)
+        lanes = lanes + _spawned_lanes(results, {lane.task_id for lane in lanes})
         times = getattr(self, "_task_times", {})
         lanes = tuple(lane.model_copy(update={"started_ms": times[lane.task_id][0], "ended_ms": times[lane.task_id][1]})
                       if lane.task_id in times else lane for lane in lanes)
@@ -420,8 +507,8 @@ class GraphStepper:
             duration_ms=round(duration_ms, 3),
             before_checkpoint_id=_checkpoint_id(before.config),
             after_checkpoint_id=_checkpoint_id(after.config),
-            values_before=dict(before.values),
-            values_after=dict(after.values),
+            values_before=state_values(before.values),
+            values_after=state_values(after.values),
             error=error,
             next_nodes=tuple(t.name for t in after.tasks) or tuple(after.next),
             append_fields=self.append_fields,
@@ -478,7 +565,7 @@ class GraphStepper:
     def state_at(self, ref: int | str) -> dict[str, Any]:
         """State values after step `ref` (or at a checkpoint id). Reads the checkpointer only:
         nothing is re-executed and the session's position does not move."""
-        return dict(self.snapshot_at(ref).values)
+        return state_values(self.snapshot_at(ref).values)
 
     @property
     def checkpoints(self) -> list[CheckpointInfo]:

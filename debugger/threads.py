@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
+from debugger.diff import state_values
 from debugger.errors import DebuggerUserError
 from debugger.i18n import _
 from debugger.replay import RecordedCheckpoint, RecordedTask
@@ -322,7 +323,7 @@ def _recorded(snap: Any) -> RecordedCheckpoint:
     parent = (snap.parent_config or {}).get("configurable", {}).get("checkpoint_id")
     return RecordedCheckpoint(
         checkpoint_id=cfg.get("checkpoint_id") or "", parent_checkpoint_id=parent, step=meta.get("step"),
-        source=meta.get("source"), created_at=snap.created_at, next=tuple(snap.next), values=dict(snap.values),
+        source=meta.get("source"), created_at=snap.created_at, next=tuple(snap.next), values=state_values(snap.values),
         metadata=meta,
         tasks=[RecordedTask(id=str(t.id), name=str(t.name),
                             writes=t.result if isinstance(t.result, dict) or t.result is None else {"__return__": t.result},

@@ -35,6 +35,8 @@ def pytest_collection_modifyitems(config, items):
                 text = ""
             if "real_model_base_url" in text or "/real_model/" in path.replace("\\", "/"):
                 seen[path] = "real_model"  # its own lane: a real model on loopback (never in `fast`)
+            elif item.fspath.dirpath().basename == "conformance":
+                seen[path] = "fast"  # the LangGraph conformance corpus: in-process, and its figure belongs to every run
             elif "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
                 seen[path] = "browser"
             elif any(hint in text for hint in _SERVER_HINTS):

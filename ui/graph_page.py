@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any, Optional
 
@@ -18,7 +19,7 @@ import streamlit as st
 
 from debugger.allowlist import GraphPolicy
 from debugger.errors import DebuggerUserError
-from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
+from debugger.input_form import ANSWER_MISFIT, FormField, initial_value, parse_form, parse_input, type_label, with_defaults
 from debugger.interrupts import ask_for
 from debugger.loading import load_saved_input
 from debugger.session import GraphSession
@@ -81,6 +82,7 @@ def graph_policy() -> GraphPolicy:
     patterns = os.environ.get("RAG_DEBUG_GRAPHS", "")
     if opts.context:
         patterns = ",".join(filter(None, [patterns, opts.context]))
+    patterns = ",".join(filter(None, [patterns, *(spec for _name, spec in opts.graphs)]))
     return GraphPolicy.from_text(opts.graph, examples, patterns)
 
 
@@ -104,11 +106,22 @@ def _load(spec: str, context: Optional[str]) -> None:
             spec=spec, error=f"{type(exc).__name__}: {friendly(exc)}")
 
 
+PROJECT_PICK = "yg_project_graph"
+
+
+def on_pick_project() -> None:
+    """A graph picked from the `--config` project's list: load it (the operator named it in the file)."""
+    spec = st.session_state.get(PROJECT_PICK) or ""
+    st.session_state[GRAPH_FIELD] = spec
+    st.session_state[CONTEXT_FIELD] = ""
+    _load(spec, None)
+
+
 def on_load() -> None:
     _load(st.session_state.get(GRAPH_FIELD, ""), st.session_state.get(CONTEXT_FIELD, ""))
 
 
-def _saved_input() -> Optional[dict]:
+def _saved_input() -> Any:
     """The launch's `--input` file, read once per browser session (a broken file is reported)."""
     if SAVED_INPUT_KEY not in st.session_state:
         path = launch_options().input
@@ -222,23 +235,24 @@ def _field_key(session: GraphSession, name: str) -> str:
     return f"yg_{digest}_{name}"
 
 
+def _saved_misfit(fields: list[FormField]) -> Optional[str]:
+    """Why the launch's `--input` cannot start this graph: a value that is not an object, for a graph of
+    fields (a graph whose input is one value takes any JSON value)."""
+    saved = _saved_input()
+    if saved is None or isinstance(saved, dict) or (len(fields) == 1 and fields[0].root):
+        return None
+    return _("the input file {path} must hold a JSON object, not {type}").format(
+        path=repr(launch_options().input), type=type(saved).__name__)
+
+
 def _fields(session: GraphSession) -> list[FormField]:
-    return with_defaults(session.input_fields(), _saved_input())
+    fields = session.input_fields()
+    return fields if _saved_misfit(fields) else with_defaults(fields, _saved_input())
 
 
 def _seed(key: str, field: FormField) -> None:
-    if key in st.session_state:
-        return
-    if field.kind == "bool":
-        st.session_state[key] = bool(field.default)
-    elif field.kind in ("int", "float"):
-        try:
-            st.session_state[key] = None if field.default is None else (
-                int(field.default) if field.kind == "int" else float(field.default))
-        except (TypeError, ValueError):
-            st.session_state[key] = None
-    else:
-        st.session_state[key] = initial_text(field)
+    if key not in st.session_state:
+        st.session_state[key] = initial_value(field)
 
 
 def render_field(field: FormField, key: str) -> None:
@@ -250,6 +264,9 @@ def render_field(field: FormField, key: str) -> None:
         st.number_input(label, key=key, step=1, format="%d", help=help_text, placeholder=_("(not set)"))
     elif field.kind == "float":
         st.number_input(label, key=key, help=help_text, placeholder=_("(not set)"))
+    elif field.messages:
+        st.text_area(label, key=key, height=68, help=help_text,
+                     placeholder=_('a message, or JSON: [{"role": "user", "content": "hi"}]'))
     elif field.kind == "json":
         st.text_area(label + " (JSON)", key=key, height=68, help=help_text, placeholder=_("JSON, e.g. [] or {}"))
     else:
@@ -259,7 +276,7 @@ def render_field(field: FormField, key: str) -> None:
 def _form_input(session: GraphSession) -> dict:
     fields = _fields(session)
     raw = {f.name: st.session_state.get(_field_key(session, f.name)) for f in fields}
-    return parse_form(fields, raw, schema=input_schema(session.graph))
+    return parse_input(session.graph, fields, raw)
 
 
 def render_input_form(session: GraphSession) -> None:
@@ -272,6 +289,9 @@ def render_input_form(session: GraphSession) -> None:
         label = ngettext("Input ({n} field from the graph's input schema)",
                          "Input ({n} fields from the graph's input schema)", len(fields)).format(n=len(fields))
     # a new label is a new expander: open before the first run, folded once a run uses the input
+    misfit = _saved_misfit(session.input_fields())
+    if misfit:
+        st.warning(misfit)
     with st.expander(label, expanded=not session.segments):
         if not fields:
             st.caption(_("The graph declares no input fields; it starts from an empty dict."))
@@ -460,6 +480,13 @@ def render_source() -> None:
     if GRAPH_FIELD not in st.session_state:
         st.session_state[GRAPH_FIELD] = opts.graph or ""
         st.session_state[CONTEXT_FIELD] = opts.context or ""
+    if opts.config_error:
+        st.error(opts.config_error)
+    if len(opts.graphs) > 1:
+        names = {spec: name for name, spec in opts.graphs}
+        st.selectbox(_("Graphs of {file}").format(file=os.path.basename(opts.config or "langgraph.json")),
+                     list(names), key=PROJECT_PICK, format_func=lambda spec: f"{names[spec]} · {spec}",
+                     index=list(names).index(opts.graph) if opts.graph in names else 0, on_change=on_pick_project)
     c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
     c1.text_input(_("Graph (package.module:attr)"), key=GRAPH_FIELD, placeholder=_("e.g. examples.chain:graph"),
                   help=_("A compiled graph, a StateGraph builder, or a zero-argument function returning either. "

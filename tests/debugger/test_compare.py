@@ -91,3 +91,41 @@ def _runs(n, ops, at):
     assert (ranges[0][0] if ranges else 0) == 0 and (ranges[-1][1] if ranges else 0) == n
     assert all(x[1] == y[0] for x, y in zip(ranges, ranges[1:], strict=False))
     return ranges
+
+
+def test_per_run_ids_are_not_differences_but_content_is():
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from debugger.compare import differing_fields, without_run_ids
+
+    def run(ids: tuple[str, str, str], answer: str) -> dict:
+        call = {"name": "weather", "args": {"city": "Oslo"}, "id": ids[1], "type": "tool_call"}
+        return {"messages": [HumanMessage("hi", id=ids[0]), AIMessage("", tool_calls=[call], id=ids[2]),
+                             ToolMessage(answer, tool_call_id=ids[1])]}
+
+    a, b = run(("m1", "call_abc", "lc_run--1"), "sunny"), run(("m9", "call_xyz", "lc_run--2"), "sunny")
+    assert differing_fields(a, b) == ()
+    assert differing_fields(a, b, run_ids=False) == ("messages",)
+    assert differing_fields(a, run(("m9", "call_xyz", "lc_run--2"), "rain")) == ("messages",)
+    # the tool result still pairs with its call after the ids are renamed
+    plain = without_run_ids(a)["messages"]
+    assert plain[1]["tool_calls"][0]["id"] == plain[2]["tool_call_id"] == "call#1"
+
+
+def test_send_lanes_of_one_node_pair_in_their_order():
+    a = [LaneRecord(task_id=str(i), node="work", writes={"out": [i]}) for i in range(3)]
+    b = [LaneRecord(task_id=f"b{i}", node="work", writes={"out": [i]}) for i in range(2)]
+    assert match_lanes(a, b, lambda lane: lane.node) == (("work", 0, 0), ("work #2", 1, 1), ("work #3", 2, None))
+
+
+def test_a_missing_send_lane_shows_as_missing_and_the_others_pair_with_their_twins():
+    from debugger.compare import pair_lanes
+
+    def lanes(*items: str) -> list[LaneRecord]:
+        return [LaneRecord(task_id=f"{x}{i}", node="work", writes={"out": [x]}) for i, x in enumerate(items)]
+
+    assert pair_lanes(lanes("x", "y", "z"), lanes("x", "z")) == (("work", 0, 0), ("work #2", 1, None),
+                                                                 ("work #3", 2, 1))
+    # lanes that wrote differently still pair in their order (their fields then differ)
+    assert pair_lanes(lanes("x", "y"), lanes("p", "q")) == (("work", 0, 0), ("work #2", 1, 1))
+    assert pair_lanes(lanes("x"), lanes("x", "y")) == (("work", 0, 0), ("work #2", None, 1))

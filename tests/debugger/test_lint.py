@@ -184,3 +184,30 @@ def test_command_line_exit_codes(capsys):
     assert "undeclared-targets [a]" in capsys.readouterr().out
     assert main(["nowhere_pkg:graph"]) == 2
     assert "could not import" in capsys.readouterr().err
+
+
+def _no_exit(state: S) -> dict:
+    return {"x": 1}
+
+
+@pytest.mark.parametrize("spec", [
+    "tests.conformance.graphs_states:not_required",        # nodes with no outgoing edge end the run
+    "tests.conformance.graphs_control:parallel_join",      # a join of two branches (a waiting edge)
+    "tests.conformance.graphs_control:command_destinations",  # reached by Command(goto), destinations=
+    "tests.conformance.graphs_control:command_literal",    # reached by Command(goto), Command[Literal[...]]
+    "tests.conformance.graphs_control:command_loop",       # a Command loop with END among its targets
+    "tests.conformance.graphs_policies:error_handler",     # an error handler is reached by the node it guards
+    "tests.conformance.graphs_functional:asks",            # an @entrypoint: its flow is Python, nothing to say
+])
+def test_no_false_finding_on_graphs_that_end(spec):
+    assert lint_graph(load_graph(spec, checkpointer=False)) == []
+
+
+def test_a_cycle_with_no_way_out_is_still_found():
+    g = StateGraph(S)
+    g.add_node("ping", _no_exit)
+    g.add_node("pong", _no_exit)
+    g.add_edge(START, "ping")
+    g.add_edge("ping", "pong")
+    g.add_edge("pong", "ping")
+    assert {(f.code, f.node) for f in lint_graph(g)} == {("no-way-to-end", "ping"), ("no-way-to-end", "pong")}

@@ -39,11 +39,14 @@ def test_a_context_factory_is_called():
     assert s.context == {}
 
 
-def test_a_saved_input_must_be_a_json_object(tmp_path):
-    bad = tmp_path / "in.json"
-    bad.write_text("[1]")
-    with pytest.raises(DebuggerUserError, match="must hold a JSON object"):
-        load_saved_input(str(bad))
+def test_a_saved_input_is_any_json_value_and_a_broken_file_is_named(tmp_path):
+    listed = tmp_path / "in.json"
+    listed.write_text("[1]")
+    assert load_saved_input(str(listed)) == [1]  # a graph whose input is one list takes it
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(DebuggerUserError, match="not valid JSON"):
+        load_saved_input(str(broken))
     with pytest.raises(DebuggerUserError, match="could not read"):
         load_saved_input(str(tmp_path / "missing.json"))
 
