@@ -121,6 +121,10 @@ class GraphStepper:
         self.graph = graph
         self.context = context
         self.on_step = on_step
+        self.abort_on: tuple[type[BaseException], ...] = ()
+        """Exceptions that abandon a step instead of failing it (a person pressed Stop): they propagate
+        out of `step()`, nothing is recorded, and the position stays where it was. LangGraph writes no
+        checkpoint for a superstep that raised, so the thread is still paused before the same tasks."""
         self.nested_fields = frozenset(nested_fields)
         self.append_fields = frozenset(reducer_fields(graph) if append_fields is None else append_fields)
         self._base_thread_id = thread_id
@@ -313,6 +317,14 @@ class GraphStepper:
         return names
 
     @property
+    def next_tasks(self) -> tuple[tuple[str, str], ...]:
+        """(task id, node) of each task of the next superstep: a live view files a lane's model calls
+        under its task."""
+        if not self._started:
+            return ()
+        return tuple((str(t.id), str(t.name)) for t in self._snapshot().tasks)
+
+    @property
     def done(self) -> bool:
         """True when the graph reached its end (a failed step is not done: restart or retry)."""
         if not self._started or self.start_checkpoint_id is None:
@@ -403,6 +415,9 @@ class GraphStepper:
         try:
             checkpoints, results = self._run(inp)
         except Exception as exc:
+            if self.abort_on and isinstance(exc, self.abort_on):
+                self._head = None  # read the unchanged head back: nothing of this step is kept
+                raise
             error = describe_error(exc)
         duration_ms = (time.perf_counter() - t0) * 1000.0
         self._set_head(self._streamed_head(checkpoints, _checkpoint_id(before.config)))

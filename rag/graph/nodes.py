@@ -2,7 +2,8 @@
 state diff after a step is exactly what that step decided.
 
 Collaborators come from LangGraph's runtime context (`Runtime[RagContext]`); the state holds only
-JSON. Every model call degrades to a defined route instead of raising (workflow §4).
+JSON. Every model call degrades to a defined route instead of raising (workflow §4), except when a person
+stops the step (`CallCancelled`): then the step did not happen, and nothing may record it as a failure.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from langgraph.types import Send
 from rag.context import RagContext
 from rag.graph import progress_labels as P
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
+from rag.models.calls import CallCancelled
 from rag.retrieval.base import corpus_stats_of
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
 from rag.rules.fast_path import fast_path_config, fast_path_reason
@@ -62,6 +64,8 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         limit = ctx.settings.max_question_chars
         if any(len(q) > limit for q in plan.sub_questions):  # a sub-question is searched and graded like a question
             raise ValueError(f"a sub-question is longer than {limit:,} characters (RAG_MAX_QUESTION_CHARS)")
+    except CallCancelled:  # Stop: the step is abandoned, not degraded
+        raise
     except Exception as exc:  # noqa: BLE001 - any planner failure degrades to simple
         log.warning("planner failed: %s", _error_kind(exc))
         reason = f"planner_unavailable:{_error_text(exc)}"
@@ -169,6 +173,8 @@ def _call_grader(state: RAGState, ctx: RagContext) -> tuple[EvidenceGrade, Optio
             )
         )
         return EvidenceGrade.model_validate(raw if isinstance(raw, dict) else raw.model_dump()), None
+    except CallCancelled:  # Stop: the step is abandoned, not degraded
+        raise
     except Exception as exc:  # noqa: BLE001 - the grader fails closed
         log.warning("grader failed: %s", _error_kind(exc))
         return grade_unavailable(), _error_text(exc)
@@ -275,6 +281,8 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
             )
         )
         plan = RewritePlan.model_validate(raw if isinstance(raw, dict) else raw.model_dump())
+    except CallCancelled:  # Stop: the step is abandoned, not degraded
+        raise
     except Exception as exc:  # noqa: BLE001 - rewriter failure ends the rewrite
         log.warning("rewriter failed: %s", _error_kind(exc))
         error = _error_text(exc)
