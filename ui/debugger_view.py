@@ -27,6 +27,7 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
+from ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
@@ -65,7 +66,10 @@ def on_run() -> None:
     status box (a callback cannot draw while it works)."""
     session = get_session()
     if guarded(session.start, _question() if _question().strip() else session.question) is not None:
-        st.session_state[PENDING_KEY] = True
+        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+            start_live(session, "run")
+        else:
+            st.session_state[PENDING_KEY] = True
     reset_time_travel()
 
 
@@ -74,7 +78,10 @@ def on_step() -> None:
 
     def step():
         _ensure_started(session)
-        session.step()
+        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+            start_live(session, "step")
+        else:
+            session.step()
     guarded(step)
     reset_time_travel()
 
@@ -85,7 +92,11 @@ def on_continue() -> None:
         _ensure_started(session)
         return True
 
-    if guarded(start_if_needed):  # a refused new question must not continue the old run
+    if not guarded(start_if_needed):
+        pass  # a refused new question must not continue the old run
+    elif session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+        start_live(session, "continue", breakpoints())
+    else:
         st.session_state[PENDING_KEY] = "continue"  # stops at a breakpoint (Run does not)
     reset_time_travel()
 
@@ -245,7 +256,10 @@ def render_page(*, question_row_drawn: bool = False) -> None:
     if not question_row_drawn:
         render_question(session, graph_nodes())  # LangGraph is loaded by now: the list costs nothing
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
-    workbench()
+    if running(session):  # a step calls a live model off the page: poll it, only Stop works
+        live_workbench()
+    else:
+        workbench()
 
 
 @st.fragment
@@ -256,21 +270,26 @@ def workbench() -> None:
     guarded_page(_workbench)
 
 
-ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart, "stop": on_stop}
 """What the inspector's Run / Step / Continue / Restart buttons do (ui/panels/controls.py)."""
 
 
 def _workbench() -> None:
     session = get_session()
+    take_ended(session)  # a step that ran off the page ended: its position is drawn now
+    if running(session):  # started from another tab of this browser session since the page was drawn
+        st.rerun(scope="app")
     take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
                                                  replay=session.replay_mode, new_question=_box_is_new(session)))
+    if running(session):  # this click started one: the page polls it from now on
+        st.rerun(scope="app")
     run_pending(session)
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
     show_flash()
     render_history_lost(session)
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
-    values = render_inspector(session, travel, box=_question())
+    values = render_inspector(session, travel, box=_question(), live=live_note())
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_feedback_panel(session, travel)
