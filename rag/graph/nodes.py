@@ -2,8 +2,7 @@
 state diff after a step is exactly what that step decided.
 
 Collaborators come from LangGraph's runtime context (`Runtime[RagContext]`); the state holds only
-JSON. Every model call degrades to a defined route instead of raising (workflow §4), except when a person
-stops the step (`CallCancelled`): then the step did not happen, and nothing may record it as a failure.
+JSON. Every model call degrades to a defined route instead of raising (workflow §4).
 """
 from __future__ import annotations
 
@@ -64,7 +63,7 @@ def classify_complexity(state: RAGState, runtime: Runtime[RagContext]) -> dict:
         limit = ctx.settings.max_question_chars
         if any(len(q) > limit for q in plan.sub_questions):  # a sub-question is searched and graded like a question
             raise ValueError(f"a sub-question is longer than {limit:,} characters (RAG_MAX_QUESTION_CHARS)")
-    except CallCancelled:  # Stop: the step is abandoned, not degraded
+    except CallCancelled:  # Stop: the step did not happen (no degradation, no route)
         raise
     except Exception as exc:  # noqa: BLE001 - any planner failure degrades to simple
         log.warning("planner failed: %s", _error_kind(exc))
@@ -173,7 +172,7 @@ def _call_grader(state: RAGState, ctx: RagContext) -> tuple[EvidenceGrade, Optio
             )
         )
         return EvidenceGrade.model_validate(raw if isinstance(raw, dict) else raw.model_dump()), None
-    except CallCancelled:  # Stop: the step is abandoned, not degraded
+    except CallCancelled:  # Stop: the step did not happen (no degradation, no route)
         raise
     except Exception as exc:  # noqa: BLE001 - the grader fails closed
         log.warning("grader failed: %s", _error_kind(exc))
@@ -281,7 +280,7 @@ def rewrite_question(state: RAGState, runtime: Runtime[RagContext]) -> dict:
             )
         )
         plan = RewritePlan.model_validate(raw if isinstance(raw, dict) else raw.model_dump())
-    except CallCancelled:  # Stop: the step is abandoned, not degraded
+    except CallCancelled:  # Stop: the step did not happen (no degradation, no route)
         raise
     except Exception as exc:  # noqa: BLE001 - rewriter failure ends the rewrite
         log.warning("rewriter failed: %s", _error_kind(exc))
