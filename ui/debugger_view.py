@@ -17,6 +17,7 @@ from rag.i18n import N_, _
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
+from ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from ui.panels.add_to_set import render_for_session as render_add_to_set
 from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
@@ -27,7 +28,6 @@ from ui.panels.icons import MATERIAL
 from ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.panels.what_if import render_what_if
-from ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from ui.question_row import QUESTION_KEY, graph_nodes, question_row_slot, render_question_row
 from ui.run_link import open_from_url, remember_link
 from ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash

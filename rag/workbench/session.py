@@ -298,8 +298,9 @@ class DebugSession(SegmentChain):
 
     def lanes_of(self, seg: Segment) -> list[LaneView]:
         """The tasks of the next superstep; a fan-out's lanes named by their sub-question."""
-        tasks = seg.stepper.next_tasks
-        subs = list(seg.stepper.current_values().get("sub_questions") or [])
+        stepper = seg.stepper
+        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
+        subs = list(stepper.current_values().get("sub_questions") or [])
         fanned = [t for t in tasks if t[1] == "rag_sub_agent"]
         names = iter(subs if len(subs) == len(fanned) else [])
         return [LaneView(task_id=tid, node=node, label=str(next(names, "")) if node == "rag_sub_agent" else "")

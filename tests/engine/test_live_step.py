@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from rag.errors import UserInputError
 from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
-from rag.workbench.live_step import LiveCallLog, LaneView
+from rag.workbench.live_step import LaneView, LiveCallLog
 from rag.workbench.session import DebugSession
 from tests.support.live_fake_model import StreamingFake
 
