@@ -45,16 +45,16 @@ def live_html(view: LiveJobView) -> str:
         for i, lane in enumerate(view.lanes, start=1):
             calls = [c for c in view.calls if c.lane == i]
             title = _("Lane {i}: {name}").format(i=i, name=(lane.label or lane.node)[:60])
+            none_yet = '<p class="rdi-caption">' + esc(_("no model call yet")) + "</p>"
             parts.append(f'<div class="rdi-lane" data-lane="{i}"><div class="rdi-lane-title">{esc(title)}</div>'
-                         + ("".join(call_html(c) for c in calls)
-                            or f'<p class="rdi-caption">{esc(_("no model call yet"))}</p>') + "</div>")
+                         + ("".join(call_html(c) for c in calls) or none_yet) + "</div>")
         parts.append("</div>")
         loose = [c for c in view.calls if c.lane is None]
     else:
         loose = view.calls
     parts.extend(call_html(c) for c in loose)
     if not view.calls:
-        parts.append(f'<p class="rdi-caption">{esc(_("No model call yet: the node is working."))}</p>')
+        parts.append('<p class="rdi-caption">' + esc(_("No model call yet: the node is working.")) + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
