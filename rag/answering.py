@@ -159,17 +159,18 @@ def model_completer(settings: Any) -> tuple[Optional[Callable[[str], str]], Opti
     (None, None) offline. Errors are redacted: the page may show them, never a key."""
     if settings is None or not settings.models_configured():
         return None, None
+    from rag.errors import ModelCallError
     from rag.models.openai_compat import ClientPool, _secrets, redact
 
     pool = ClientPool(settings)
     model = settings.fast_model
 
     def complete(prompt: str) -> str:
-        try:
-            reply = pool.client(model).invoke([("user", prompt)])
+        try:  # bounded (RAG_MAX_TOKENS_ANSWERER, the call's budget) and streamed like the other roles
+            return pool.complete(role="answerer", model=model, prompt=prompt)
+        except ModelCallError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise RuntimeError(redact(f"{type(exc).__name__}: {exc}", _secrets(settings))) from None
-        content = getattr(reply, "content", reply)
-        return content if isinstance(content, str) else str(content)
 
     return complete, model

@@ -34,6 +34,9 @@ def is_really_set(value: object) -> bool:
     return bool(text) and text.lower() not in PLACEHOLDER_VALUES and not text.startswith("<")
 
 
+#: The model roles with a reply cap of their own (`RAG_MAX_TOKENS_<ROLE>`).
+MAX_TOKENS_ROLES = ("planner", "grader", "rewriter", "answerer")
+
 FAST_PATH_EXTRA_SETS = ("bilingual",)
 """Names `RAG_FAST_PATH_EXTRA` accepts; the markers themselves live with the rule
 (`rag.rules.fast_path.EXTRA_MARKER_SETS`; a test keeps the two lists equal)."""
@@ -52,8 +55,17 @@ class RagSettings(BaseSettings):
     structured_output_method: Literal["json_schema", "function_calling", "json_mode"] = Field(
         "json_schema", alias="RAG_STRUCTURED_OUTPUT_METHOD"
     )
+    #: One role call's whole time budget, retries and waits included (not per attempt).
     model_timeout_seconds: float = Field(30.0, gt=0, alias="RAG_MODEL_TIMEOUT_SECONDS")
     model_max_retries: int = Field(2, ge=0, le=10, alias="RAG_MODEL_MAX_RETRIES")
+    #: Calls in flight at once per endpoint; unset: 4 for a cloud endpoint, 1 for a loopback one
+    #: (`rag.models.call_limits.concurrency_for`).
+    model_concurrency: Optional[int] = Field(None, ge=1, le=64, alias="RAG_MODEL_CONCURRENCY")
+    #: Reply caps per role in tokens; unset: the role's default (`rag.models.call_limits.DEFAULT_MAX_TOKENS`).
+    max_tokens_planner: Optional[int] = Field(None, ge=16, le=65536, alias="RAG_MAX_TOKENS_PLANNER")
+    max_tokens_grader: Optional[int] = Field(None, ge=16, le=65536, alias="RAG_MAX_TOKENS_GRADER")
+    max_tokens_rewriter: Optional[int] = Field(None, ge=16, le=65536, alias="RAG_MAX_TOKENS_REWRITER")
+    max_tokens_answerer: Optional[int] = Field(None, ge=16, le=65536, alias="RAG_MAX_TOKENS_ANSWERER")
 
     # --- complexity fast path -----------------------------------------------------------------
     #: Comma-separated extra marker sets added to the reference's fast-path lists (opt-in; see
@@ -106,6 +118,10 @@ class RagSettings(BaseSettings):
         # A key, or an endpoint of its own (a local vLLM / Ollama server needs no key).
         return is_really_set(self.openai_api_key) or is_really_set(self.openai_base_url)
 
+    def max_tokens_settings(self) -> dict[str, Optional[int]]:
+        """Role -> the configured reply cap (None: the role's default)."""
+        return {role: getattr(self, f"max_tokens_{role}") for role in MAX_TOKENS_ROLES}
+
     def provider_label(self) -> str:
         if self.models_configured():
             return f"openai-compatible:{self.fast_model}/{self.grade_model}"
@@ -143,7 +159,8 @@ def load_settings(**overrides) -> RagSettings:
 
 #: The model settings of the Settings page: locked together by `RAG_LOCK_MODEL_SETTINGS=1`.
 MODEL_FIELDS = ("model_provider", "openai_api_key", "openai_base_url", "fast_model", "grade_model",
-                "structured_output_method", "model_timeout_seconds", "model_max_retries")
+                "structured_output_method", "model_timeout_seconds", "model_max_retries", "model_concurrency",
+                "max_tokens_planner", "max_tokens_grader", "max_tokens_rewriter", "max_tokens_answerer")
 #: Each key of the environment and the endpoint it belongs to.
 KEY_ENDPOINTS = (("openai_api_key", "openai_base_url"), ("rerank_api_key", "rerank_host"))
 LOCK_ENV = "RAG_LOCK_MODEL_SETTINGS"

@@ -33,7 +33,9 @@ def pytest_collection_modifyitems(config, items):
                 text = open(path, encoding="utf-8").read()
             except OSError:
                 text = ""
-            if "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
+            if "real_model_base_url" in text or "/real_model/" in path.replace("\\", "/"):
+                seen[path] = "real_model"  # its own lane: a real model on loopback (never in `fast`)
+            elif "chromium_page(" in text or item.fspath.basename.startswith("test_browser"):
                 seen[path] = "browser"
             elif any(hint in text for hint in _SERVER_HINTS):
                 seen[path] = "server"

@@ -201,7 +201,8 @@ def test_refusal_is_invalid_output(fake_openai, make_settings, method):
     with pytest.raises(ModelCallError) as err:
         build_openai_roles(make_settings(structured_output_method=method)).planner.invoke({"question": "q"})
     assert err.value.kind == "invalid_output"
-    assert "refused" in str(err.value)
+    if method != "function_calling":  # a streamed tool-call reply carries no refusal field (langchain drops it)
+        assert "refused" in str(err.value)
 
 
 def test_empty_reply_is_invalid_output(fake_openai, make_settings):

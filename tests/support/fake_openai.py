@@ -34,11 +34,13 @@ from typing import Any, Callable, Iterator, Optional, Union
 
 __all__ = [
     "FakeOpenAI", "RecordedRequest", "Respond", "Malformed", "Refuse", "HttpError", "Delay", "Behaviour",
-    "running_fake_openai", "closed_port_url",
+    "Truncated", "SlowStream", "running_fake_openai", "closed_port_url",
 ]
 
 #: The root title of a JSON schema written into the prompt with "title" first (as rag's json_mode does).
 _TITLE_RE = re.compile(r'\{\s*"title"\s*:\s*"([A-Za-z_][A-Za-z0-9_]*)"')
+#: How rag's json_mode prompt names the object it asks for ("your answer as a ComplexityResult object").
+_ANSWER_AS_RE = re.compile(r"answer as an? ([A-Za-z_][A-Za-z0-9_]*) object")
 
 
 @dataclass
@@ -71,6 +73,16 @@ class RecordedRequest:
         if self.body.get("tools"):
             return "function_calling"
         return "plain"
+
+    @property
+    def stream(self) -> bool:
+        return bool(self.body.get("stream"))
+
+    @property
+    def max_tokens(self) -> Optional[int]:
+        """The reply cap the client sent (`max_tokens`, or OpenAI's newer `max_completion_tokens`)."""
+        value = self.body.get("max_tokens", self.body.get("max_completion_tokens"))
+        return int(value) if value is not None else None
 
     @property
     def strict(self) -> Optional[bool]:
@@ -118,7 +130,7 @@ class RecordedRequest:
             return rf.get("json_schema", {}).get("name")
         if self.tool_name:
             return self.tool_name
-        match = _TITLE_RE.search(self.text)
+        match = _ANSWER_AS_RE.search(self.text) or _TITLE_RE.search(self.text)
         return match.group(1) if match else None
 
 
@@ -192,10 +204,13 @@ class HttpError:
     type: str = "invalid_request_error"
     code: Optional[str] = None
     param: Optional[str] = None
+    headers: Optional[dict] = None
+    """Extra response headers (e.g. `{"Retry-After": "1"}` on a 429)."""
 
-    def __call__(self, req: RecordedRequest) -> tuple[int, Any]:
+    def __call__(self, req: RecordedRequest) -> tuple:
         text = self.message.replace("{model}", str(req.model)).replace("{key}", req._bearer or "")
-        return self.status, {"error": {"message": text, "type": self.type, "param": self.param, "code": self.code}}
+        body = {"error": {"message": text, "type": self.type, "param": self.param, "code": self.code}}
+        return (self.status, body, self.headers) if self.headers else (self.status, body)
 
     @classmethod
     def unauthorized(cls, echo_key: bool = True) -> "HttpError":
@@ -212,8 +227,17 @@ class HttpError:
                    code="model_not_found")
 
     @classmethod
-    def rate_limited(cls) -> "HttpError":
-        return cls(429, "Rate limit reached. Please try again later.", type="requests", code="rate_limit_exceeded")
+    def rate_limited(cls, retry_after: Optional[float] = None) -> "HttpError":
+        headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else None
+        return cls(429, "Rate limit reached. Please try again later.", type="requests", code="rate_limit_exceeded",
+                   headers=headers)
+
+    @classmethod
+    def llama_cpp_json_schema(cls) -> "HttpError":
+        """What llama-cpp-python's server answers to `response_format: json_schema`: a 500 from its request
+        validation, not a 400."""
+        return cls(500, "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should "
+                        "be 'text' or 'json_object'\", 'input': 'json_schema'}]", type="internal_server_error")
 
     @classmethod
     def server_error(cls) -> "HttpError":
@@ -236,6 +260,43 @@ class HttpError:
 
 
 @dataclass
+class Truncated:
+    """A reply cut at the token cap: `finish_reason: "length"` and the first `chars` characters of `obj`'s
+    JSON (so it does not parse), as a server does when `max_tokens` ends the reply. `obj` may be a callable
+    (request) -> dict."""
+
+    obj: Union[dict, Callable[[RecordedRequest], dict]]
+    chars: int = 12
+
+    def __call__(self, req: RecordedRequest) -> tuple[int, Any]:
+        obj = self.obj(req) if callable(self.obj) else self.obj
+        reply = _answer_with_text(req, json.dumps(obj, ensure_ascii=False)[: self.chars])
+        reply["choices"][0]["finish_reason"] = "length"
+        return 200, reply
+
+
+@dataclass
+class SlowStream:
+    """A streamed reply of `pieces` of text (content, or tool arguments for function_calling), one every
+    `interval` seconds; `pieces=None` streams a JSON string that never ends (a runaway model). The server notes when the
+    client closed the stream early (`FakeOpenAI.closed_early`). A request without `stream` gets the whole
+    text at the end, after the same wait."""
+
+    pieces: Optional[list[str]] = None
+    interval: float = 0.05
+    finish_reason: str = "stop"
+
+    def __call__(self, req: RecordedRequest) -> tuple[int, Any]:
+        return 200, _SlowSSE(self, req)
+
+
+@dataclass
+class _SlowSSE:
+    spec: SlowStream
+    req: RecordedRequest
+
+
+@dataclass
 class Delay:
     """Wait `seconds` (cut short when the server stops), then answer with `then`."""
 
@@ -243,7 +304,62 @@ class Delay:
     then: "Behaviour"
 
 
-Behaviour = Union[Respond, Malformed, Refuse, HttpError, Delay, Callable[[RecordedRequest], tuple]]
+Behaviour = Union[Respond, Malformed, Refuse, HttpError, Delay, Truncated, SlowStream,
+                  Callable[[RecordedRequest], tuple]]
+
+
+# --------------------------------------------------------------------------------------------------
+# Server-sent events: what a `stream: true` request gets
+# --------------------------------------------------------------------------------------------------
+
+
+def _pieces(text: str, size: int = 7) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _chunk(req: RecordedRequest, cid: str, delta: dict, finish_reason: Optional[str] = None) -> dict:
+    return {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": req.model or "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]}
+
+
+def _delta_for(req: RecordedRequest, text: str, first: bool, call_id: str) -> dict:
+    """One piece of text where the method expects it: tool-call argument deltas for function_calling."""
+    if req.method == "function_calling":
+        call: dict = {"index": 0, "function": {"arguments": text}}
+        if first:
+            call.update(id=call_id, type="function")
+            call["function"]["name"] = req.tool_name or "unknown"
+        return {"role": "assistant", "content": None, "tool_calls": [call]} if first else {"tool_calls": [call]}
+    return {"role": "assistant", "content": text} if first else {"content": text}
+
+
+def completion_as_events(req: RecordedRequest, completion: dict) -> list[dict]:
+    """A whole `chat.completion` as the chunks a streaming server sends for it (text in small pieces,
+    then the finish reason, then the usage when the client asked for it)."""
+    cid = completion["id"]
+    choice = completion["choices"][0]
+    message = choice["message"]
+    events: list[dict] = []
+    if message.get("refusal"):
+        events.append(_chunk(req, cid, {"role": "assistant", "content": None, "refusal": message["refusal"]}))
+    elif message.get("tool_calls"):
+        call = message["tool_calls"][0]
+        for i, piece in enumerate(_pieces(call["function"]["arguments"])):
+            delta = {"index": 0, "function": {"arguments": piece}}
+            if i == 0:
+                delta.update(id=call["id"], type="function")
+                delta["function"]["name"] = call["function"]["name"]
+            events.append(_chunk(req, cid, {"tool_calls": [delta]} if i else
+                                 {"role": "assistant", "content": None, "tool_calls": [delta]}))
+    else:
+        for i, piece in enumerate(_pieces(message.get("content") or "")):
+            events.append(_chunk(req, cid, {"role": "assistant", "content": piece} if i == 0 else {"content": piece}))
+    events.append(_chunk(req, cid, {}, choice["finish_reason"]))
+    if (req.body.get("stream_options") or {}).get("include_usage"):
+        events.append({"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
+                       "model": req.model or "fake-model", "choices": [], "usage": completion.get("usage")})
+    return events
 
 
 @dataclass
@@ -289,6 +405,8 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._received = threading.Condition(self._lock)
         self.requests: list[RecordedRequest] = []
+        #: Streamed replies the client closed before their end (Stop, a budget, a cap).
+        self.closed_early = 0
         self._server: Optional[_Server] = None
         self._thread: Optional[threading.Thread] = None
 
@@ -324,6 +442,7 @@ class FakeOpenAI:
         with self._lock:
             self._rules.clear()
             self.requests.clear()
+            self.closed_early = 0
 
     # ---- inspection ------------------------------------------------------------------------------
     def wait_for_requests(self, count: int = 1, timeout: float = 30.0) -> bool:
@@ -379,19 +498,75 @@ class FakeOpenAI:
                 bearer = auth[7:] if auth.lower().startswith("bearer ") else auth
                 req = RecordedRequest(path=self.path, body=body, has_auth=bool(auth), received_at=time.monotonic(),
                                       _bearer=bearer)
-                status, payload = fake._answer(req)
-                self._send(status, payload)
+                answer = fake._answer(req)
+                status, payload = answer[0], answer[1]
+                headers = answer[2] if len(answer) > 2 else None
+                if isinstance(payload, _SlowSSE):
+                    self._slow(payload)
+                elif status == 200 and req.stream and isinstance(payload, dict) and "choices" in payload:
+                    self._events(completion_as_events(req, payload))
+                else:
+                    self._send(status, payload, headers)
 
-            def _send(self, status: int, payload: Any) -> None:
+            def _send(self, status: int, payload: Any, headers: Optional[dict] = None) -> None:
                 data = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except OSError:
                     pass  # the client gave up (timeout): nothing to answer
+
+            def _start_events(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+
+            def _event(self, data: str) -> None:
+                self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.flush()
+
+            def _events(self, events: list[dict]) -> None:
+                try:
+                    self._start_events()
+                    for event in events:
+                        self._event(json.dumps(event, ensure_ascii=False))
+                    self._event("[DONE]")
+                except OSError:
+                    pass
+
+            def _slow(self, sse: "_SlowSSE") -> None:
+                spec, req = sse.spec, sse.req
+                # a runaway: an object whose one string never ends (valid partial JSON, as a constrained model writes)
+                pieces = iter(spec.pieces) if spec.pieces is not None else \
+                    itertools.chain(['{"complexity_reason": "'], itertools.repeat("x "))
+                if not req.stream:  # the whole reply after the same wait (finite pieces only)
+                    text = "".join(spec.pieces or [])
+                    if fake._stopping.wait(spec.interval * len(spec.pieces or [])):
+                        return
+                    reply = _answer_with_text(req, text)
+                    reply["choices"][0]["finish_reason"] = spec.finish_reason
+                    self._send(200, reply)
+                    return
+                cid = f"chatcmpl-fake-{next(_ids)}"
+                try:
+                    self._start_events()
+                    for i, piece in enumerate(pieces):
+                        if fake._stopping.wait(spec.interval):
+                            return
+                        self._event(json.dumps(_chunk(req, cid, _delta_for(req, piece, i == 0, f"call_{cid}"))))
+                    self._event(json.dumps(_chunk(req, cid, {}, spec.finish_reason)))
+                    self._event("[DONE]")
+                except OSError:
+                    with fake._lock:
+                        fake.closed_early += 1
 
         self._server = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -414,7 +589,7 @@ class FakeOpenAI:
         self.stop()
 
     # ---- dispatch --------------------------------------------------------------------------------
-    def _answer(self, req: RecordedRequest) -> tuple[int, Any]:
+    def _answer(self, req: RecordedRequest) -> tuple:
         with self._lock:
             self.requests.append(req)
             self._received.notify_all()
