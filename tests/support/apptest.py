@@ -128,16 +128,18 @@ def press(at, action: str, *, wait: bool = True):
     return at
 
 
-def live_job(at):
-    """The session's running job, or None."""
+def live_job(at, *, ended: bool = False):
+    """The session's running job, or None; `ended`: also one that ended and the page has not drawn yet."""
     session = at.session_state["debug_session"] if "debug_session" in at.session_state else None
     live = getattr(session, "live", None)
-    return live.job if live is not None and live.running else None
+    if live is None or live.job is None:
+        return None
+    return live.job if ended or live.running else None
 
 
 def finish_live_step(at, timeout: float = 120.0):
     """Wait for the step running off the page, then draw the page (its end, the new position)."""
-    job = live_job(at)
+    job = live_job(at, ended=True)
     if job is not None:
         if not job.join(timeout):
             raise AssertionError(f"the live step did not end within {timeout} s")
