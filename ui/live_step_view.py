@@ -21,7 +21,7 @@ from ui.panels.controls import controls_html, take_action
 from ui.panels.inspector import render_running_inspector
 from ui.panels.live_call import ended_note_html, live_html
 from ui.question_row import QUESTION_KEY
-from ui.streamlit_state import flash, get_session, guarded, guarded_page
+from ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page
 
 POLL_S = 0.4
 """How often the page asks the running job for its calls: a token stream reads as live at this pace,
@@ -72,7 +72,14 @@ def _live_workbench() -> None:
     job = session.live.job
     if job is None or job.state != "running":
         st.rerun(scope="app")  # it ended: the whole page draws the new position (and the sidebar badge)
-    render_running_inspector(live_html(job.view()), running_controls(session))
+    render_running_inspector(live_html(job.view()) + _refused_note(), running_controls(session))
+
+
+def _refused_note() -> str:
+    """A click refused while the step runs (a demo, a new question) says why at once, not after the step:
+    the flash message is drawn by the workbench once the step has ended, and kept until then."""
+    item = st.session_state.get(FLASH_KEY)
+    return ended_note_html(str(item[1])) if isinstance(item, tuple) and len(item) == 2 else ""
 
 
 def running_controls(session: Any, box: Optional[str] = None) -> str:

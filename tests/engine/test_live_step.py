@@ -120,6 +120,9 @@ def test_a_second_step_while_one_runs_is_refused(session, fake):
         session.step()
     with pytest.raises(UserInputError, match="still running"):
         session.restart()
+    with pytest.raises(UserInputError, match="still running"):
+        session.start("What is the capital of Australia?")  # a demo or a new question
+    assert session.question == QUESTION
     fake.hold.set()
     assert job.join(20)
     assert len(session.current.stepper.steps) == 1  # one click, one step

@@ -9,7 +9,7 @@ from rag.settings import RagSettings
 from rag.workbench.session import DebugSession
 from tests.support.apptest import controls_shown, finish_live_step, inspector_html, inspector_text, live_job, press
 from tests.support.live_fake_model import StreamingFake
-from ui.streamlit_state import SESSION_KEY
+from ui.streamlit_state import FLASH_KEY, SESSION_KEY
 
 QUESTION = "丹瑾和青棠分别使用什么武器？"
 
@@ -83,3 +83,21 @@ def test_the_offline_rules_step_on_the_page(app_test):
     press(at, "step", wait=False)
     assert live_job(at) is None  # nothing runs off the page: the step is done when the page is drawn
     assert "1 steps · paused before" in inspector_text(at)
+
+
+
+def test_a_click_refused_while_a_step_runs_says_why_at_once(app_test):
+    """A demo or a new question refused meanwhile (rag/workbench/live_step.py `refuse_if_busy`) says so
+    in the live view, not only once the step has ended."""
+    fake = StreamingFake()
+    fake.hold.clear()
+    at, session = open_debugger(app_test, fake)
+    press(at, "step", wait=False)
+    assert fake.started.wait(20)
+    at.session_state[FLASH_KEY] = ("warning", "a step is still running: wait for it or press Stop")  # what on_demo flashes
+    at.run()
+    assert "a step is still running: wait for it or press Stop" in inspector_text(at)
+    fake.hold.set()
+    finish_live_step(at)
+    assert "1 steps · paused before" in inspector_text(at)
+    assert any("a step is still running" in w.body for w in at.warning)  # drawn once more, then gone
