@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 import uuid
 from typing import Any, Callable, Iterable, Optional
@@ -137,6 +138,10 @@ class GraphStepper:
         self._started = False
         self._head: Any = None
         self._head_thread: Optional[str] = None
+        self._moves = 0
+        """Odd while a superstep runs. A page may read the head from another thread while a step runs in a
+        worker (rag/workbench/live_step.py): what it reads then is never kept as the head."""
+        self._head_lock = threading.Lock()
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
         # What LangGraph streams equals what `get_state` reads back only when the state is a
@@ -163,23 +168,32 @@ class GraphStepper:
         kwargs: dict[str, Any] = {"interrupt_before": "*", "stream_mode": ["checkpoints", "tasks"]}
         if self.context is not None:
             kwargs["context"] = self.context
-        self._head = None  # the thread moves on: the cached head snapshot is stale
+        self._moved(running=True)  # the thread moves on: the cached head snapshot is stale
         checkpoints: list[dict] = []
         results: list[dict] = []
         t0 = time.perf_counter()
         self._task_times: dict[str, list[Optional[float]]] = {}
-        for mode, payload in self.graph.stream(inp, self.config, **kwargs):
-            if mode == "checkpoints":
-                checkpoints.append(payload)
-                continue
-            at = round((time.perf_counter() - t0) * 1000.0, 3)  # when the stream reported it
-            times = self._task_times.setdefault(str(payload.get("id")), [None, None])
-            if "result" in payload:  # a task's end (its start event carries "input")
-                results.append(payload)
-                times[1] = at
-            else:
-                times[0] = at
+        try:
+            for mode, payload in self.graph.stream(inp, self.config, **kwargs):
+                if mode == "checkpoints":
+                    checkpoints.append(payload)
+                    continue
+                at = round((time.perf_counter() - t0) * 1000.0, 3)  # when the stream reported it
+                times = self._task_times.setdefault(str(payload.get("id")), [None, None])
+                if "result" in payload:  # a task's end (its start event carries "input")
+                    results.append(payload)
+                    times[1] = at
+                else:
+                    times[0] = at
+        finally:
+            self._moved(running=False)  # a head read by another thread meanwhile is dropped
         return checkpoints, results
+
+    def _moved(self, *, running: bool) -> None:
+        with self._head_lock:
+            if (self._moves % 2 == 1) != running:
+                self._moves += 1
+            self._head = None
 
     def _stored(self, value: Any) -> Any:
         """`value` as the checkpointer gives it back (e.g. tuples come back as lists), so the
@@ -251,10 +265,14 @@ class GraphStepper:
         usually comes from the stream (`_streamed_head`) and is never read back."""
         if config is not None:
             return self.graph.get_state(config)
-        if self._head is None or self._head_thread != self.thread_id:
-            self._head = self.graph.get_state(self.config)
-            self._head_thread = self.thread_id
-        return self._head
+        head, thread = self._head, self._head_thread
+        if head is None or thread != self.thread_id:
+            moves, thread = self._moves, self.thread_id
+            head = self.graph.get_state(self.config)
+            with self._head_lock:
+                if moves == self._moves and moves % 2 == 0:  # no step ran or runs meanwhile
+                    self._head, self._head_thread = head, thread
+        return head
 
     def _next_thread(self) -> None:
         self._generation += 1

@@ -182,3 +182,18 @@ def test_cancelled_is_not_degraded_by_a_node():
 
     with pytest.raises(CallCancelled):
         nodes.classify_complexity({"question": QUESTION}, Runtime())  # type: ignore[arg-type]
+
+
+def test_a_page_reading_the_run_while_a_step_runs_does_not_keep_the_old_position(session, fake):
+    """Another page (Trace explorer) reads the session while the worker steps it: the head it reads then
+    is the one before the step and must not be kept as the position after it."""
+    stepper = session.current.stepper
+    stepper._streamable = False  # the head after the step is then read back, not taken from the stream
+    fake.hold.clear()
+    job = session.start_live("step")
+    assert fake.started.wait(10)
+    assert stepper.next_nodes == ("classify_complexity",)  # read meanwhile, from this thread
+    fake.hold.set()
+    assert job.join(20) and job.state == "done"
+    assert stepper.next_nodes == ("prepare_sub_questions",)
+    assert stepper.steps[0].values_after.get("complexity") == "complex"
