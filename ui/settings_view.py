@@ -10,8 +10,10 @@ from pydantic import SecretStr, ValidationError
 
 from rag.i18n import N_, _
 from rag.i18n.formatting import duration_ms
+from rag.models.call_limits import DEFAULT_MAX_TOKENS
 from rag.redaction import redact_url
 from rag.settings import (
+    MAX_TOKENS_ROLES,
     endpoint_problem,
     is_really_set,
     model_settings_locked,
@@ -60,35 +62,48 @@ def _apply(changes: dict) -> bool:
     return True
 
 
-def _save_model() -> None:
+def _typed_model_changes() -> tuple[dict, str]:
+    """The model settings as typed in the form (submitted or not yet saved), and why they cannot be used
+    ("" when they can). The key field is emptied: a typed key is never kept in a widget."""
     s = st.session_state
-    if model_settings_locked():  # the form is read-only; a forged submit changes nothing either
-        s["set_api_key"] = ""
-        flash("warning", _("The model settings are locked on this server (RAG_LOCK_MODEL_SETTINGS)."))
-        return
-    base_url = s["set_base_url"].strip() or None
+    base_url = (s.get("set_base_url") or "").strip() or None
     current = current_settings().openai_base_url
     if base_url and base_url == redact_url(current):
         base_url = current  # the field shows the URL without its credentials: unchanged means keep them
+    key = s.get("set_api_key", "")
+    s["set_api_key"] = ""
     problem = endpoint_problem(base_url) if base_url != current else None
     if problem:
-        s["set_api_key"] = ""
-        flash("error", _("Not saved: {problem}.").format(problem=problem))
-        return
+        return {}, problem
     changes = {
-        "model_provider": s["set_provider"],
+        "model_provider": s.get("set_provider", "auto"),
         "openai_base_url": base_url,
-        "fast_model": s["set_fast_model"].strip() or "gpt-4o-mini",
-        "grade_model": s["set_grade_model"].strip() or "gpt-4o-mini",
-        "structured_output_method": s["set_method"],
-        "model_timeout_seconds": float(s["set_timeout"]),
-        "model_max_retries": int(s["set_retries"]),
+        "fast_model": (s.get("set_fast_model") or "").strip() or "gpt-4o-mini",
+        "grade_model": (s.get("set_grade_model") or "").strip() or "gpt-4o-mini",
+        "structured_output_method": s.get("set_method", "json_schema"),
+        "model_timeout_seconds": float(s.get("set_timeout", 30.0)),
+        "model_max_retries": int(s.get("set_retries", 2)),
+        "model_concurrency": int(s["set_concurrency"]) if s.get("set_concurrency") else None,
     }
-    key = s.get("set_api_key", "")
+    for role in MAX_TOKENS_ROLES:
+        value = s.get(f"set_max_tokens_{role}")
+        changes[f"max_tokens_{role}"] = int(value) if value and int(value) != DEFAULT_MAX_TOKENS[role] else None
     if key:
         changes["openai_api_key"] = SecretStr(key)
-    s["set_api_key"] = ""  # never keep the typed key in a widget
+    return changes, ""
+
+
+def _save_model() -> None:
+    if model_settings_locked():  # the form is read-only; a forged submit changes nothing either
+        st.session_state["set_api_key"] = ""
+        flash("warning", _("The model settings are locked on this server (RAG_LOCK_MODEL_SETTINGS)."))
+        return
+    changes, problem = _typed_model_changes()
+    if problem:
+        flash("error", _("Not saved: {problem}.").format(problem=problem))
+        return
     if _apply(changes):
+        st.session_state.pop("tested_changes", None)
         flash("success", _("Model settings saved for this browser session. New runs use them."))
 
 
@@ -112,18 +127,50 @@ def _save_retrieval() -> None:
 
 
 def _test_connection() -> None:
+    """Test what is typed in the form, saved or not: the page's settings with the typed ones over them,
+    under the same rules as a save (the server's key goes only to the server's endpoint; locked settings
+    are the server's)."""
     try:
         from rag.models.connection import test_connection
     except ImportError:
         flash("warning", _("The connection test is not available in this build."))
         return
-    settings = current_settings()
-    if not is_really_set(settings.openai_api_key) and not settings.openai_base_url:
-        flash("warning", _("Set a base URL and an API key first."))
+    if model_settings_locked():
+        st.session_state["set_api_key"] = ""
+        changes: dict = {}
+    else:
+        changes, problem = _typed_model_changes()
+        if problem:
+            flash("error", _("Not tested: {problem}.").format(problem=problem))
+            return
+    try:
+        settings = session_settings({**settings_overrides(), **changes})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flash("error", _("Not tested: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
+                                                                  problem=err["msg"]))
+        return
+    if not is_really_set(settings.openai_api_key) and not is_really_set(settings.openai_base_url):
+        flash("warning", _("Type a base URL (and an API key if the endpoint needs one) first."))
         return
     with st.spinner(_("Sending one structured call…")):
         report = test_connection(settings)
-    st.session_state["connection_report"] = report.model_dump()
+    st.session_state["connection_report"] = report.model_dump() | {"switch_method": report.switch_method}
+    st.session_state["tested_changes"] = changes  # "Save the tested settings" saves exactly these
+
+
+def _use_method(method: str) -> None:
+    if model_settings_locked():
+        return
+    changes = dict(st.session_state.get("tested_changes") or {})
+    changes["structured_output_method"] = method
+    if _apply(changes):
+        st.session_state["set_method"] = method
+        st.session_state.pop("tested_changes", None)
+        report = st.session_state.get("connection_report") or {}
+        report["switch_method"] = None
+        flash("success", _("This session now uses {method} (and the settings tested). To make it the server's "
+                           "default, set RAG_STRUCTURED_OUTPUT_METHOD={method} in its environment.").format(method=method))
 
 
 def render_page() -> None:
@@ -165,22 +212,14 @@ def render_page() -> None:
                         value=float(settings.model_timeout_seconds), disabled=locked)
         c3.number_input(_("Retries"), key="set_retries", min_value=0, max_value=10,
                         value=int(settings.model_max_retries), disabled=locked)
-        st.form_submit_button(_("Save model settings"), on_click=_save_model, type="primary", disabled=locked)
-    c1, c2 = st.columns(2)
-    c1.button(_("Test connection"), key="test_connection", on_click=_test_connection)
-    c2.button(_("Forget API key"), key="forget_key", on_click=_forget_key,
+        _render_bounds(settings, locked)
+        c1, c2 = st.columns(2)
+        c1.form_submit_button(_("Save model settings"), on_click=_save_model, type="primary", disabled=locked)
+        c2.form_submit_button(_("Test connection"), key="test_connection", on_click=_test_connection,
+                              help=_("Tests what is typed above, saved or not"))
+    st.button(_("Forget API key"), key="forget_key", on_click=_forget_key,
               disabled=locked or not is_really_set(settings.openai_api_key))
-    report = st.session_state.get("connection_report")
-    if report:
-        if report.get("ok"):
-            latency = report.get("latency_ms")
-            st.success(_("Connected in {duration} with method `{method}` (model {model}).").format(
-                duration=duration_ms(latency) if isinstance(latency, (int, float)) else "?",
-                method=report.get("method"), model=report.get("model")))
-        else:
-            st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
-            if report.get("suggestion"):
-                st.info(report["suggestion"])
+    _render_report(locked)
 
     with st.form("retrieval_form"):
         st.subheader(_("Knowledge base and retrieval"))
@@ -202,6 +241,47 @@ def render_page() -> None:
     render_telemetry()
     with st.expander(_("All effective settings (secrets hidden)")):
         st.json(settings.public_dict())
+
+
+def _render_bounds(settings, locked: bool) -> None:
+    """Each role's reply cap and the calls in flight per endpoint (docs/models.md says why the defaults)."""
+    from rag.models.call_limits import concurrency_for, max_tokens_for
+
+    st.caption(_("Bounds of every call: the timeout is one role call's whole budget, retries included; a reply "
+                 "cut at its token cap is retried once with twice the cap."))
+    caps = settings.max_tokens_settings()
+    cols = st.columns(len(MAX_TOKENS_ROLES) + 1)
+    for col, role in zip(cols, MAX_TOKENS_ROLES, strict=False):
+        col.number_input(_("Max tokens: {role}").format(role=role), key=f"set_max_tokens_{role}", min_value=16,
+                         max_value=65536, step=64, value=max_tokens_for(role, caps), disabled=locked,
+                         help=_("RAG_MAX_TOKENS_{ROLE}; default {default}").format(ROLE=role.upper(),
+                                                                                  default=DEFAULT_MAX_TOKENS[role]))
+    cols[-1].number_input(_("Parallel calls"), key="set_concurrency", min_value=1, max_value=64,
+                          value=concurrency_for(settings.openai_base_url, settings.model_concurrency), disabled=locked,
+                          help=_("RAG_MODEL_CONCURRENCY; default 4 for a cloud endpoint, 1 for a server on this "
+                                 "machine (it answers one request at a time)"))
+
+
+def _render_report(locked: bool) -> None:
+    report = st.session_state.get("connection_report")
+    if not report:
+        return
+    if report.get("ok"):
+        latency = report.get("latency_ms")
+        st.success(_("Connected in {duration} with method `{method}` (model {model}).").format(
+            duration=duration_ms(latency) if isinstance(latency, (int, float)) else "?",
+            method=report.get("method"), model=report.get("model")))
+    else:
+        st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
+    failed = [a for a in report.get("attempts") or [] if not a.get("ok")]
+    if failed and report.get("ok"):
+        st.caption("; ".join(f"{as_text(a.get('method'))}: {as_text(a.get('message'))}" for a in failed))
+    if report.get("suggestion"):
+        st.info(report["suggestion"])
+    method = report.get("switch_method")
+    if method and not locked:
+        st.button(_("Use {method} for this session").format(method=method), key="use_tested_method",
+                  on_click=_use_method, args=(method,), type="primary")
 
 
 def _save_person() -> None:

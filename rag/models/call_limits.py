@@ -140,5 +140,6 @@ def grown_cap(cap: int) -> int:
 
 __all__ = [
     "DEFAULT_MAX_TOKENS", "TRUNCATION_GROWTH", "CLOUD_CONCURRENCY", "LOOPBACK_CONCURRENCY", "TRANSIENT_KINDS",
-    "max_tokens_for", "is_loopback", "is_transient", "concurrency_for", "retry_after_seconds", "retry_delay", "grown_cap", "role_key",
+    "max_tokens_for", "is_loopback", "is_transient", "concurrency_for", "retry_after_seconds", "retry_delay",
+    "grown_cap", "role_key",
 ]

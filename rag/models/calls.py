@@ -52,9 +52,12 @@ def _output_of(raw: Any) -> Optional[str]:
 
 def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
                       error_kind: Optional[str] = None, method: Optional[str] = None,
-                      prompt: Optional[str] = None) -> None:
+                      prompt: Optional[str] = None, chunks: Optional[int] = None,
+                      max_tokens: Optional[int] = None) -> None:
     """`started` is `time.perf_counter()` at the call's start; a no-op without a sink. The prompt and
-    the output travel unredacted: every consumer that shows or sends them redacts them itself."""
+    the output travel unredacted: every consumer that shows or sends them redacts them itself. `chunks` is
+    how many streamed chunks carried text (a token each on local servers, whose streams may report no
+    usage) and `max_tokens` the cap the call was sent with."""
     sink = _SINK.get()
     if sink is None:
         return
@@ -64,7 +67,7 @@ def record_model_call(role: str, model: str, started: float, *, raw: Any = None,
               "elapsed_ms": round((time.perf_counter() - started) * 1000.0, 3),
               "tokens_in": tokens_in, "tokens_out": tokens_out, "ok": error_kind is None, "error_kind": error_kind,
               "method": method, "prompt": prompt, "output": _output_of(raw), "task_id": _task_id(),
-              "wall_end_ns": time.time_ns()})
+              "wall_end_ns": time.time_ns(), "chunks": chunks, "max_tokens": max_tokens})
     except Exception:  # noqa: BLE001 - a broken observer must not fail the model call
         pass
 

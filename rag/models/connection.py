@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field
 
 from rag.errors import ModelCallError
 from rag.i18n import N_, _
+from rag.models.call_limits import is_transient
 from rag.models.openai_compat import METHODS, ClientPool, public_url
 from rag.schemas import ComplexityResult
-from rag.settings import RagSettings, endpoint_problem, is_really_set
+from rag.settings import RagSettings, endpoint_key, endpoint_problem, is_really_set
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,8 @@ PING_PROMPT = (
 )
 
 #: Failures that another structured-output method may fix; any other failure ends the test at once.
-_METHOD_FAILURES = frozenset({"unsupported_method", "invalid_output"})
+_METHOD_FAILURES = frozenset({"unsupported_method", "invalid_output", "truncated"})
+_TRANSIENT_PAUSE_S = 0.5
 
 #: English (catalogue ids), translated when a report is built (the report is the session's own).
 _SUGGESTIONS = {
@@ -45,6 +47,8 @@ _SUGGESTIONS = {
                               "or JSON mode."),
     "invalid_output": N_("The model answered, but not with valid structured output with any method tried: use a "
                           "model that follows JSON schemas or tool calls."),
+    "truncated": N_("The model's reply ran past its token cap with every method tried: raise RAG_MAX_TOKENS_PLANNER, "
+                    "or use a model that follows JSON schemas or tool calls."),
 }
 
 
@@ -57,6 +61,8 @@ class MethodAttempt(BaseModel):
     error_kind: Optional[str] = None
     status: Optional[int] = None
     message: str = ""
+    retried: bool = False
+    """A transient failure (429, 5xx, a dropped connection) was retried once before this result."""
 
 
 class ConnectionReport(BaseModel):
@@ -73,6 +79,14 @@ class ConnectionReport(BaseModel):
     message: str
     suggestion: str = ""
     attempts: list[MethodAttempt] = Field(default_factory=list)
+    server_detail: bool = False
+    """Messages carry what the server said: only for the server's own configured endpoint, never for a
+    URL typed in a browser (whatever answers there could be an internal service)."""
+
+    @property
+    def switch_method(self) -> Optional[str]:
+        """The working method when it is not the configured one: what "Use … for this session" sets."""
+        return self.method if self.ok and self.method and self.method != self.configured_method else None
 
 
 _WHAT_HAPPENED = {
@@ -83,20 +97,26 @@ _WHAT_HAPPENED = {
     "not_found": N_("the endpoint does not know this model or path"),
     "unsupported_method": N_("the endpoint does not accept this structured-output method"),
     "invalid_output": N_("the reply was not a valid structured answer"),
+    "truncated": N_("the reply was cut off at its token cap"),
     "http_error": N_("the endpoint answered with an error"),
 }
 
 
-def safe_message(exc: ModelCallError, method: str, model: str) -> str:
-    """What a failed test call did, in words the page may show: the kind, the HTTP status and the method,
-    never what the endpoint said. Whatever answers at a URL typed in a browser could be an internal
-    service, and its reply must not reach the page (the full error goes to the server log only)."""
+def safe_message(exc: ModelCallError, method: str, model: str, *, server_detail: bool = False) -> str:
+    """What a failed test call did, in words the page may show: the kind, the HTTP status and the method.
+    What the endpoint itself said is added only for the server's own configured endpoint (`server_detail`):
+    whatever answers at a URL typed in a browser could be an internal service, and its reply must not
+    reach the page (the full error goes to the server log only). The error is key-free already."""
     what = _(_WHAT_HAPPENED.get(exc.kind, _WHAT_HAPPENED["http_error"]))
     log.info("connection test: %s", exc)  # the whole (key-free) error, for the operator
     if exc.status is not None:
-        return _("{what} (model {model}, HTTP {status}, method {method})").format(
+        text = _("{what} (model {model}, HTTP {status}, method {method})").format(
             what=what, model=model, status=exc.status, method=method)
-    return _("{what} (model {model}, method {method})").format(what=what, model=model, method=method)
+    else:
+        text = _("{what} (model {model}, method {method})").format(what=what, model=model, method=method)
+    if server_detail:
+        text += _("; the server said: {detail}").format(detail=str(exc))
+    return text
 
 
 def _methods_to_try(configured: str, methods: Optional[Iterable[str]]) -> list[str]:
@@ -111,9 +131,12 @@ def _methods_to_try(configured: str, methods: Optional[Iterable[str]]) -> list[s
 
 
 def test_connection(settings: RagSettings, *, methods: Optional[Iterable[str]] = None,
-                    model: Optional[str] = None) -> ConnectionReport:
+                    model: Optional[str] = None, server_detail: Optional[bool] = None) -> ConnectionReport:
     """One structured call to `model` (FAST_MODEL by default) with the configured method; when the
-    backend rejects that method, the other methods in turn. Retries are off so a failure shows at once."""
+    backend refuses that method (whatever the status code) or answers it with something that does not
+    parse, the other methods in turn. A transient failure is retried once; anything else ends the test.
+    `server_detail` (default: only for the environment's own endpoint) lets messages carry the server's
+    own words."""
     configured = settings.structured_output_method
     model = model or settings.fast_model
     base = dict(configured_method=configured, model=model, base_url=public_url(settings.openai_base_url))
@@ -129,20 +152,43 @@ def test_connection(settings: RagSettings, *, methods: Optional[Iterable[str]] =
         return ConnectionReport(ok=False, error_kind="not_configured", message=problem,
                                 suggestion=_(_SUGGESTIONS["connection"]), **base)
     pool = ClientPool(settings.model_copy(update={"model_max_retries": 0}))
+    detail = _is_servers_own_endpoint(settings) if server_detail is None else server_detail
     attempts: list[MethodAttempt] = []
     for method in _methods_to_try(configured, methods):
+        attempt = _try_method(pool, method, model, detail)
+        attempts.append(attempt)
+        if attempt.ok:
+            return _success(attempts, configured, base, detail)
+        if attempt.error_kind not in _METHOD_FAILURES:
+            break
+    return _failure(attempts, base, detail)
+
+
+def _is_servers_own_endpoint(settings: RagSettings) -> bool:
+    """The endpoint under test is the one the server's environment configures (its operator's, whose
+    error messages may be shown), not one a visitor typed."""
+    env = RagSettings()
+    return is_really_set(env.openai_base_url) and endpoint_key(settings.openai_base_url) == endpoint_key(env.openai_base_url)
+
+
+def _try_method(pool: ClientPool, method: str, model: str, detail: bool) -> MethodAttempt:
+    """One method, with one retry of a transient failure (a 429, a 5xx that is not a method refusal, a
+    dropped connection): one busy moment of the server must not fail the test. A timeout is not retried."""
+    retried = False
+    pool.structured(model, ComplexityResult, method)  # the client's creation (imports) is not the endpoint's latency
+    while True:
         started = time.perf_counter()
         try:
             pool.call(role="connection test", model=model, schema=ComplexityResult, method=method, prompt=PING_PROMPT)
         except ModelCallError as exc:
-            attempts.append(MethodAttempt(method=method, ok=False, latency_ms=_ms(started), error_kind=exc.kind,
-                                          status=exc.status, message=safe_message(exc, method, model)))
-            if exc.kind not in _METHOD_FAILURES:
-                break
-            continue
-        attempts.append(MethodAttempt(method=method, ok=True, latency_ms=_ms(started)))
-        return _success(attempts, configured, base)
-    return _failure(attempts, base)
+            if not retried and exc.kind != "timeout" and is_transient(exc.kind, exc.status):
+                retried = True
+                time.sleep(_TRANSIENT_PAUSE_S)
+                continue
+            return MethodAttempt(method=method, ok=False, latency_ms=_ms(started), error_kind=exc.kind,
+                                 status=exc.status, message=safe_message(exc, method, model, server_detail=detail),
+                                 retried=retried)
+        return MethodAttempt(method=method, ok=True, latency_ms=_ms(started), retried=retried)
 
 
 test_connection.__test__ = False  # type: ignore[attr-defined]  # pytest reads it: the name starts with "test_"
@@ -152,29 +198,31 @@ def _ms(started: float) -> int:
     return int(round((time.perf_counter() - started) * 1000))
 
 
-def _success(attempts: list[MethodAttempt], configured: str, base: dict) -> ConnectionReport:
+def _success(attempts: list[MethodAttempt], configured: str, base: dict, detail: bool) -> ConnectionReport:
     good = attempts[-1]
     if good.method == configured:
         return ConnectionReport(ok=True, latency_ms=good.latency_ms, method=good.method,
                                 message=_("connected: {model} answered a structured call with {method} in {latency} ms")
                                 .format(model=base["model"], method=good.method, latency=good.latency_ms),
-                                attempts=attempts, **base)
+                                attempts=attempts, server_detail=detail, **base)
     failed = ", ".join(f"{a.method} ({a.error_kind})" for a in attempts if not a.ok)
     return ConnectionReport(
         ok=True, latency_ms=good.latency_ms, method=good.method,
         message=_("connected, but the configured method {configured} does not work with this endpoint (failed: {failed}); "
                   "{method} works ({latency} ms)").format(configured=configured, failed=failed, method=good.method,
                                                           latency=good.latency_ms),
-        suggestion=_("Set RAG_STRUCTURED_OUTPUT_METHOD={method}.").format(method=good.method),
-        attempts=attempts, **base,
+        suggestion=_("Use {method} for this session below, and set RAG_STRUCTURED_OUTPUT_METHOD={method} in the "
+                     "server's environment to make it the default.").format(method=good.method),
+        attempts=attempts, server_detail=detail, **base,
     )
 
 
-def _failure(attempts: list[MethodAttempt], base: dict) -> ConnectionReport:
+def _failure(attempts: list[MethodAttempt], base: dict, detail: bool) -> ConnectionReport:
     last = attempts[-1]
     kind = last.error_kind or "http_error"
     return ConnectionReport(ok=False, latency_ms=last.latency_ms, error_kind=kind, message=last.message,
-                            suggestion=_(_SUGGESTIONS.get(kind, _SUGGESTIONS["http_error"])), attempts=attempts, **base)
+                            suggestion=_(_SUGGESTIONS.get(kind, _SUGGESTIONS["http_error"])), attempts=attempts,
+                            server_detail=detail, **base)
 
 
 __all__ = ["test_connection", "ConnectionReport", "MethodAttempt", "PING_PROMPT"]

@@ -402,7 +402,8 @@ class ClientPool:
         with self._lock:
             runnable = self._structured.get(cache_key)
             if runnable is None:
-                sequence = self._client_locked(model).with_structured_output(schema, method=method, include_raw=True)
+                wire: Any = _tool_without_length_limits(schema) if method == "function_calling" else schema
+                sequence = self._client_locked(model).with_structured_output(wire, method=method, include_raw=True)
                 runnable = sequence.first.steps__["raw"]  # type: ignore[attr-defined]  # RunnableMap(raw=llm) | parser
                 if method != "function_calling":  # streamed through the SDK's beta helper, whose first use
                     _ = self._client_locked(model).root_client.beta.chat.completions  # imports ~3 s: not in a budget
@@ -508,15 +509,16 @@ class ClientPool:
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise error from None
+        sizes = dict(chunks=reply.chunks, max_tokens=attempts.cap)
         try:
             parsed = self._parsed(reply, schema, method, ctx, attempts)
         except ModelCallError as error:
             record_model_call(role, model, started, raw=reply.message, error_kind=error.kind, method=method,
-                              prompt=prompt)
+                              prompt=prompt, **sizes)
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise
-        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt)
+        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt, **sizes)
         if observer is not None:
             _notify(observer.call_ended, call_id, True, None)
         return parsed
@@ -537,8 +539,6 @@ class ClientPool:
 
     def _parsed(self, reply: StreamedReply, schema: Optional[type[BaseModel]], method: str, ctx: dict,
                 attempts: _Attempts) -> Any:
-        s = self._settings
-        what = f"{ctx['role']} call to model {ctx['model']!r} at {public_url(s.openai_base_url)} (method {method})"
         if reply.finish_reason == "length":
             raise self._truncated_error(ctx, attempts)
         if schema is None:
@@ -550,6 +550,27 @@ class ClientPool:
             raise
         except Exception as exc:  # noqa: BLE001 - a reply that does not parse is invalid output
             raise classify_error(exc, **ctx) from None
+
+
+_LENGTH_KEYWORDS = ("maxLength", "minLength", "maxItems", "minItems")
+
+
+def _strip_lengths(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_lengths(v) for k, v in node.items() if k not in _LENGTH_KEYWORDS}
+    if isinstance(node, list):
+        return [_strip_lengths(v) for v in node]
+    return node
+
+
+def _tool_without_length_limits(schema: type[BaseModel]) -> dict:
+    """The forced tool for `schema` without its length limits (the reply is validated against the real
+    schema once it has arrived). Why: llama.cpp's server turns a tool's JSON schema into a grammar, and a
+    1,200-character `maxLength` (the rewriter's HyDE passage) unrolls into a grammar it refuses to parse;
+    llama-cpp-python's server then drops the connection and dies."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return _strip_lengths(convert_to_openai_tool(schema)["function"])
 
 
 def _notify(hook: Any, *args: Any) -> None:

@@ -39,6 +39,8 @@ class StreamedReply:
     finish_reason: Optional[str]
     text: str
     """Every text delta, concatenated (content, or the tool call's arguments)."""
+    chunks: int = 0
+    """Chunks that carried text: a token each on llama.cpp, Ollama and vLLM, whose streams may carry no usage."""
 
 
 def delta_text(chunk: Any) -> str:
@@ -122,7 +124,7 @@ def read_stream(open_stream: Callable[[], Iterator[Any]], *, deadline: float,
         stop.set()
     message = _as_message(acc)
     return StreamedReply(message=message, finish_reason=message.response_metadata.get("finish_reason"),
-                         text="".join(parts))
+                         text="".join(parts), chunks=len(parts))
 
 
 __all__ = ["read_stream", "StreamedReply", "StreamDeadline", "delta_text"]

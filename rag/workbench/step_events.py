@@ -31,6 +31,36 @@ def model_call_span(call: dict, step_t0: float) -> dict:
             "ms": call.get("elapsed_ms", 0.0), "detail": detail, "ok": call.get("ok", True)}
 
 
+#: The progress icon of a plausibility warning: the warnings travel with the run's progress (recorded with
+#: it, replayed with it); the step's `plausibility` annotation holds them as data for the inspector's panel.
+PLAUSIBILITY_ICON = "🤔"
+PLAUSIBILITY_LABEL = "Plausibility warning"
+
+
+def plausibility_warnings(record: StepRecord) -> list[dict]:
+    """The warnings of `rag.rules.plausibility` on the step's lanes, each with the node it is about."""
+    from rag.rules.plausibility import check_writes
+
+    out: list[dict] = []
+    for lane in record.lanes:
+        if not lane.writes:
+            continue
+        try:
+            found = check_writes(lane.writes, record.values_before)
+        except Exception:  # noqa: BLE001 - a check must never fail a step
+            continue
+        out += [w.model_dump() | {"node": lane.node} for w in found]
+    return out
+
+
+def plausibility_steps(warnings: list[dict]) -> list[ProgressStep]:
+    from rag.rules.plausibility import PlausibilityWarning, describe
+
+    return [ProgressStep(icon=PLAUSIBILITY_ICON, label=PLAUSIBILITY_LABEL, node=w.get("node"),
+                         detail=describe(PlausibilityWarning.model_validate({k: v for k, v in w.items() if k != "node"})))
+            for w in warnings]
+
+
 class StepEvents:
     """The sink a run's context reports progress to (`sink`), the model-call sink (`timed`), and the
     stepper's `on_step` hook that files both onto the step that produced them."""
@@ -59,6 +89,11 @@ class StepEvents:
         with self._lock:
             steps, self._progress = self._progress, []
             calls, self._calls = self._calls, []
+        if calls:  # a model wrote this step's output: look for signs of guessing (never changes the route)
+            warnings = plausibility_warnings(record)
+            if warnings:
+                record.annotations["plausibility"] = warnings
+                steps += plausibility_steps(warnings)
         record.annotations["progress"] = [s.model_dump() for s in steps]
         t0 = self._step_t0 if self._step_t0 is not None else time.perf_counter() - record.duration_ms / 1000.0
         record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls

@@ -133,7 +133,7 @@ def test_a_loopback_endpoint_gets_one_call_at_a_time(fake_openai, make_settings)
     with ThreadPoolExecutor(3) as pool:
         list(pool.map(lambda i: roles.grader.invoke({"question": f"q{i}", "context": "c"}), range(3)))
     times = sorted(r.received_at for r in fake_openai.requests)
-    assert all(b - a >= 0.18 for a, b in zip(times, times[1:])), "Send lanes queue in the client"
+    assert all(b - a >= 0.18 for a, b in zip(times, times[1:], strict=False)), "Send lanes queue in the client"
 
 
 def test_concurrency_can_be_raised(fake_openai, make_settings):
@@ -218,3 +218,19 @@ def test_the_answerer_is_capped_and_streamed(fake_openai, make_settings):
     [req] = fake_openai.requests
     assert req.max_tokens == DEFAULT_MAX_TOKENS["answerer"] and req.stream
     assert seen.started[0][1] == "answerer"
+
+
+def test_the_forced_tool_carries_no_length_limits(scripted, make_settings):
+    """llama.cpp builds a grammar from the tool's schema; the rewriter's 1,200-character limit made
+    llama-cpp-python's server refuse the grammar and die. The limits are checked on the reply instead."""
+    build_openai_roles(make_settings(structured_output_method="function_calling")).rewriter.invoke({"question": "q"})
+    [req] = scripted.requests
+    assert req.tool_name == "RewritePlan"
+    assert "maxLength" not in str(req.body["tools"])
+
+
+def test_a_reply_past_a_length_limit_is_still_invalid_output(fake_openai, make_settings):
+    fake_openai.reply({"method": "step_back", "step_back_question": "x" * 400})
+    with pytest.raises(ModelCallError) as err:
+        build_openai_roles(make_settings(structured_output_method="function_calling")).rewriter.invoke({"question": "q"})
+    assert err.value.kind == "invalid_output" and "step_back_question" in str(err.value)

@@ -39,6 +39,7 @@ def test_json_schema_rejected_falls_back_to_function_calling_and_says_so(fake_op
     assert report.ok
     assert report.method == "function_calling"
     assert "RAG_STRUCTURED_OUTPUT_METHOD=function_calling" in report.suggestion
+    assert report.switch_method == "function_calling"
     assert "json_schema" in report.message
     assert fake_openai.methods_seen == ["json_schema", "function_calling"]
     assert [(a.method, a.ok, a.error_kind) for a in report.attempts] == [
@@ -89,20 +90,60 @@ def test_explicit_methods_are_tried_in_the_given_order(fake_openai, make_setting
         check(make_settings(), methods=["xml"])
 
 
-@pytest.mark.parametrize("behaviour,kind,suggestion", [
-    (HttpError.unauthorized(), "auth", "OPENAI_API_KEY"),
-    (HttpError.model_not_found(), "not_found", "model name"),
-    (HttpError.server_error(), "http_error", "server"),
-    (HttpError.rate_limited(), "rate_limit", "rate limiting"),
+@pytest.mark.parametrize("behaviour,kind,suggestion,requests", [
+    (HttpError.unauthorized(), "auth", "OPENAI_API_KEY", 1),
+    (HttpError.model_not_found(), "not_found", "model name", 1),
+    (HttpError.server_error(), "http_error", "server", 2),
+    (HttpError.rate_limited(), "rate_limit", "rate limiting", 2),
 ], ids=["bad-key", "model-not-found", "server-error", "rate-limit"])
-def test_failures_report_their_kind_and_stop_without_fallback(fake_openai, make_settings, behaviour, kind, suggestion):
+def test_failures_report_their_kind_and_stop_without_fallback(fake_openai, make_settings, behaviour, kind, suggestion,
+                                                              requests):
     fake_openai.script(behaviour)
     report = check(make_settings(model_max_retries=3))
     assert not report.ok and report.method is None
     assert report.error_kind == kind
     assert suggestion in report.suggestion
     assert report.message and "fast-model" in report.message
-    assert len(fake_openai.requests) == 1, "another method cannot fix this, and the check does not retry"
+    assert len(fake_openai.requests) == requests, "another method cannot fix this; only a transient one is retried, once"
+    assert report.attempts[-1].retried is (requests == 2)
+
+
+@pytest.mark.parametrize("behaviour", [HttpError.server_error(), HttpError.rate_limited(retry_after=0.1)],
+                         ids=["500", "429"])
+def test_one_transient_failure_does_not_fail_the_test(fake_openai, make_settings, behaviour):
+    fake_openai.script(behaviour, times=1)
+    fake_openai.reply(PLAN)
+    report = check(make_settings(model_timeout_seconds=5))
+    assert report.ok and report.method == "json_schema"
+    assert report.attempts == [connection.MethodAttempt(method="json_schema", ok=True,
+                                                        latency_ms=report.attempts[0].latency_ms, retried=True)]
+
+
+def test_llama_cpp_refusing_json_schema_with_a_500_falls_back_to_function_calling(fake_openai, make_settings):
+    fake_openai.script(HttpError.llama_cpp_json_schema(), method="json_schema")
+    fake_openai.reply(PLAN)
+    report = check(make_settings(model_timeout_seconds=5))
+    assert report.ok and report.method == "function_calling" and report.switch_method == "function_calling"
+    assert report.attempts[0].error_kind == "unsupported_method" and report.attempts[0].status == 500
+    assert fake_openai.methods_seen == ["json_schema", "function_calling"], "a method refusal is not retried"
+    assert "RAG_STRUCTURED_OUTPUT_METHOD=function_calling" in report.suggestion
+
+
+def test_the_servers_own_endpoint_shows_its_error_message_redacted(fake_openai, make_settings, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.script(HttpError(500, "model failed to load: out of memory, key {key}"))
+    report = check(make_settings())
+    assert report.server_detail
+    assert "out of memory" in report.message
+    assert FAKE_KEY not in report.model_dump_json() and "***" in report.message
+
+
+def test_a_typed_endpoint_never_shows_what_it_answered(fake_openai, make_settings, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the server's own endpoint is another one
+    fake_openai.script(HttpError(500, "internal admin page: secret-token-1234"))
+    report = check(make_settings())
+    assert not report.server_detail
+    assert "secret-token-1234" not in report.model_dump_json() and "HTTP 500" in report.message
 
 
 def test_bad_key_report_is_readable_and_key_free(fake_openai, make_settings):

@@ -38,6 +38,7 @@ from ui.panels.degradation import degraded_html
 from ui.panels.delivery import payload
 from ui.panels.evidence import evidence_html
 from ui.panels.icons import progress_mark, svg_icon
+from ui.panels.plausibility import plausibility_html
 from ui.panels.progress import progress_html
 from ui.panels.time_travel import travel_to
 from ui.panels.values import RAG_VALUES, query_rewrite_html
@@ -262,6 +263,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
     else:
         travel = None
     head += degraded_html(values)  # a failed model or retriever, said before the route it led to
+    head += plausibility_html(record)  # where the model seems to have guessed (the route stands)
     if travel is None:
         head += result_html(session.result())
         head += answer_html(session.answer())  # after the graph, outside it (rag/answering.py); None elsewhere
