@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 import uuid
 from typing import Any, Callable, Iterable, Optional
@@ -190,6 +191,10 @@ class GraphStepper:
         self.graph = graph
         self.context = context
         self.on_step = on_step
+        self.abort_on: tuple[type[BaseException], ...] = ()
+        """Exceptions that abandon a step instead of failing it (a person pressed Stop): they propagate
+        out of `step()`, nothing is recorded, and the position stays where it was. LangGraph writes no
+        checkpoint for a superstep that raised, so the thread is still paused before the same tasks."""
         self.nested_fields = frozenset(nested_fields)
         self.append_fields = frozenset(reducer_fields(graph) if append_fields is None else append_fields)
         self._base_thread_id = thread_id
@@ -202,6 +207,10 @@ class GraphStepper:
         self._started = False
         self._head: Any = None
         self._head_thread: Optional[str] = None
+        self._moves = 0
+        """Odd while a superstep runs. A page may read the head from another thread while a step runs in a
+        worker (rag/workbench/live_step.py): what it reads then is never kept as the head."""
+        self._head_lock = threading.Lock()
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
         self._async = needs_async(graph)
@@ -229,28 +238,37 @@ class GraphStepper:
         kwargs: dict[str, Any] = {"interrupt_before": "*", "stream_mode": ["checkpoints", "tasks"]}
         if self.context is not None:
             kwargs["context"] = self.context
-        self._head = None  # the thread moves on: the cached head snapshot is stale
+        self._moved(running=True)  # the thread moves on: the cached head snapshot is stale
         checkpoints: list[dict] = []
         results: list[dict] = []
         self._results_so_far = results  # what streamed before a failure, for the step's lanes
         t0 = time.perf_counter()
         self._task_times: dict[str, list[Optional[float]]] = {}
-        if self._async:
-            events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, self.config, **kwargs))
-        else:
-            events = ((item, time.perf_counter()) for item in self.graph.stream(inp, self.config, **kwargs))
-        for (mode, payload), seen in events:
-            if mode == "checkpoints":
-                checkpoints.append(payload)
-                continue
-            at = round((seen - t0) * 1000.0, 3)  # when the stream reported it
-            times = self._task_times.setdefault(str(payload.get("id")), [None, None])
-            if "result" in payload:  # a task's end (its start event carries "input")
-                results.append(payload)
-                times[1] = at
+        try:
+            if self._async:
+                events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, self.config, **kwargs))
             else:
-                times[0] = at
+                events = ((item, time.perf_counter()) for item in self.graph.stream(inp, self.config, **kwargs))
+            for (mode, payload), seen in events:
+                if mode == "checkpoints":
+                    checkpoints.append(payload)
+                    continue
+                at = round((seen - t0) * 1000.0, 3)  # when the stream reported it
+                times = self._task_times.setdefault(str(payload.get("id")), [None, None])
+                if "result" in payload:  # a task's end (its start event carries "input")
+                    results.append(payload)
+                    times[1] = at
+                else:
+                    times[0] = at
+        finally:
+            self._moved(running=False)  # a head read by another thread meanwhile is dropped
         return checkpoints, results
+
+    def _moved(self, *, running: bool) -> None:
+        with self._head_lock:
+            if (self._moves % 2 == 1) != running:
+                self._moves += 1
+            self._head = None
 
     def _stored(self, value: Any) -> Any:
         """`value` as the checkpointer gives it back (e.g. tuples come back as lists), so the
@@ -322,10 +340,14 @@ class GraphStepper:
         usually comes from the stream (`_streamed_head`) and is never read back."""
         if config is not None:
             return self.graph.get_state(config)
-        if self._head is None or self._head_thread != self.thread_id:
-            self._head = self.graph.get_state(self.config)
-            self._head_thread = self.thread_id
-        return self._head
+        head, thread = self._head, self._head_thread
+        if head is None or thread != self.thread_id:
+            moves, thread = self._moves, self.thread_id
+            head = self.graph.get_state(self.config)
+            with self._head_lock:
+                if moves == self._moves and moves % 2 == 0:  # no step ran or runs meanwhile
+                    self._head, self._head_thread = head, thread
+        return head
 
     def _next_thread(self) -> None:
         self._generation += 1
@@ -386,6 +408,14 @@ class GraphStepper:
         snap = self._snapshot()
         names = tuple(t.name for t in snap.tasks) or tuple(snap.next)
         return names
+
+    @property
+    def next_tasks(self) -> tuple[tuple[str, str], ...]:
+        """(task id, node) of each task of the next superstep: a live view files a lane's model calls
+        under its task."""
+        if not self._started:
+            return ()
+        return tuple((str(t.id), str(t.name)) for t in self._snapshot().tasks)
 
     @property
     def done(self) -> bool:
@@ -478,6 +508,9 @@ class GraphStepper:
         try:
             checkpoints, results = self._run(inp)
         except Exception as exc:
+            if self.abort_on and isinstance(exc, self.abort_on):
+                self._head = None  # read the unchanged head back: nothing of this step is kept
+                raise
             error = describe_error(exc)
             results = list(getattr(self, "_results_so_far", []))
         duration_ms = (time.perf_counter() - t0) * 1000.0

@@ -17,6 +17,7 @@ from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.workbench.run_names import shown_name
 from rag.workbench.session import REPLAY_BANNER, DebugSession
+from ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from ui.panels.add_to_set import render_for_session as render_add_to_set
 from ui.panels.breakpoints import breakpoints
 from ui.panels.controls import enabled_actions, is_new_question, take_action
@@ -72,7 +73,10 @@ def on_run() -> None:
     status box (a callback cannot draw while it works)."""
     session = get_session()
     if guarded(session.start, _question() if _question().strip() else session.question) is not None:
-        st.session_state[PENDING_KEY] = True
+        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+            start_live(session, "run")
+        else:
+            st.session_state[PENDING_KEY] = True
     reset_time_travel()
 
 
@@ -81,7 +85,10 @@ def on_step() -> None:
 
     def step():
         _ensure_started(session)
-        session.step()
+        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+            start_live(session, "step")
+        else:
+            session.step()
     guarded(step)
     reset_time_travel()
 
@@ -92,7 +99,11 @@ def on_continue() -> None:
         _ensure_started(session)
         return True
 
-    if guarded(start_if_needed):  # a refused new question must not continue the old run
+    if not guarded(start_if_needed):
+        pass  # a refused new question must not continue the old run
+    elif session.streams_calls():  # a live model: off the page, with its calls shown and Stop
+        start_live(session, "continue", breakpoints())
+    else:
         st.session_state[PENDING_KEY] = "continue"  # stops at a breakpoint (Run does not)
     reset_time_travel()
 
@@ -256,7 +267,10 @@ def render_page(*, question_row_drawn: bool = False) -> None:
     if not question_row_drawn:
         render_question(session, graph_nodes())  # LangGraph is loaded by now: the list costs nothing
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
-    workbench()
+    if running(session):  # a step calls a live model off the page: poll it, only Stop works
+        live_workbench()
+    else:
+        workbench()
 
 
 @st.fragment
@@ -267,14 +281,19 @@ def workbench() -> None:
     guarded_page(_workbench)
 
 
-ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart, "stop": on_stop}
 """What the inspector's Run / Step / Continue / Restart buttons do (ui/panels/controls.py)."""
 
 
 def _workbench() -> None:
     session = get_session()
+    take_ended(session)  # a step that ran off the page ended: its position is drawn now
+    if running(session):  # started from another tab of this browser session since the page was drawn
+        st.rerun(scope="app")
     take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
                                                  replay=session.replay_mode, new_question=_box_is_new(session)))
+    if running(session):  # this click started one: the page polls it from now on
+        st.rerun(scope="app")
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
     render_history_lost(session)
     # The first screen holds the controls, the whole graph and the step (docs/first_screen.md): what a
@@ -291,7 +310,7 @@ def _workbench() -> None:
     render_question_to_user(session)
     travel = travel_step(len(session.all_steps()))
     with inspector_slot:
-        values = render_inspector(session, travel, box=_question())
+        values = render_inspector(session, travel, box=_question(), live=live_note())
     remember_link(session, travel)  # the inspector writes it into the URL
     render_report_download(session, travel)
     render_feedback_panel(session, travel)

@@ -34,9 +34,11 @@ from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.errors import InvalidQuestionError, SnapshotError, UnknownRunError, UserInputError
 from rag.i18n import N_, _
+from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
+from rag.workbench.live_step import JobKind, LaneView, LiveJob, LiveStepRunner
 from rag.workbench.outcome import settle
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
@@ -74,6 +76,8 @@ class DebugSession(SegmentChain):
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
+        self.live = LiveStepRunner()
+        """The Step / Continue / Run that calls a live model, in its worker thread (rag/workbench/live_step.py)."""
 
     # ----- the recorder's state, as the pages and run_owners read it ------------------------
     @property
@@ -151,6 +155,7 @@ class DebugSession(SegmentChain):
         ctx, version, answerer = self._context_and_answerer()
         stepper = GraphStepper(self._graph(kind), thread_id=self._new_thread(kind), context=ctx,
                                nested_fields={"rag_trace"}, on_step=self.events.on_step)
+        stepper.abort_on = (CallCancelled,)  # Stop: the step is not recorded, the run stays where it was
         self.events.clear()
         stepper.start(inp)
         if stepper.error and self.recorder.drop_damaged():
@@ -205,6 +210,7 @@ class DebugSession(SegmentChain):
         """Start a new main run paused before its first node (nothing runs yet). The loaded run
         is let go first, also when the question is refused: the page must then show only why, not
         the previous question's result under it as if it answered this one (it stays in the history)."""
+        self.live.refuse_if_busy()
         self._forget_threads()
         self.question = ""
         self.segments = []
@@ -218,6 +224,7 @@ class DebugSession(SegmentChain):
         return self._new_segment("main", initial_state(text), run_names.MAIN_RUN)
 
     def restart(self) -> Segment:
+        self.live.refuse_if_busy()
         if self.replay_mode:
             seg = self._require()
             seg.stepper.restart()
@@ -229,17 +236,23 @@ class DebugSession(SegmentChain):
 
     def step(self) -> StepRecord:
         seg = self._require()
+        self.live.refuse_if_busy()
         if seg.stepper.done:
             if seg.replay:
                 raise UserInputError(_("the recording has ended: press Restart to replay it again"))
             raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
-        with self.events.timed():
-            record = seg.stepper.step()
+        try:
+            with self.events.timed():
+                record = seg.stepper.step()
+        except CallCancelled:
+            self.events.clear()  # what the abandoned step emitted belongs to no step
+            raise
         self._moved(seg, record.error)
         return record
 
     def run_to_end(self) -> list[StepRecord]:
         seg = self._require()
+        self.live.refuse_if_busy()
         with self.events.timed():
             records = seg.stepper.run_to_end()
         self._moved(seg, records[-1].error if records else None)
@@ -252,6 +265,46 @@ class DebugSession(SegmentChain):
         comes (the page streams progress lines from it)."""
         seg = self._require()
         return continue_until(seg.stepper, self.step, breakpoints, on_step=on_step, limit=limit)
+
+    # ----- live steps (a model on the person's machine: off the page, with Stop) ---------------
+    def streams_calls(self) -> bool:
+        """Whether Step runs in the worker thread: a configured model endpoint (or roles that say they
+        stream, a test's fake). The offline rules answer in milliseconds: their steps stay on the page,
+        instant, with nothing to poll and no flicker."""
+        if self.replay_mode:
+            return False
+        if self.roles is not None:
+            return bool(getattr(self.roles, "live_calls", False))
+        return self.settings.models_configured()
+
+    def start_live(self, kind: JobKind, breakpoints: Iterable[str] = ()) -> LiveJob:
+        """Step (`step`), Continue to a breakpoint (`continue`) or to the end (`run`) in the worker
+        thread. Refused while a job runs; the run must have been started (the page starts it first)."""
+        seg = self._require()
+        self.live.refuse_if_busy()
+        if seg.stepper.done:
+            raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
+        stops = tuple(breakpoints) if kind == "continue" else ()
+        job: Optional[LiveJob] = None
+
+        def next_step(_record: StepRecord) -> None:  # Continue: the live view follows the next step
+            if job is not None and not seg.stepper.done and not seg.stepper.error:
+                job.next_step(self.lanes_of(seg))
+
+        def work() -> Any:
+            return self.step() if kind == "step" else self.continue_(stops, on_step=next_step)
+        job = self.live.start(kind, work, self.lanes_of(seg))
+        return job
+
+    def lanes_of(self, seg: Segment) -> list[LaneView]:
+        """The tasks of the next superstep; a fan-out's lanes named by their sub-question."""
+        stepper = seg.stepper
+        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
+        subs = list(stepper.current_values().get("sub_questions") or [])
+        fanned = [t for t in tasks if t[1] == "rag_sub_agent"]
+        names = iter(subs if len(subs) == len(fanned) else [])
+        return [LaneView(task_id=tid, node=node, label=str(next(names, "")) if node == "rag_sub_agent" else "")
+                for tid, node in tasks]
 
     def _require(self) -> Segment:
         if not self.segments:
@@ -295,6 +348,7 @@ class DebugSession(SegmentChain):
 
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
+        self.live.refuse_if_busy()
         if self.replay_mode:
             raise UserInputError(_("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
                                    "recorded answer, or leave replay mode and run the question live"))
@@ -317,6 +371,7 @@ class DebugSession(SegmentChain):
         Recorded: the fork is a run of the history, linked to its parent run, with the step it forked
         after and the edit (field, old, new). A live fork shares its parent's thread (LangGraph
         branches inside a thread), so both runs keep their head checkpoint to tell the branches apart."""
+        self.live.refuse_if_busy()
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
             raise UserInputError(_("pick a step from 1 to {last}").format(last=len(pairs)))

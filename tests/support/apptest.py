@@ -114,11 +114,34 @@ def open_folded(at, *idents: str):
     return at.run()
 
 
-def press(at, action: str):
+def press(at, action: str, *, wait: bool = True):
     """Click the inspector's `action` button: what its trigger queues (AppTest cannot click inside
     a custom component; the browser tests click the real buttons). Refuses a disabled button, as the
-    browser would."""
+    browser would. With a live model the step runs off the page (rag/workbench/live_step.py): `wait`
+    waits for it to end and draws the page again, as the page's polling would."""
     if not control_enabled(at, action):
         raise AssertionError(f"the {action!r} button is disabled")
     at.session_state[PENDING_ACTION_KEY] = action
-    return at.run()
+    at.run()
+    if wait:
+        finish_live_step(at)
+    return at
+
+
+def live_job(at, *, ended: bool = False):
+    """The session's running job, or None; `ended`: also one that ended and the page has not drawn yet."""
+    session = at.session_state["debug_session"] if "debug_session" in at.session_state else None
+    live = getattr(session, "live", None)
+    if live is None or live.job is None:
+        return None
+    return live.job if ended or live.running else None
+
+
+def finish_live_step(at, timeout: float = 120.0):
+    """Wait for the step running off the page, then draw the page (its end, the new position)."""
+    job = live_job(at, ended=True)
+    if job is not None:
+        if not job.join(timeout):
+            raise AssertionError(f"the live step did not end within {timeout} s")
+        at.run()
+    return at

@@ -54,11 +54,23 @@ def test_the_full_state_switch_is_read_back(state):
     (True, True, True, {"run": False, "step": False, "continue": False, "restart": True}),  # replay at its end
 ])
 def test_which_controls_are_on(done, has_run, replay, expected):
-    assert controls.enabled_actions(done=done, has_run=has_run, replay=replay) == expected
+    assert controls.enabled_actions(done=done, has_run=has_run, replay=replay) == {**expected, "stop": False}
     html = controls.controls_html(done=done, has_run=has_run, replay=replay)
-    assert controls_shown(html) == expected
+    assert controls_shown(html) == expected  # no Stop button unless a step runs
     assert ("Replay:" in html) == replay
     assert "Run exactly one superstep" in html  # the tooltip of Step
+
+
+@pytest.mark.parametrize("new_question", [False, True])
+def test_while_a_step_runs_only_stop_is_on(new_question):
+    """A second Step click must not queue a step, whatever the box says (ui/live_step_view.py)."""
+    off = {"run": False, "step": False, "continue": False, "restart": False}
+    assert controls.enabled_actions(done=False, has_run=True, replay=False, new_question=new_question,
+                                    running=True) == {**off, "stop": True}
+    html = controls.controls_html(done=False, has_run=True, replay=False, running=True,
+                                  box="another question" if new_question else "", loaded="q")
+    assert controls_shown(html) == {**off, "stop": True}
+    assert 'data-running="1"' in html  # inspector.js then leaves the buttons off while the user types
 
 
 @pytest.mark.parametrize("sent, queued", [("step", "step"), ("restart", "restart"), ("delete", None),

@@ -45,7 +45,10 @@ CONTROLS: tuple[Control, ...] = (
                                          "first node")),
 )
 """Labels and tooltips in English, marked; shown through `_()`."""
-ACTIONS = tuple(c.action for c in CONTROLS)
+STOP = Control("stop", N_("Stop"), N_("Cancel the model call that is running: the step does not happen, and the run "
+                                      "stays paused before it"))
+"""Shown only while a step runs off the page (rag/workbench/live_step.py)."""
+ACTIONS = tuple(c.action for c in CONTROLS) + (STOP.action,)
 
 CONTROLS_HELP = N_("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "
                  "(parallel sub-questions run together) · <b>Continue</b> runs to the end · <b>Restart</b> starts "
@@ -64,13 +67,16 @@ def is_new_question(box: str, loaded: str, *, replay: bool) -> bool:
     return not replay and bool(text) and text != (loaded or "").strip()
 
 
-def enabled_actions(*, done: bool, has_run: bool, replay: bool, new_question: bool = False) -> dict[str, bool]:
+def enabled_actions(*, done: bool, has_run: bool, replay: bool, new_question: bool = False,
+                    running: bool = False) -> dict[str, bool]:
     """Which controls can be used. Step and Continue also work before any run, and after one ended
     when the box holds a new question: they start the question first. A replay cannot Run (nothing
-    may execute)."""
+    may execute). While a step runs only Stop can be used: a second click never queues a step."""
+    if running:
+        return {"run": False, "step": False, "continue": False, "restart": False, "stop": True}
     fresh = new_question and not replay
     return {"run": not replay, "step": not done or fresh, "continue": not done or fresh,
-            "restart": has_run or fresh}
+            "restart": has_run or fresh, "stop": False}
 
 
 def _quote(text: str) -> str:
@@ -101,21 +107,23 @@ def target_texts() -> dict[str, str]:
             "idle": _("Type a question above or pick a demo, then Run or Step.")}
 
 
+def _button(c: Control, enabled: bool) -> str:
+    return (f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
+            f'title="{esc(_(c.help))}"{"" if enabled else " disabled"}>{svg_icon(c.action)}'
+            f'<span>{esc(_(c.label))}</span></button>')
+
+
 def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "",
-                  caption: Optional[str] = None) -> str:
+                  caption: Optional[str] = None, running: bool = False) -> str:
     """The four buttons, the line naming the question they act on, and a one-line help. The data
     attributes let inspector.js turn Step / Continue on and rename the target while the user types.
     `caption`: another page's help line (raw HTML); such a page has no question box, so no target line."""
     new_question = is_new_question(box, loaded, replay=replay)
-    enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question)
-    buttons = "".join(
-        f'<button type="button" class="rdi-btn{" rdi-primary" if c.primary else ""}" data-action="{c.action}" '
-        f'title="{esc(_(c.help))}"{"" if enabled[c.action] else " disabled"}>{svg_icon(c.action)}'
-        f'<span>{esc(_(c.label))}</span></button>'
-        for c in CONTROLS
-    )
+    enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question, running=running)
+    buttons = "".join(_button(c, enabled[c.action]) for c in CONTROLS) + (_button(STOP, True) if running else "")
     help_line = _(REPLAY_HELP) if replay else (caption or _(CONTROLS_HELP))
-    flags = f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
+    flags = (f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
+             + (' data-running="1"' if running else ""))
     target = "" if caption is not None else (
         f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>')
     toolbar = esc(_("Debugger controls"))

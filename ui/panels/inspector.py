@@ -138,7 +138,7 @@ KEYS_HINT = N_('<p class="rdi-caption rdi-keys">Keys: <kbd>s</kbd> Step · <kbd>
                '<kbd>←</kbd> <kbd>→</kbd> back / forward through the timeline</p>')
 """Handled by inspector.js (not while typing in a field)."""
 
-SECTIONS = ("controls", "head", "graph", "dot", "docs", "step", "timeline", "evidence", "progress")
+SECTIONS = ("controls", "head", "live", "graph", "dot", "docs", "step", "timeline", "evidence", "progress")
 """The inspector's parts, in page order. The browser replaces only the parts whose HTML changed
 (the controls only when one turns on or off, the graph picture and the node docs only when the
 graph changes, the evidence only when retrieval ran), so a Step re-lays out less and a focused
@@ -147,7 +147,7 @@ TEMPLATE = (
     '<div class="rdi-root"><div data-sec="controls"></div>'
     '<div class="rdi-cols"><div class="rdi-left"><div data-sec="graph"></div><div data-sec="dot"></div>'
     '<div data-sec="docs"></div></div>'
-    '<div class="rdi-right"><div data-sec="head"></div><div data-sec="step"></div></div></div>'
+    '<div class="rdi-right"><div data-sec="head"></div><div data-sec="live"></div><div data-sec="step"></div></div></div>'
     '<div data-sec="timeline"></div><div data-sec="evidence"></div><div data-sec="progress"></div></div>'
 )
 """Graph and the step's diff side by side right under the controls (the position line, the result
@@ -182,19 +182,38 @@ RAG_PARTS = InspectorParts()
 
 
 def render_inspector(session: InspectedSession, travel: Optional[int], *, box: str = "",
-                     parts: InspectorParts = RAG_PARTS) -> dict:
+                     parts: InspectorParts = RAG_PARTS, live: str = "") -> dict:
     """Mount the inspector for the session's current position (or past step `travel`); `box` is
-    what the question box shows (the controls act on it). Returns the state values shown, for the
-    panels that stay outside (full state)."""
+    what the question box shows (the controls act on it); `live`: the live section's HTML. Returns the
+    state values shown, for the panels that stay outside (full state)."""
     sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts,
                                           opened=opened_parts())
+    sections["live"] = live  # after a Stop: one quiet line (ui/live_step_view.py)
+    st.session_state[SHOWN_KEY] = sections
+    _mount(sections)
+    return values
+
+
+SHOWN_KEY = "_inspector_sections"
+"""The sections last built from the session: what the inspector goes on showing while a step runs."""
+
+
+def render_running_inspector(live: str, controls: str) -> None:
+    """While a step runs off the page (rag/workbench/live_step.py), the session is not read (its
+    worker thread is moving it): the inspector shows the position the step started from, with the
+    running controls and the live calls in place of their sections."""
+    sections = dict(st.session_state.get(SHOWN_KEY) or {})
+    sections.update(controls=controls, live=live)
+    _mount(sections)
+
+
+def _mount(sections: dict) -> None:
     resend = st.session_state.pop(RESEND_KEY, False)
     known = st.session_state.get(DELIVERED_KEY) if _fragment_rerun() and not resend else None
     data, st.session_state[DELIVERED_KEY] = payload(sections, SECTIONS, known)
     _component()(data=data, key=KEY, default={"full_state": False, "opened": []},
                  on_travel_change=_on_travel, on_action_change=_on_action, on_full_state_change=_on_full_state,
                  on_opened_change=_on_opened, on_resend_change=_on_resend, width="stretch")
-    return values
 
 
 DELIVERED_KEY = "_inspector_delivered"
@@ -264,6 +283,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
                                   box=box, loaded=session.question, caption=parts.controls_caption)
         if interactive else "",
         "head": head,
+        "live": "",  # the running step's model calls (ui/panels/live_call.py), filled while one runs
         "graph": graph_section(drawing),
         "dot": dot_source_html(drawing.dot()) if interactive else "",
         "docs": "" if per_position_only else (parts.node_docs or _node_docs_html)(),

@@ -169,7 +169,8 @@ function syncControls(root) {
   const bar = root.querySelector(".rdi-controls");
   const box = document.querySelector(".st-key-question textarea");
   const target = root.querySelector(".rdi-target");
-  if (!bar || !box || !target || bar.dataset.replay === "1") return;
+  // a running step (data-running): only Stop works until it ends, whatever the box says
+  if (!bar || !box || !target || bar.dataset.replay === "1" || bar.dataset.running === "1") return;
   const loaded = (bar.dataset.loaded || "").trim();
   const text = box.value.trim();
   const fresh = text !== "" && text !== loaded;
