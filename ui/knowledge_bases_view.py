@@ -50,14 +50,7 @@ def _joined(parts: list[str]) -> str:
 
 
 def login_configured() -> bool:
-    """True when the app has a login (Streamlit's `[auth]` secrets), so a visitor has a name that
-    owning a knowledge base can rest on; someone signed in proves it too."""
-    if streamlit_state.signed_in_email():
-        return True
-    try:
-        return "auth" in st.secrets
-    except Exception:  # noqa: BLE001 - no secrets file at all: no login
-        return False
+    return streamlit_state.login_configured()
 
 
 def _may_delete(name: str) -> bool:

@@ -74,6 +74,8 @@ class DebugSession(SegmentChain):
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
+        self.owner: str = ""
+        """Who owns the runs this session records (rag/access.py): the signed-in identity, "" for nobody."""
 
     # ----- the recorder's state, as the pages and run_owners read it ------------------------
     @property
@@ -162,7 +164,7 @@ class DebugSession(SegmentChain):
         parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
         self.recorder.start(segment, inp.get("question") or self.question, parent, settings=self.settings,
-                            run_by=self.run_by)
+                            run_by=self.run_by, owner=self.owner)
         return segment
 
     # ----- after a segment moved ------------------------------------------------------------
@@ -326,7 +328,8 @@ class DebugSession(SegmentChain):
                             new_thread=lambda: self._new_thread("fork"), on_step=self.events.on_step)
         self.segments.append(fork)
         self.recorder.start_fork(seg, fork, fork.fork_of[1], field, record.values_after.get(field), value,
-                                 question=self.question, settings=self.settings, run_by=self.run_by)
+                                 question=self.question, settings=self.settings, run_by=self.run_by,
+                                 owner=self.owner)
         self.events.clear()
         with self.events.timed():
             fork.stepper.run_to_end()
