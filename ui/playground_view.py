@@ -130,8 +130,10 @@ def on_save() -> None:
     s = st.session_state
 
     def save():
+        from ui.streamlit_state import permit
+
         return save_version(s.get("pg_save_name", ""), edited_prompt_set(current_prompts()), s.get("pg_save_note", ""),
-                            overwrite=bool(s.get("pg_save_overwrite")))
+                            overwrite=bool(s.get("pg_save_overwrite")), permit=permit())
 
     info = guarded(save)
     if info is not None:
@@ -167,7 +169,9 @@ def on_set_active() -> None:
     name = st.session_state.get("pg_active_choice") or "default"
 
     def activate() -> bool:
-        set_active(name)
+        from ui.streamlit_state import permit
+
+        set_active(name, permit=permit())  # the admins' (rag/access.py): refused here, not only by the button
         return True
 
     if guarded(activate):
@@ -362,7 +366,11 @@ def render_versions(prompts: PromptSet) -> None:
         b1.button(_("Load into B"), key="pg_load", on_click=on_load, width="stretch")
         st.selectbox(_("Active version"), names, key="pg_active_choice",
                      index=names.index(active) if active in names else 0)
-        b2.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch")
+        from ui.streamlit_state import refusal
+
+        refused = refusal("activate_prompt_version")
+        b2.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch",
+                  disabled=bool(refused), help=refused or None)
     with c2:
         d1, d2 = st.columns(2)
         d1.selectbox(_("Compare"), names, key="pg_cmp_a")
