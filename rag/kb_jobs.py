@@ -24,6 +24,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from rag.access import Permit
 from rag.errors import UserInputError
 from rag.i18n import _
 from rag.ingest import AUTO, ingest_folder, words
@@ -309,7 +310,8 @@ def forget_job(name: str) -> None:
             del _jobs[name]
 
 
-def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "") -> None:
+def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "",
+                          permit: Optional[Permit] = None) -> None:
     """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
     collection; the retrievers of this process forget it. Refused while it is being ingested, and,
     with a login (`login`), to anyone but its creator and `RAG_ADMINS` (`rag.ingest.owners`)."""
@@ -319,7 +321,9 @@ def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = Fal
 
     folders = existing_kb(name)
     owner = read_owner(folders.root)
-    if not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
+    if permit is not None:  # the app's check (rag/access.py); without a login it follows RAG_SHARED_STATE
+        permit.require("delete_kb", owner)
+    elif not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
         raise UserInputError(
             _("only {owner} (who created {name}) or an administrator (RAG_ADMINS) can delete it").format(
                 owner=owner, name=repr(folders.name)) if owner else

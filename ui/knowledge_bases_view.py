@@ -17,7 +17,7 @@ from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import duration_ms
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
-from rag.ingest.owners import admins, may_delete, read_owner
+from rag.ingest.owners import read_owner
 from rag.ingest.paths import kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
@@ -54,8 +54,7 @@ def login_configured() -> bool:
 
 
 def _may_delete(name: str) -> bool:
-    return may_delete(login=login_configured(), person=streamlit_state.signed_in_email(),
-                      owner=read_owner(existing_kb(name).root), admin_set=admins())
+    return streamlit_state.permit().allows("delete_kb", read_owner(existing_kb(name).root))
 
 
 def _uploader_key() -> str:
@@ -140,7 +139,7 @@ def _on_delete_kb(name: str) -> None:
     def delete():
         settings = current_settings()
         kb_jobs.delete_knowledge_base(name, settings, login=login_configured(),
-                                   person=streamlit_state.signed_in_email())
+                                   person=streamlit_state.signed_in_email(), permit=streamlit_state.permit())
         if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
             apply_overrides({"kb_dir": None})
         st.session_state.pop(SELECTED_KEY, None)

@@ -43,7 +43,8 @@ class RunRecorder:
         graph_spec: Optional[str] = None,
         owner: str = "",
     ) -> RunInfo:
-        """Insert a `running` row. `owner`: the signed-in identity running it (rag/access.py), "" for nobody. `settings` (RagSettings or a dict) is stored as its public dict. `fork`
+        """Insert a `running` row. `owner`: the signed-in identity running it (rag/access.py), "" for nobody.
+        `settings` (RagSettings or a dict) is stored as its public dict. `fork`
         (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`; `eval_id` a case's run of that
         evaluation. `graph_spec`: the `module:attr` of a Your-graph run (kind `graph`)."""
         if kind not in ("main", "resume", "graph"):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.access import (ACTIONS, OPERATOR, AccessSettings, Actor, SettingsError, access_settings, decide,
-                        is_loopback)
+from rag.access import ACTIONS, OPERATOR, AccessSettings, Actor, SettingsError, access_settings, decide, is_loopback
 
 ALICE, BOB, ADMIN, ANON = Actor(identity="alice@corp"), Actor(identity="bob@corp"), Actor(identity="Root@Corp"), Actor()
 LOGIN = AccessSettings(login=True, admins=frozenset({"root@corp"}))

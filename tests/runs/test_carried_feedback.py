@@ -12,8 +12,16 @@ import pytest
 
 from rag.runs.demo_pack import import_demo_runs
 from rag.runs.export import export_run
-from rag.runs.feedback import (Expected, Summary, expected_from_feedback, feedback_for_run, give_feedback,
-                               new_feedback, summaries, withdraw_feedback)
+from rag.runs.feedback import (
+    Expected,
+    Summary,
+    expected_from_feedback,
+    feedback_for_run,
+    give_feedback,
+    new_feedback,
+    summaries,
+    withdraw_feedback,
+)
 from rag.runs.history import RunHistory
 from rag.runs.importing import import_run
 from rag.runs.run_document import checksum
