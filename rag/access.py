@@ -177,8 +177,8 @@ def access_settings(env: Mapping[str, str], *, login: bool, bind_address: Option
     visibility = (env.get(VISIBILITY_ENV) or "all").strip().casefold() or "all"
     if visibility not in ("all", "owner"):
         raise SettingsError(f"{VISIBILITY_ENV} must be 'all' or 'owner', not {visibility[:40]!r}")
-    return AccessSettings(login=login, admins=admins(env.get(ADMINS_ENV, "")), shared_state=shared,  # type: ignore[arg-type]
-                          run_visibility=visibility)  # type: ignore[arg-type]
+    return AccessSettings(login=login, admins=admins(env.get(ADMINS_ENV, "")), shared_state=shared,
+                          run_visibility=visibility)
 
 
 def bind_address() -> Optional[str]:

@@ -99,9 +99,9 @@ class RunRecorder:
             log.warning("could not record the start of a run", exc_info=True)
             return
         self.open_runs.add(info.run_id)
-        owner = self._owner()
-        if owner is not None:
-            run_owners.claim(info.run_id, owner, getattr(owner, "client_id", None))
+        holder = self._owner()
+        if holder is not None:
+            run_owners.claim(info.run_id, holder, getattr(holder, "client_id", None))
         run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
 
     def abandon_open(self, segments: list[Segment]) -> None:
