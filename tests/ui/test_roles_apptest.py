@@ -1,0 +1,112 @@
+"""The roles of docs/team_server.md on the real app under AppTest, with a faked signed-in user (`st.user`, as
+tests/ui/test_shared_history_apptest.py fakes it): what a member, an admin and a visitor of a read-only server are
+offered, and that what the page would refuse is refused by the store too (tests/access for the store rows)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rag.access import AccessRefused
+from rag.runs.history import RunHistory
+from tests.ui.test_history_apptest import history_page, new_app, runs
+
+ALICE, BOB, ROOT_ADMIN = "alice@corp", "bob@corp", "root@corp"
+
+
+class SignedIn(dict):
+    is_logged_in = True
+
+
+@pytest.fixture
+def as_user(env, monkeypatch):
+    """`as_user(email)`: the app has a login and `email` is signed in ("" = nobody signed in)."""
+    import streamlit as st
+
+    from ui import streamlit_state
+
+    monkeypatch.setenv("RAG_ADMINS", ROOT_ADMIN)
+    monkeypatch.setattr(streamlit_state, "login_configured", lambda: True)
+
+    def sign_in(email: str):
+        monkeypatch.setattr(st, "user", SignedIn(email=email) if email else SignedIn())
+        if not email:
+            monkeypatch.setattr(SignedIn, "is_logged_in", False)
+    return sign_in
+
+
+def _recorded(owner: str, question: str) -> str:
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        run = history.record_start(question, run_by=owner, owner=owner).run_id
+        history.record_finish(run, status="done", result={"route": "answer"})
+    return run
+
+
+def test_a_member_may_delete_their_own_run_and_not_another_s(as_user):
+    theirs, mine = _recorded(ALICE, "alice's question"), _recorded(BOB, "bob's question")
+    as_user(BOB)
+    at = history_page(new_app().run())
+    at.selectbox(key="history_run").set_value(theirs).run()
+    assert at.button(key="history_delete").disabled
+    at.selectbox(key="history_run").set_value(mine).run()
+    assert not at.button(key="history_delete").disabled
+    at.button(key="history_delete").click().run()
+    at.button(key="history_delete_confirm").click().run()
+    assert list(runs(at)["run id"]) == [theirs]
+    from ui.history_store import history
+    from ui.streamlit_state import permit
+
+    with pytest.raises(AccessRefused, match="owner or an admin"):  # the store refuses, whatever the page shows
+        history().delete_run(theirs, permit())
+
+
+def test_an_admin_may_delete_anyone_s_run(as_user):
+    theirs = _recorded(ALICE, "alice's question")
+    as_user(ROOT_ADMIN)
+    at = history_page(new_app().run())
+    at.selectbox(key="history_run").set_value(theirs).run()
+    at.button(key="history_delete").click().run()
+    at.button(key="history_delete_confirm").click().run()
+    assert not at.exception and not [d for d in at.dataframe if "run id" in d.value.columns]
+
+
+def test_private_runs_hide_another_s_runs_and_links(as_user, monkeypatch):
+    monkeypatch.setenv("RAG_RUN_VISIBILITY", "owner")
+    theirs, mine = _recorded(ALICE, "alice's question"), _recorded(BOB, "bob's question")
+    as_user(BOB)
+    at = history_page(new_app().run())
+    assert list(runs(at)["run id"]) == [mine]
+    said = []
+    for run_id in (theirs, "main-does-not-exist"):
+        at = new_app()
+        at.query_params["run"] = run_id
+        at.run()
+        said.append(" ".join(w.body for w in at.warning) + " ".join(i.body for i in at.info))
+    assert "not available" in said[0] and said[0] == said[1]  # the same words: nothing says whether it exists
+
+
+def test_the_telemetry_switch_is_the_admins(as_user):
+    as_user(BOB)
+    at = new_app().run().switch_page("pages/settings.py").run()
+    assert at.toggle(key="set_otel_on").disabled
+    assert any("whole server" in c.value for c in at.caption)
+    as_user(ROOT_ADMIN)
+    at = new_app().run().switch_page("pages/settings.py").run()
+    assert not at.toggle(key="set_otel_on").disabled
+
+
+def test_a_read_only_server_offers_no_feedback_and_no_activation(env, monkeypatch):
+    monkeypatch.setenv("RAG_SHARED_STATE", "read-only")
+    run = _recorded("", "a question")
+    at = history_page(new_app().run())
+    assert at.button(key="history_delete").disabled
+    at = new_app().run().switch_page("pages/playground.py").run()
+    assert at.button(key="pg_set_active").disabled
+    at = new_app().run().switch_page("pages/settings.py").run()
+    assert at.toggle(key="set_otel_on").disabled
+    from rag.runs.feedback import give_feedback, new_feedback
+    from ui.history_store import history
+    from ui.streamlit_state import permit
+
+    with pytest.raises(AccessRefused, match="read-only"):
+        give_feedback(history(), new_feedback(run, verdict="good"), permit())
