@@ -296,8 +296,11 @@ def _kb_panel(name: str) -> None:
 def _who_may_delete(name: str, allowed: bool) -> None:
     """Say who may delete, so nobody takes a shared server's knowledge base for a private one."""
     if not login_configured():
-        st.caption(_("This server has no login: anyone who opens this page can delete this knowledge base and its "
-                     "files."))
+        if allowed:
+            st.caption(_("This server has no login: anyone who opens this page can delete this knowledge base and its "
+                         "files."))
+        else:
+            st.caption(streamlit_state.refusal("delete_kb"))
         return
     owner = read_owner(existing_kb(name).root)
     if allowed:
