@@ -24,7 +24,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from rag.access import Permit
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UserInputError
 from rag.i18n import _
 from rag.ingest import AUTO, ingest_folder, words
@@ -253,12 +253,21 @@ _jobs_lock = threading.Lock()
 _run_lock = threading.Lock()
 
 
+def require_change(name: str, permit: Permit) -> None:
+    """AccessRefused unless `permit` may change knowledge base `name` (add or delete its files, ingest it again):
+    its creator or an admin with a login; without one, when visitors may change shared state (rag/access.py)."""
+    from rag.ingest.owners import read_owner
+
+    permit.require("change_kb", read_owner(existing_kb(name).root))
+
+
 def start_ingest(name: str, settings: RagSettings, *, rejected: Sequence[SkippedFile] = (),
-                 embedder: Any = AUTO) -> IngestJob:
+                 embedder: Any = AUTO, permit: Permit = OPERATOR_PERMIT) -> IngestJob:
     """Start ingesting a knowledge base in the background; UserInputError when it does not exist
-    or an ingestion of it is already queued or running. `rejected`: files refused at upload, kept
-    in the job's result so the page lists them with the rest. `embedder`: "auto" (the settings'
-    embedder when the dense leg is on), None, or an embedder object (tests)."""
+    or an ingestion of it is already queued or running, AccessRefused when `permit` may not change it.
+    `rejected`: files refused at upload, kept in the job's result so the page lists them with the rest.
+    `embedder`: "auto" (the settings' embedder when the dense leg is on), None, or an embedder object (tests)."""
+    require_change(name, permit)
     folders = existing_kb(name)
     with _jobs_lock:
         running = _jobs.get(folders.name)

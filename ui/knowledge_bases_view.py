@@ -65,7 +65,8 @@ def _uploader_key() -> str:
 
 def _on_create() -> None:
     def create():
-        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""), owner=streamlit_state.signed_in_email())
+        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""), owner=streamlit_state.signed_in_email(),
+                            permit=streamlit_state.permit())
         st.session_state[SELECTED_KEY] = folders.name
         st.session_state[NEW_NAME_KEY] = ""
         flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=folders.name))
@@ -81,6 +82,7 @@ def _on_upload(name: str) -> None:
 
     def upload():
         folders = existing_kb(name)
+        kb_jobs.require_change(folders.name, streamlit_state.permit())  # before a byte is written
         if kb_jobs.is_busy(folders.name):
             flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
             return
@@ -95,7 +97,7 @@ def _on_upload(name: str) -> None:
             refused += saved.skipped
             if saved.written:
                 used, total = folder_bytes(folders.docs), folder_bytes(kbs_root())
-        kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused)
+        kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused, permit=streamlit_state.permit())
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
         flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
@@ -112,12 +114,12 @@ def _on_delete_file(name: str) -> None:
         if kb_jobs.is_busy(name):
             flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
-        if not _may_delete(name):
+        if not streamlit_state.permit().allows("change_kb", read_owner(existing_kb(name).root)):
             flash("warning", _("Only the creator of **{name}** or an administrator can delete its files.").format(name=name))
             return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
-        kb_jobs.start_ingest(name, current_settings())
+        kb_jobs.start_ingest(name, current_settings(), permit=streamlit_state.permit())
         flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
     guarded(delete)
 
@@ -128,7 +130,7 @@ def _on_cancel(name: str) -> None:
 
 
 def _on_reingest(name: str) -> None:
-    guarded(kb_jobs.start_ingest, name, current_settings())
+    guarded(kb_jobs.start_ingest, name, current_settings(), permit=streamlit_state.permit())
 
 
 def _on_delete_kb(name: str) -> None:
@@ -239,13 +241,16 @@ def _create_form() -> None:
     with st.form("kb_create", clear_on_submit=False, border=False):
         st.text_input(_("New knowledge base"), key=NEW_NAME_KEY, placeholder=_("e.g. support-docs"),
                       help=_("1 to 40 characters: lowercase letters, digits, '-' and '_'"))
-        st.form_submit_button(_("Create"), key="kb_create_submit", on_click=_on_create, type="primary")
+        refused = streamlit_state.refusal("create_kb")
+        st.form_submit_button(_("Create"), key="kb_create_submit", on_click=_on_create, type="primary",
+                              disabled=bool(refused), help=refused or None)
 
 
 def _kb_panel(name: str) -> None:
     settings = current_settings()
     active = settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name
     busy = kb_jobs.is_busy(name)
+    unchangeable = not streamlit_state.permit().allows("change_kb", read_owner(existing_kb(name).root))
 
     c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
     c1.button(_("Used by the debugger") if active else _("Use in the debugger"), key="kb_use", type="primary",
@@ -261,9 +266,9 @@ def _kb_panel(name: str) -> None:
         c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
         c1.file_uploader(_("Add documents: Markdown, text or PDF, or a .zip of them"),
                          type=[s.lstrip(".") for s in UPLOAD_SUFFIXES], accept_multiple_files=True,
-                         key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy)
+                         key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy or unchangeable)
         c2.form_submit_button(_("Upload and ingest"), key="kb_upload_submit", on_click=_on_upload, args=(name,),
-                              type="primary", disabled=busy, width="stretch")
+                              type="primary", disabled=busy or unchangeable, width="stretch")
 
     if busy:
         state = kb_jobs.job_state(name)
@@ -276,14 +281,14 @@ def _kb_panel(name: str) -> None:
     st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
 
     files = [r.filename for r in file_rows(name)]
-    allowed = _may_delete(name)
+    allowed = _may_delete(name) and not unchangeable
     with st.expander(_("Manage files and the knowledge base")):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
         c1.selectbox(_("File"), files, key=DELETE_FILE_KEY, index=None, placeholder=_("Choose a file to delete"),
                      disabled=not files or busy or not allowed)
         c2.button(_("Delete file"), key="kb_delete_button", on_click=_on_delete_file, args=(name,),
                   disabled=not files or busy or not allowed, width="stretch")
-        c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
+        c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy or unchangeable,
                   width="stretch", help=_("Check every file again (unchanged files cost nothing)"))
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
         c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=name),
