@@ -174,6 +174,13 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
     run_id, lang_now = chosen.run_id, current_language()
     if run_id is None:
         return
+    from rag.errors import UnknownRunError
+    from ui.streamlit_state import permit
+
+    try:
+        history.visible_run(run_id, permit())  # another's private run (RAG_RUN_VISIBILITY=owner): no file of it
+    except UnknownRunError:
+        return
     step = chosen.retrieval_step - 1 if opens_at_retrieval(chosen) and chosen.retrieval_step else None
     row.download_button(_("Download its run as HTML"), icon=MATERIAL["download"],
                           data=lambda: history_run_report(history, run_id, lang=lang_now, step=step),
