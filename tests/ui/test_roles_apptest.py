@@ -110,3 +110,44 @@ def test_a_read_only_server_offers_no_feedback_and_no_activation(env, monkeypatc
 
     with pytest.raises(AccessRefused, match="read-only"):
         give_feedback(history(), new_feedback(run, verdict="good"), permit())
+
+
+def test_carried_feedback_is_shown_as_claimed_and_counted_apart(env):
+    """Hole 2 on the page: an entry a file brought names its author as claimed, and Run history counts it apart."""
+    import json
+
+    from rag.runs.export import export_run
+    from rag.runs.feedback import feedback_for_run
+    from rag.runs.importing import import_run
+    from rag.runs.run_document import checksum
+    from ui.history_store import history
+
+    at = history_page(new_app().run())
+    at.button(key="history_demo_pack").click().run()
+    run = "demo-zh_scope_select_baiya"
+    doc = export_run(history(), run)
+    doc["feedback"] = [{"feedback_id": "c1", "verdict": "wrong", "reason": "other", "given_by": ALICE,
+                        "given_at": "2099-01-01T00:00:00+00:00"}]
+    doc.pop("sha256", None)
+    doc["sha256"] = checksum(doc)
+    import_run(json.dumps(doc), history())
+    assert [f.origin for f in feedback_for_run(history(), run)] == ["imported"]
+    at.selectbox(key="history_run").set_value(run).run()
+    at.session_state["history_feedback_folded"] = True
+    at.run()
+    shown = "\n".join(m.value for m in at.markdown)
+    assert "claimed by alice@corp" in shown and "from the file" in shown
+    table = runs(at)
+    assert table[table["run id"] == run].iloc[0]["feedback"] == "carried ×1"
+
+
+def test_a_visitor_not_signed_in_on_a_login_server_is_asked_to_sign_in(as_user):
+    as_user("")
+    run = _recorded(ALICE, "alice's question")
+    at = history_page(new_app().run())
+    at.selectbox(key="history_run").set_value(run).run()
+    at.session_state["history_feedback_folded"] = True
+    at.run()
+    assert any("Sign in first" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.key == "history_feedback_save"]
+    assert at.button(key="history_delete").disabled
