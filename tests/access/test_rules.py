@@ -90,3 +90,28 @@ def test_settings_from_the_environment():
     for bad in ({"RAG_SHARED_STATE": "yes"}, {"RAG_RUN_VISIBILITY": "mine"}):
         with pytest.raises(SettingsError):
             access_settings(bad, login=False, bind_address=None)
+
+
+def test_the_readme_s_first_command_listens_on_loopback_so_it_is_open():
+    """`streamlit run app.py` reads the project's .streamlit/config.toml: its address keeps the full experience."""
+    import tomllib
+
+    from tests.support.browser import ROOT
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text("utf-8"))
+    assert access_settings({}, login=False, bind_address=config["server"]["address"]).shared_state == "open"
+
+
+@pytest.mark.parametrize("address, shared", [("0.0.0.0", "read-only"), ("127.0.0.1", "open"), ("", "read-only")])
+def test_the_server_s_settings_read_streamlit_s_bind_address(monkeypatch, address, shared):
+    from streamlit import config
+
+    from rag.access import server_settings
+
+    monkeypatch.delenv("RAG_SHARED_STATE", raising=False)
+    before = config.get_option("server.address")
+    config.set_option("server.address", address or None)
+    try:
+        assert server_settings(login=False).shared_state == shared
+    finally:
+        config.set_option("server.address", before)
