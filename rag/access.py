@@ -56,8 +56,6 @@ ADMIN: frozenset[str] = frozenset({"overwrite_prompt_version", "delete_prompt_ve
                                    "switch_telemetry"})
 ACTIONS: tuple[str, ...] = ("record_run", "view_run", *sorted(CREATE), *sorted(OWN), *sorted(ADMIN))
 
-Why = Literal["ok", "sign_in", "not_yours", "admins_only", "read_only", "not_available"]
-
 REFUSALS: dict[str, str] = {
     "sign_in": N_("Sign in first: on this server only signed-in members may do that."),
     "not_yours": N_("Only its owner or an admin (RAG_ADMINS) may do that."),
