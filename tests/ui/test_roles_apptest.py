@@ -151,3 +151,23 @@ def test_a_visitor_not_signed_in_on_a_login_server_is_asked_to_sign_in(as_user):
     assert any("Sign in first" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == "history_feedback_save"]
     assert at.button(key="history_delete").disabled
+
+
+def test_a_member_saves_a_new_prompt_version_but_overwrites_none(as_user):
+    """Hole 4 on the page: the refusal is a clear message and the shared folder keeps the admin's text."""
+    from rag.prompts.templates import load_default_prompts
+    from rag.prompts.versions import load_version, save_version
+
+    save_version("team", load_default_prompts(), "the admin's")
+    as_user(BOB)
+    at = new_app().run().switch_page("pages/playground.py").run()
+    at.text_input(key="pg_save_name").set_value("team")
+    at.checkbox(key="pg_save_overwrite").check()
+    at.button(key="pg_save").click().run()
+    assert any("Only an admin (RAG_ADMINS)" in w.body for w in at.warning)
+    assert load_version("team").planner == load_default_prompts().planner
+    at.text_input(key="pg_save_name").set_value("bobs")
+    at.checkbox(key="pg_save_overwrite").uncheck()
+    at.button(key="pg_save").click().run()
+    assert any("Saved prompt version “bobs”" in s.body for s in at.success)
+    assert at.button(key="pg_set_active").disabled
