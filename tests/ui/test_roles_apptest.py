@@ -29,9 +29,8 @@ def as_user(env, monkeypatch):
     monkeypatch.setattr(streamlit_state, "login_configured", lambda: True)
 
     def sign_in(email: str):
+        monkeypatch.setattr(SignedIn, "is_logged_in", bool(email))
         monkeypatch.setattr(st, "user", SignedIn(email=email) if email else SignedIn())
-        if not email:
-            monkeypatch.setattr(SignedIn, "is_logged_in", False)
     return sign_in
 
 
@@ -171,3 +170,83 @@ def test_a_member_saves_a_new_prompt_version_but_overwrites_none(as_user):
     at.button(key="pg_save").click().run()
     assert any("Saved prompt version “bobs”" in s.body for s in at.success)
     assert at.button(key="pg_set_active").disabled
+
+
+def test_a_member_cannot_delete_or_change_another_s_question_set(as_user):
+    from rag.access import AccessSettings, Actor, Permit
+    from rag.eval.cases import EvalCase
+    from rag.eval.question_sets import QuestionSetStore
+
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        alice = Permit(Actor(identity=ALICE), AccessSettings(login=True))
+        QuestionSetStore(history.storage).create("Alice's set", [EvalCase(question="q1")], permit=alice)
+    as_user(BOB)
+    at = new_app().run().switch_page("pages/evaluate.py").run()
+    at.button(key="qs_delete").click().run()
+    at.switch_page("pages/evaluate.py")
+    at.button(key="qs_delete_confirm").click().run()
+    at.switch_page("pages/evaluate.py")
+    at.text_area(key="qs_add_question").set_value("Bob's question")
+    at.button(key="qs_add").click().run()
+    warned = " ".join(w.body for w in at.warning) + " ".join(e.body for e in at.error)
+    assert "Only its owner or an admin" in warned, warned
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        [kept] = QuestionSetStore(history.storage).list_sets()
+        assert (kept.name, kept.cases) == ("Alice's set", 1)
+
+
+def test_knowledge_bases_a_member_creates_their_own_and_leaves_another_s_alone(as_user, monkeypatch, env):
+    from rag.ingest.kbs import create_kb, list_kbs
+
+    monkeypatch.setenv("RAG_CACHE_DIR", str(env / "cache"))
+    monkeypatch.setenv("RAG_DENSE_ENABLED", "false")
+    create_kb("alices", owner=ALICE)
+    as_user(BOB)
+    at = new_app().run().switch_page("pages/knowledge_bases.py").run()
+    at.selectbox(key="kb_selected").set_value("alices").run()
+    for key in ("kb_upload_submit", "kb_reingest", "kb_delete_kb"):
+        assert at.button(key=key).disabled, key
+    at.switch_page("pages/knowledge_bases.py")
+    at.text_input(key="kb_new_name").set_value("bobs")
+    at.button(key="kb_create_submit").click().run()
+    assert sorted(list_kbs()) == ["alices", "bobs"]
+    as_user("")  # not signed in: no creating at all
+    at = new_app().run().switch_page("pages/knowledge_bases.py").run()
+    assert at.button(key="kb_create_submit").disabled
+
+
+def test_importing_needs_a_signed_in_member_and_the_copy_is_theirs(as_user):
+    from rag.runs.demo_pack import DEMO_RUNS_DIR
+
+    data = ("run.json", (DEMO_RUNS_DIR / "01_zh_answer_attribute.json").read_bytes(), "application/json")
+    as_user("")
+    at = history_page(new_app().run())
+    at.file_uploader(key="history_upload").set_value(data).run()
+    assert any("Sign in first" in w.body for w in at.warning)
+    as_user(BOB)
+    at = history_page(new_app().run())
+    at.file_uploader(key="history_upload").set_value(data).run()
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        [imported] = history.list_runs()
+        assert imported.owner == BOB and imported.origin == "imported"
+
+
+def test_withdraw_is_offered_to_the_entry_s_owner_only(as_user):
+    from rag.access import AccessSettings, Actor, Permit
+    from rag.runs.feedback import feedback_for_run, give_feedback, new_feedback
+
+    run = _recorded(ALICE, "alice's question")
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        alice = Permit(Actor(identity=ALICE), AccessSettings(login=True))
+        given = give_feedback(history, new_feedback(run, verdict="good", given_by=ALICE), alice)
+    withdraw = f"history_feedback_withdraw_{given.feedback_id}"
+    for who, offered in ((BOB, False), (ALICE, True)):
+        as_user(who)
+        at = history_page(new_app().run())
+        at.selectbox(key="history_run").set_value(run).run()
+        at.session_state["history_feedback_folded"] = True
+        at.run()
+        assert any(b.key == withdraw for b in at.button) is offered, who
+    at.button(key=withdraw).click().run()
+    with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
+        assert feedback_for_run(history, run) == []
