@@ -256,7 +256,10 @@ def give_feedback(history: Any, item: Feedback, permit: Permit = OPERATOR_PERMIT
     `permit` may not give feedback; FeedbackError for a run that is not (or no longer) in the history: checked
     by the insert itself, so a delete between the page's draw and the click cannot leave feedback on nothing."""
     permit.require("give_feedback")
-    item = item.model_copy(update={"origin": "given", "owner": permit.owner})
+    update = {"origin": "given", "owner": permit.owner}
+    if permit.settings.login and not permit.actor.operator:  # with a login one speaks in one's own name only
+        update["given_by"] = permit.owner
+    item = item.model_copy(update=update)
     storage = history.storage
     with storage.transaction() as execute:
         if item.given_by:

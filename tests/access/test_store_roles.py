@@ -108,6 +108,10 @@ def test_feedback_is_owned_and_withdrawn_by_its_owner_or_an_admin(history):
     with pytest.raises(AccessRefused):
         give_feedback(history, new_feedback(run, verdict="wrong", reason="other", given_by="alice@corp"), NOBODY)
     assert [f.verdict for f in feedback_for_run(history, run)] == ["good"]  # a typed name replaced nothing
+    forged = give_feedback(history, new_feedback(run, verdict="wrong", reason="other", given_by="alice@corp"), BOB)
+    assert forged.given_by == "bob@corp"  # a member speaks in their own name, never in another's
+    assert sorted((f.given_by, f.verdict) for f in feedback_for_run(history, run)) == [("alice@corp", "good"),
+                                                                                       ("bob@corp", "wrong")]
     assert withdraw_feedback(history, run, given.feedback_id, given_by="", permit=ADMIN) is True
 
 
