@@ -24,6 +24,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UserInputError
 from rag.i18n import _
 from rag.ingest import AUTO, ingest_folder, words
@@ -252,12 +253,21 @@ _jobs_lock = threading.Lock()
 _run_lock = threading.Lock()
 
 
+def require_change(name: str, permit: Permit) -> None:
+    """AccessRefused unless `permit` may change knowledge base `name` (add or delete its files, ingest it again):
+    its creator or an admin with a login; without one, when visitors may change shared state (rag/access.py)."""
+    from rag.ingest.owners import read_owner
+
+    permit.require("change_kb", read_owner(existing_kb(name).root))
+
+
 def start_ingest(name: str, settings: RagSettings, *, rejected: Sequence[SkippedFile] = (),
-                 embedder: Any = AUTO) -> IngestJob:
+                 embedder: Any = AUTO, permit: Permit = OPERATOR_PERMIT) -> IngestJob:
     """Start ingesting a knowledge base in the background; UserInputError when it does not exist
-    or an ingestion of it is already queued or running. `rejected`: files refused at upload, kept
-    in the job's result so the page lists them with the rest. `embedder`: "auto" (the settings'
-    embedder when the dense leg is on), None, or an embedder object (tests)."""
+    or an ingestion of it is already queued or running, AccessRefused when `permit` may not change it.
+    `rejected`: files refused at upload, kept in the job's result so the page lists them with the rest.
+    `embedder`: "auto" (the settings' embedder when the dense leg is on), None, or an embedder object (tests)."""
+    require_change(name, permit)
     folders = existing_kb(name)
     with _jobs_lock:
         running = _jobs.get(folders.name)
@@ -309,7 +319,8 @@ def forget_job(name: str) -> None:
             del _jobs[name]
 
 
-def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "") -> None:
+def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = False, person: str = "",
+                          permit: Optional[Permit] = None) -> None:
     """Delete a knowledge base: its documents, its store and, with `RAG_RETRIEVER=milvus`, its
     collection; the retrievers of this process forget it. Refused while it is being ingested, and,
     with a login (`login`), to anyone but its creator and `RAG_ADMINS` (`rag.ingest.owners`)."""
@@ -319,7 +330,9 @@ def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = Fal
 
     folders = existing_kb(name)
     owner = read_owner(folders.root)
-    if not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
+    if permit is not None:  # the app's check (rag/access.py); without a login it follows RAG_SHARED_STATE
+        permit.require("delete_kb", owner)
+    elif not may_delete(login=login, person=person, owner=owner, admin_set=admins()):
         raise UserInputError(
             _("only {owner} (who created {name}) or an administrator (RAG_ADMINS) can delete it").format(
                 owner=owner, name=repr(folders.name)) if owner else

@@ -17,6 +17,16 @@ def postgres_server():
         pytest.fail(f"the PostgreSQL test server could not start: {exc}", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def _open_shared_state(monkeypatch):
+    """Tests run outside a Streamlit server (no `server.address`, read as "every interface"), where visitors would
+    be read-only by default (rag/access.py): every test starts as the README's loopback server does, open, with no
+    admins and every run visible; the access tests set what they test."""
+    monkeypatch.setenv("RAG_SHARED_STATE", "open")
+    monkeypatch.delenv("RAG_ADMINS", raising=False)
+    monkeypatch.delenv("RAG_RUN_VISIBILITY", raising=False)
+
+
 _SERVER_HINTS = ("streamlit_server(", "subprocess.Popen", "postgres_server", "postgres_cluster(")
 
 

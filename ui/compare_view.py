@@ -48,7 +48,9 @@ def _history():
 
 
 def _choices(history) -> dict[str, str]:
-    runs = [r for r in history.list_runs(limit=500) if r.status != "running"]
+    from ui.streamlit_state import permit
+
+    runs = [r for r in history.list_runs(limit=500, permit=permit()) if r.status != "running"]
     return {r.run_id: f"{date_time(r.created_at, with_seconds=True)} · {_what(r)} · {r.question[:50]} · {r.run_id}"
             for r in runs}
 

@@ -140,14 +140,15 @@ def recorder_for(store, set_name: str, kb: str):
     """The page's evaluation recorder on the app's run history (who runs it is named on its runs), or
     None when the history cannot be used: the evaluation then runs unrecorded, and says so."""
     from rag.eval.recorded import RecordedEvaluation
-    from ui.streamlit_state import current_person
+    from ui.streamlit_state import current_person, signed_in_email
 
     history = _history()
     if history is None:
         st.warning(_("The run history cannot be used, so this evaluation's runs are not recorded and its cases "
                      "cannot be opened as runs."), icon=MATERIAL["invalid"])
         return None
-    return RecordedEvaluation(history, store, set_name=set_name, kb=kb, run_by=current_person())
+    return RecordedEvaluation(history, store, set_name=set_name, kb=kb, run_by=current_person(),
+                              owner=signed_in_email())
 
 
 def render_case_run(chosen: CaseResult, key: str) -> None:
@@ -172,6 +173,13 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
 
     run_id, lang_now = chosen.run_id, current_language()
     if run_id is None:
+        return
+    from rag.errors import UnknownRunError
+    from ui.streamlit_state import permit
+
+    try:
+        history.visible_run(run_id, permit())  # another's private run (RAG_RUN_VISIBILITY=owner): no file of it
+    except UnknownRunError:
         return
     step = chosen.retrieval_step - 1 if opens_at_retrieval(chosen) and chosen.retrieval_step else None
     row.download_button(_("Download its run as HTML"), icon=MATERIAL["download"],

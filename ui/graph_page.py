@@ -63,12 +63,12 @@ def session_hooks() -> list:
     export is on). The session in debugger/ only calls them."""
     from rag.runs.graph_runs import GraphRunRecorder
     from rag.telemetry.graph_session import TelemetryHook
-    from ui.streamlit_state import current_person, shared_history
+    from ui.streamlit_state import current_person, shared_history, signed_in_email
 
     hooks: list = [TelemetryHook()]
     history = shared_history()
     if history is not None:
-        hooks.append(GraphRunRecorder(history, run_by=current_person))
+        hooks.append(GraphRunRecorder(history, run_by=current_person, owner=signed_in_email))
     return hooks
 
 
@@ -176,9 +176,15 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
     history = shared_history()
     if history is None:
         return [_("The run history is not available, so the run in the link cannot be opened.")]
+    from ui.streamlit_state import permit
+
+    mine = permit()
     try:
+        history.visible_run(run_id, mine)  # another's private run: "not available", like a missing one
         info, doc = recorded(history, run_id)
     except UnknownRunError:
+        if mine.private_runs:
+            return [_("The run in the link is not available. Pick a run on the Run history page.")]
         return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
                   "recorded by another installation). Pick a run on the Run history page.").format(run=run_id[:40])]
     except ValueError as exc:

@@ -188,7 +188,9 @@ def import_upload(history: RunHistory, name: str, data: bytes) -> RunInfo:
         raise UserInputError(_("{name} is {size} MB; a run export is far smaller — is it the right file?").format(
             name=name, size=f"{len(data) / 1e6:.0f}"))
     try:
-        return import_run(bytes(data), history)
+        from ui.streamlit_state import permit
+
+        return import_run(bytes(data), history, permit())
     except UserFixableError as exc:  # RunImportError and friends: already readable
         raise UserInputError(_("{name} was not imported: {reason}").format(name=name, reason=friendly(exc))) from None
 
@@ -236,7 +238,9 @@ def on_delete_confirm(run_id: str) -> None:
     st.session_state.pop(CONFIRM_KEY, None)
 
     def delete() -> bool:
-        _store().delete_run(run_id)
+        from ui.streamlit_state import permit
+
+        _store().delete_run(run_id, permit())  # refused here, not only by the button (rag/access.py)
         return True
 
     if guarded(delete):
@@ -420,8 +424,11 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                                help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                       "Its sha256 is an integrity check against accidents, not a signature"))
             render_report_download(history, info, c3)
+        from ui.streamlit_state import refusal
+
+        refused = refusal("delete_run", info.owner)
         c4.button(_("Delete"), icon=MATERIAL["delete"], key="history_delete", on_click=on_delete_request,
-                  args=(info.run_id,), width="stretch")
+                  args=(info.run_id,), width="stretch", disabled=bool(refused), help=refused or None)
         render_compare(info, compare_choices(info, others, graph_runs))
         render_feedback(history, info.run_id, key="history_feedback", person=current_person())
         if info.kind != "graph":  # a case is a question of the RAG workflow
@@ -479,7 +486,9 @@ def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], s
                                 "new run replaced them"))
     with middle:
         try:
-            people = history.people()
+            from ui.streamlit_state import permit
+
+            people = history.people(permit())
         except Exception as exc:  # noqa: BLE001
             render_unusable(exc)
             return None
@@ -560,12 +569,15 @@ def render_page() -> None:
     evals = st.session_state.get(EVAL_FILTER_KEY) or "all"
     page = current_page((hide, choice, forks, feedback, evals))
     try:
+        from ui.streamlit_state import permit
+
+        mine = permit()  # with private runs (RAG_RUN_VISIBILITY=owner), only this member's
         runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks, feedback=feedback,
-                                 evals=evals, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True)
+                                 evals=evals, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE, light=True, permit=mine)
         if not runs and page:  # the last page emptied (runs deleted meanwhile): back to the first
             st.session_state[PAGE_KEY] = page = 0
             runs = history.list_runs(hide_abandoned=hide, run_by=person_filter(choice), forks=forks,
-                                     feedback=feedback, evals=evals, limit=PAGE_SIZE + 1, light=True)
+                                     feedback=feedback, evals=evals, limit=PAGE_SIZE + 1, light=True, permit=mine)
         more, runs = len(runs) > PAGE_SIZE, runs[:PAGE_SIZE]
         from rag.runs.feedback import summaries
 

@@ -17,7 +17,7 @@ from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import duration_ms
 from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, list_kbs
 from rag.ingest.models import SkippedFile
-from rag.ingest.owners import admins, may_delete, read_owner
+from rag.ingest.owners import read_owner
 from rag.ingest.paths import kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
@@ -50,19 +50,11 @@ def _joined(parts: list[str]) -> str:
 
 
 def login_configured() -> bool:
-    """True when the app has a login (Streamlit's `[auth]` secrets), so a visitor has a name that
-    owning a knowledge base can rest on; someone signed in proves it too."""
-    if streamlit_state.signed_in_email():
-        return True
-    try:
-        return "auth" in st.secrets
-    except Exception:  # noqa: BLE001 - no secrets file at all: no login
-        return False
+    return streamlit_state.login_configured()
 
 
 def _may_delete(name: str) -> bool:
-    return may_delete(login=login_configured(), person=streamlit_state.signed_in_email(),
-                      owner=read_owner(existing_kb(name).root), admin_set=admins())
+    return streamlit_state.permit().allows("delete_kb", read_owner(existing_kb(name).root))
 
 
 def _uploader_key() -> str:
@@ -73,7 +65,8 @@ def _uploader_key() -> str:
 
 def _on_create() -> None:
     def create():
-        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""), owner=streamlit_state.signed_in_email())
+        folders = create_kb(st.session_state.get(NEW_NAME_KEY, ""), owner=streamlit_state.signed_in_email(),
+                            permit=streamlit_state.permit())
         st.session_state[SELECTED_KEY] = folders.name
         st.session_state[NEW_NAME_KEY] = ""
         flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=folders.name))
@@ -89,6 +82,7 @@ def _on_upload(name: str) -> None:
 
     def upload():
         folders = existing_kb(name)
+        kb_jobs.require_change(folders.name, streamlit_state.permit())  # before a byte is written
         if kb_jobs.is_busy(folders.name):
             flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
             return
@@ -103,7 +97,7 @@ def _on_upload(name: str) -> None:
             refused += saved.skipped
             if saved.written:
                 used, total = folder_bytes(folders.docs), folder_bytes(kbs_root())
-        kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused)
+        kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused, permit=streamlit_state.permit())
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
         flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
@@ -120,12 +114,12 @@ def _on_delete_file(name: str) -> None:
         if kb_jobs.is_busy(name):
             flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
-        if not _may_delete(name):
+        if not streamlit_state.permit().allows("change_kb", read_owner(existing_kb(name).root)):
             flash("warning", _("Only the creator of **{name}** or an administrator can delete its files.").format(name=name))
             return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
-        kb_jobs.start_ingest(name, current_settings())
+        kb_jobs.start_ingest(name, current_settings(), permit=streamlit_state.permit())
         flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
     guarded(delete)
 
@@ -136,7 +130,7 @@ def _on_cancel(name: str) -> None:
 
 
 def _on_reingest(name: str) -> None:
-    guarded(kb_jobs.start_ingest, name, current_settings())
+    guarded(kb_jobs.start_ingest, name, current_settings(), permit=streamlit_state.permit())
 
 
 def _on_delete_kb(name: str) -> None:
@@ -147,7 +141,7 @@ def _on_delete_kb(name: str) -> None:
     def delete():
         settings = current_settings()
         kb_jobs.delete_knowledge_base(name, settings, login=login_configured(),
-                                   person=streamlit_state.signed_in_email())
+                                   person=streamlit_state.signed_in_email(), permit=streamlit_state.permit())
         if settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name:
             apply_overrides({"kb_dir": None})
         st.session_state.pop(SELECTED_KEY, None)
@@ -247,13 +241,16 @@ def _create_form() -> None:
     with st.form("kb_create", clear_on_submit=False, border=False):
         st.text_input(_("New knowledge base"), key=NEW_NAME_KEY, placeholder=_("e.g. support-docs"),
                       help=_("1 to 40 characters: lowercase letters, digits, '-' and '_'"))
-        st.form_submit_button(_("Create"), key="kb_create_submit", on_click=_on_create, type="primary")
+        refused = streamlit_state.refusal("create_kb")
+        st.form_submit_button(_("Create"), key="kb_create_submit", on_click=_on_create, type="primary",
+                              disabled=bool(refused), help=refused or None)
 
 
 def _kb_panel(name: str) -> None:
     settings = current_settings()
     active = settings.kb_dir is not None and named_kb_of(settings.kb_dir) == name
     busy = kb_jobs.is_busy(name)
+    unchangeable = not streamlit_state.permit().allows("change_kb", read_owner(existing_kb(name).root))
 
     c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="center")
     c1.button(_("Used by the debugger") if active else _("Use in the debugger"), key="kb_use", type="primary",
@@ -269,9 +266,9 @@ def _kb_panel(name: str) -> None:
         c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
         c1.file_uploader(_("Add documents: Markdown, text or PDF, or a .zip of them"),
                          type=[s.lstrip(".") for s in UPLOAD_SUFFIXES], accept_multiple_files=True,
-                         key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy)
+                         key=_uploader_key(), max_upload_size=UPLOAD_LIMIT_MB, disabled=busy or unchangeable)
         c2.form_submit_button(_("Upload and ingest"), key="kb_upload_submit", on_click=_on_upload, args=(name,),
-                              type="primary", disabled=busy, width="stretch")
+                              type="primary", disabled=busy or unchangeable, width="stretch")
 
     if busy:
         state = kb_jobs.job_state(name)
@@ -284,14 +281,14 @@ def _kb_panel(name: str) -> None:
     st.fragment(run_every=POLL_SECONDS if busy else None)(_progress_panel)(name)
 
     files = [r.filename for r in file_rows(name)]
-    allowed = _may_delete(name)
+    allowed = _may_delete(name) and not unchangeable
     with st.expander(_("Manage files and the knowledge base")):
         c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
         c1.selectbox(_("File"), files, key=DELETE_FILE_KEY, index=None, placeholder=_("Choose a file to delete"),
                      disabled=not files or busy or not allowed)
         c2.button(_("Delete file"), key="kb_delete_button", on_click=_on_delete_file, args=(name,),
                   disabled=not files or busy or not allowed, width="stretch")
-        c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy,
+        c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy or unchangeable,
                   width="stretch", help=_("Check every file again (unchanged files cost nothing)"))
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
         c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=name),
@@ -304,8 +301,11 @@ def _kb_panel(name: str) -> None:
 def _who_may_delete(name: str, allowed: bool) -> None:
     """Say who may delete, so nobody takes a shared server's knowledge base for a private one."""
     if not login_configured():
-        st.caption(_("This server has no login: anyone who opens this page can delete this knowledge base and its "
-                     "files."))
+        if allowed:
+            st.caption(_("This server has no login: anyone who opens this page can delete this knowledge base and its "
+                         "files."))
+        else:
+            st.caption(streamlit_state.refusal("delete_kb"))
         return
     owner = read_owner(existing_kb(name).root)
     if allowed:

@@ -135,8 +135,10 @@ def on_save() -> None:
     s = st.session_state
 
     def save():
+        from ui.streamlit_state import permit
+
         return save_version(s.get("pg_save_name", ""), edited_prompt_set(current_prompts()), s.get("pg_save_note", ""),
-                            overwrite=bool(s.get("pg_save_overwrite")))
+                            overwrite=bool(s.get("pg_save_overwrite")), permit=permit())
 
     info = guarded(save)
     if info is not None:  # said beside the Save button, where the eye is
@@ -171,7 +173,9 @@ def on_set_active() -> None:
     name = st.session_state.get(VERSION_KEY) or "default"
 
     def activate() -> bool:
-        set_active(name)
+        from ui.streamlit_state import permit
+
+        set_active(name, permit=permit())  # the admins' (rag/access.py): refused here, not only by the button
         return True
 
     if guarded(activate):
@@ -375,7 +379,11 @@ def render_versions(prompts: PromptSet) -> None:
     pick, load, activate, other, compare = st.columns([3, 2, 2, 3, 2], vertical_alignment="bottom")
     pick.selectbox(_("Version"), names, key=VERSION_KEY)
     load.button(_("Load into B"), key="pg_load", on_click=on_load, width="stretch")
-    activate.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch")
+    from ui.streamlit_state import refusal
+
+    refused = refusal("activate_prompt_version")
+    activate.button(_("Set active"), key="pg_set_active", on_click=on_set_active, width="stretch",
+                    disabled=bool(refused), help=refused or None)
     other.selectbox(_("Compare it with"), names, key="pg_cmp_b", index=min(1, len(names) - 1))
     compare.button(_("Compare"), key="pg_compare", on_click=on_compare, width="stretch")
     compared = st.session_state.get(COMPARE_KEY)

@@ -177,9 +177,16 @@ def _person() -> str:
     return current_person()
 
 
+def _permit():
+    """This session's permit (rag/access.py): the store refuses what it may not do."""
+    from ui.streamlit_state import permit
+
+    return permit()
+
+
 def on_create() -> None:
     name = st.session_state.get("qs_new_name", "")
-    made = _act(lambda: set_store().create(name, by=_person()))
+    made = _act(lambda: set_store().create(name, by=_person(), permit=_permit()))
     if made:
         st.session_state[PICK_KEY] = made.set_id
         st.session_state["qs_new_name"] = ""
@@ -203,7 +210,7 @@ def on_upload_create() -> None:
     def create():
         name, cases = _upload_cases()
         wanted = st.session_state.get("qs_upload_name", "").strip() or Path(name).stem
-        return set_store().create(wanted, cases, by=_person())
+        return set_store().create(wanted, cases, by=_person(), permit=_permit())
 
     made = _act(create)
     if made:
@@ -228,17 +235,17 @@ def _form_case(prefix: str, case_id: Optional[str], base: Optional[EvalCase] = N
 
 def on_save_case(set_id: str, case_id: str, version: int, prefix: str, base: EvalCase) -> None:
     _act(lambda: set_store().update_case(set_id, case_id, _form_case(prefix, case_id, base), version=version,
-                                         by=_person()),
+                                         by=_person(), permit=_permit()),
          _("Saved case {case}.").format(case=case_id))
 
 
 def on_remove_case(set_id: str, case_id: str, version: int) -> None:
-    _act(lambda: set_store().remove_case(set_id, case_id, version=version, by=_person()),
+    _act(lambda: set_store().remove_case(set_id, case_id, version=version, by=_person(), permit=_permit()),
          _("Removed case {case}.").format(case=case_id))
 
 
 def on_add_case(set_id: str) -> None:
-    stored = _act(lambda: set_store().add_case(set_id, _form_case("qs_add", None), by=_person()))
+    stored = _act(lambda: set_store().add_case(set_id, _form_case("qs_add", None), by=_person(), permit=_permit()))
     if stored:
         st.session_state["qs_add_question"] = ""
         _say("success", _("Added case {case}.").format(case=stored.case.id))
@@ -246,7 +253,7 @@ def on_add_case(set_id: str) -> None:
 
 def on_rename(set_id: str, version: int) -> None:
     name = st.session_state.get(f"qs_rename_{set_id}", "")
-    _act(lambda: set_store().rename(set_id, name, version=version, by=_person()),
+    _act(lambda: set_store().rename(set_id, name, version=version, by=_person(), permit=_permit()),
          _("Renamed the set to “{name}”.").format(name=" ".join(name.split())))
 
 
@@ -256,7 +263,7 @@ def on_delete_request(set_id: str, version: int) -> None:
 
 def on_delete_confirm(set_id: str, version: int) -> None:
     st.session_state.pop(CONFIRM_KEY, None)
-    if _act(lambda: set_store().delete(set_id, version=version), _("Deleted the question set.")):
+    if _act(lambda: set_store().delete(set_id, version=version, permit=_permit()), _("Deleted the question set.")):
         st.session_state.pop(PICK_KEY, None)
 
 

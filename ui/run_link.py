@@ -228,9 +228,14 @@ def _open(session: Any, link: Link) -> list[str]:
     from rag.workbench.run_owners import sweep
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
+    from ui.streamlit_state import permit
+
+    mine = permit()
     try:
-        info = history.get_run(link.run_id)
+        info = history.visible_run(link.run_id, mine)  # another's private run: "not available", like a missing one
     except UnknownRunError:
+        if mine.private_runs:
+            return [_("The run in the link is not available. Pick a run on the Run history page.")]
         return [_("The link names run “{run}”, which is not in this app's run history (it may have been deleted, or "
                   "recorded by another installation). Pick a run on the Run history page.").format(run=_show(link.run_id or ""))]
     if info.kind == "graph":  # a run of a graph of your own: its page loads that graph (through its allow-list)

@@ -19,6 +19,7 @@ from ui.panels.icons import MATERIAL
 from ui.text import as_text
 
 if TYPE_CHECKING:
+    from rag.access import Permit
     from rag.workbench.session import DebugSession
 
 log = logging.getLogger("rag_debugger.ui")
@@ -69,6 +70,37 @@ def signed_in_email() -> str:
         return ""
 
 
+def login_configured() -> bool:
+    """True when the app has a login (Streamlit's `[auth]` secrets), so a visitor has a name that owning
+    something can rest on; someone signed in proves it too."""
+    if signed_in_email():
+        return True
+    try:
+        return "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - no secrets file at all: no login
+        return False
+
+
+def permit() -> "Permit":
+    """Who this browser session is, with the server's access settings (rag/access.py): what the stores are
+    handed to check a request. A bad access variable is logged and read as the strictest settings."""
+    from rag.access import AccessSettings, Actor, Permit, SettingsError, admins, server_settings
+
+    login = login_configured()
+    try:
+        settings = server_settings(login=login)
+    except SettingsError as exc:
+        log.error("%s; visitors are read-only and runs private until it is fixed", exc)
+        settings = AccessSettings(login=login, admins=admins(), shared_state="read-only", run_visibility="owner")
+    return Permit(Actor(identity=signed_in_email()), settings)
+
+
+def refusal(action: str, owner: str = "") -> str:
+    """Why this session may not do `action` to `owner`'s record, in the reader's language; "" when it may."""
+    decision = permit().decide(action, owner)
+    return "" if decision.allowed else decision.message
+
+
 def current_person() -> str:
     """Who runs recorded from this browser session are by: the signed-in user, else the name set on the
     Settings page, else ""."""
@@ -83,6 +115,7 @@ def get_session() -> DebugSession:
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         session.client_id, session.browser_id = _client_id(), browser_id()
         st.session_state[SESSION_KEY] = session
+    session.owner = signed_in_email()  # who owns the runs it records (rag/access.py): a login's identity only
     session.run_by = current_person()  # read on every rerun: a sign-in or a new name applies to the next run
     if session.history is None:  # the history was down (at start or mid-run): record again once it answers
         session.attach_history(shared_history())

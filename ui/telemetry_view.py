@@ -8,19 +8,32 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.access import AccessRefused
 from rag.i18n import _
 from rag.telemetry import exporter
 
 
 def _toggled() -> None:
-    exporter.set_switch(bool(st.session_state.get("set_otel_on")))
+    from ui.streamlit_state import flash, permit
+
+    wanted = bool(st.session_state.get("set_otel_on"))
+    try:
+        exporter.set_switch(wanted, permit=permit())  # the admins' (rag/access.py): refused here, not only greyed
+    except AccessRefused as exc:
+        st.session_state["set_otel_on"] = exporter.tracer() is not None
+        flash("warning", str(exc))
 
 
 def render_telemetry() -> None:
+    from ui.streamlit_state import refusal
+
     st.subheader(_("Send runs to OpenTelemetry"))
     on = exporter.tracer() is not None
+    refused = refusal("switch_telemetry")
     st.toggle(_("Send every run as a trace (Phoenix, Langfuse, Jaeger, a collector)"), value=on, key="set_otel_on",
-              on_change=_toggled)
+              on_change=_toggled, disabled=bool(refused))
+    if refused:
+        st.caption(_("The switch is the whole server's: {why}").format(why=refused))
     status = exporter.status()
     if status.state == "off":
         st.caption(_("Off. The server's OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_EXPORTER_OTLP_HEADERS and "

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from pydantic import BaseModel
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UserFixableError
 from rag.eval.cases import EvalCase
 from rag.i18n import _
@@ -72,6 +73,8 @@ class QuestionSet(BaseModel):
     updated_at: str
     updated_by: str = ""
     cases: list[StoredCase] = []
+    owner: str = ""
+    """Who owns it (rag/access.py): the signed-in identity that created it, "" for nobody (then the admins')."""
 
     def eval_cases(self) -> list[EvalCase]:
         return [c.case for c in self.cases]
@@ -169,7 +172,7 @@ class QuestionSetStore:
             return self._read(execute, set_id)
 
     def _read(self, execute: Execute, set_id: str) -> QuestionSet:
-        rows = execute("SELECT set_id, name, version, created_at, created_by, updated_at, updated_by "
+        rows = execute("SELECT set_id, name, version, created_at, created_by, updated_at, updated_by, owner "
                        "FROM question_sets WHERE set_id = ?", (set_id,))
         if not rows:
             raise UnknownSetError(_("this question set no longer exists; someone deleted it"))
@@ -178,12 +181,21 @@ class QuestionSetStore:
                         "WHERE set_id = ? ORDER BY position, case_id", (set_id,))
         return QuestionSet(
             set_id=r[0], name=r[1], version=r[2], created_at=r[3], created_by=r[4], updated_at=r[5], updated_by=r[6],
+            owner=r[7] or "",
             cases=[StoredCase(case=EvalCase.model_validate_json(c[0]), version=c[1], position=c[2], updated_at=c[3],
                               updated_by=c[4]) for c in cases])
 
     # ----- sets -------------------------------------------------------------------------------
-    def create(self, name: str, cases: Sequence[EvalCase] = (), *, by: str = "") -> QuestionSet:
-        """A new set, with `cases` (an upload) in their order. A taken name raises SetNameTaken."""
+    def _may(self, execute: Execute, permit: Permit, action: str, set_id: str) -> None:
+        """AccessRefused unless `permit` may `action` the set (its owner or an admin, with a login)."""
+        rows = execute("SELECT owner FROM question_sets WHERE set_id = ?", (set_id,))
+        permit.require(action, rows[0][0] if rows else "")
+
+    def create(self, name: str, cases: Sequence[EvalCase] = (), *, by: str = "",
+               permit: Permit = OPERATOR_PERMIT) -> QuestionSet:
+        """A new set, with `cases` (an upload) in their order, owned by `permit`'s identity. A taken name raises
+        SetNameTaken; AccessRefused when `permit` may not create sets."""
+        permit.require("create_set")
         shown, key, now, who = check_name(name), name_key(name), now_iso(), _who(by)
         ids = [c.id for c in cases if c.id]
         if len(ids) != len(set(ids)):
@@ -193,8 +205,8 @@ class QuestionSetStore:
             with self._atomic() as execute:
                 self._name_free(execute, key, shown)
                 execute("INSERT INTO question_sets (set_id, name, name_key, version, next_case, created_at, created_by, "
-                        "updated_at, updated_by) VALUES (?, ?, ?, 1, 1, ?, ?, ?, ?)",
-                        (set_id, shown, key, now, who, now, who))
+                        "updated_at, updated_by, owner) VALUES (?, ?, ?, 1, 1, ?, ?, ?, ?, ?)",
+                        (set_id, shown, key, now, who, now, who, permit.owner))
                 for case in cases:
                     self._insert_case(execute, set_id, case, now, who)
         except Exception as exc:
@@ -203,10 +215,12 @@ class QuestionSetStore:
             raise
         return self.get(set_id)
 
-    def rename(self, set_id: str, name: str, *, version: int, by: str = "") -> QuestionSet:
+    def rename(self, set_id: str, name: str, *, version: int, by: str = "",
+               permit: Permit = OPERATOR_PERMIT) -> QuestionSet:
         shown, key = check_name(name), name_key(name)
         try:
             with self._atomic() as execute:
+                self._may(execute, permit, "edit_set", set_id)
                 self._name_free(execute, key, shown, but=set_id)
                 rows = execute("UPDATE question_sets SET name = ?, name_key = ?, version = version + 1, updated_at = ?, "
                                "updated_by = ? WHERE set_id = ? AND version = ? RETURNING version",
@@ -219,9 +233,11 @@ class QuestionSetStore:
             raise
         return self.get(set_id)
 
-    def delete(self, set_id: str, *, version: int) -> None:
-        """Delete the set and its cases, if nobody changed it since `version` was read."""
+    def delete(self, set_id: str, *, version: int, permit: Permit = OPERATOR_PERMIT) -> None:
+        """Delete the set and its cases, if nobody changed it since `version` was read (AccessRefused unless
+        `permit` owns it or is an admin)."""
         with self._atomic() as execute:
+            self._may(execute, permit, "delete_set", set_id)
             rows = execute("DELETE FROM question_sets WHERE set_id = ? AND version = ? RETURNING set_id",
                            (set_id, int(version)))
             if not rows:
@@ -229,10 +245,11 @@ class QuestionSetStore:
             execute("DELETE FROM question_set_cases WHERE set_id = ?", (set_id,))
 
     # ----- cases ------------------------------------------------------------------------------
-    def add_case(self, set_id: str, case: EvalCase, *, by: str = "") -> StoredCase:
+    def add_case(self, set_id: str, case: EvalCase, *, by: str = "", permit: Permit = OPERATOR_PERMIT) -> StoredCase:
         """Append `case` (its id given, or the next free `q<N>`); another person's additions never clash."""
         now, who = now_iso(), _who(by)
         with self._atomic() as execute:
+            self._may(execute, permit, "edit_set", set_id)
             if not execute("SELECT 1 FROM question_sets WHERE set_id = ?", (set_id,)):
                 raise UnknownSetError(_("this question set no longer exists; someone deleted it"))
             stored = self._insert_case(execute, set_id, case, now, who)
@@ -240,11 +257,13 @@ class QuestionSetStore:
                     (now, who, set_id))
         return stored
 
-    def update_case(self, set_id: str, case_id: str, case: EvalCase, *, version: int, by: str = "") -> StoredCase:
+    def update_case(self, set_id: str, case_id: str, case: EvalCase, *, version: int, by: str = "",
+                    permit: Permit = OPERATOR_PERMIT) -> StoredCase:
         """Replace case `case_id` with `case` (same id), if it is still at `version`."""
         now, who = now_iso(), _who(by)
         case = case.model_copy(update={"id": case_id})
         with self._atomic() as execute:
+            self._may(execute, permit, "edit_set", set_id)
             rows = execute("UPDATE question_set_cases SET case_json = ?, from_run = ?, version = version + 1, "
                            "updated_at = ?, updated_by = ? WHERE set_id = ? AND case_id = ? AND version = ? "
                            "RETURNING version, position",
@@ -255,10 +274,12 @@ class QuestionSetStore:
                     (now, who, set_id))
         return StoredCase(case=case, version=rows[0][0], position=rows[0][1], updated_at=now, updated_by=who)
 
-    def remove_case(self, set_id: str, case_id: str, *, version: int, by: str = "") -> None:
+    def remove_case(self, set_id: str, case_id: str, *, version: int, by: str = "",
+                    permit: Permit = OPERATOR_PERMIT) -> None:
         """Remove case `case_id`, if nobody changed it since `version` was read."""
         now, who = now_iso(), _who(by)
         with self._atomic() as execute:
+            self._may(execute, permit, "edit_set", set_id)
             rows = execute("DELETE FROM question_set_cases WHERE set_id = ? AND case_id = ? AND version = ? "
                            "RETURNING case_id", (set_id, case_id, int(version)))
             if not rows:

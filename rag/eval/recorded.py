@@ -19,9 +19,11 @@ from rag.settings import RagSettings
 
 class RecordedEvaluation:
     def __init__(self, history: Any, store: EvalStore, *, set_name: str, kb: str, run_by: str = "",
-                 owns_history: bool = False):
+                 owns_history: bool = False, owner: str = ""):
         self.history, self.store = history, store
         self.set_name, self.kb, self.run_by = set_name, kb, run_by
+        self.owner = owner
+        """Who owns the case runs (rag/access.py): the signed-in identity, "" for nobody."""
         self.group_id = ""
         self.records: list[EvalRecord] = []
         self._owns = owns_history
@@ -60,6 +62,8 @@ class RecordedEvaluation:
 
         eval_id = uuid.uuid4().hex[:12]
         results = run_cases(cases, settings, history=self.history, eval_id=eval_id, run_by=self.run_by, **options)
+        if self.owner:  # one statement for every case run (indexed by eval_id), not an owner threaded through each
+            self.history.storage.execute("UPDATE runs SET owner=? WHERE eval_id=?", (self.owner, eval_id))
         record = EvalRecord.from_results(results, eval_id=eval_id, set_name=self.set_name, kb=self.kb, label=label,
                                          provider=settings.provider_label(), group_id=self.group_id,
                                          config=dict(config or {}))

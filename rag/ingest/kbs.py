@@ -16,6 +16,7 @@ from typing import Optional
 
 from pydantic import BaseModel
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UserInputError
 from rag.i18n import N_, _
 from rag.ingest import words
@@ -69,9 +70,10 @@ def list_kbs() -> list[str]:
                   if p.is_dir() and not p.is_symlink() and NAME_PATTERN.match(p.name) and (p / "docs").is_dir())
 
 
-def create_kb(name: str, owner: str = "") -> KbFolders:
+def create_kb(name: str, owner: str = "", permit: Permit = OPERATOR_PERMIT) -> KbFolders:
     """Create an empty knowledge base, recording `owner` (the signed-in creator, if any);
-    UserInputError when the name is invalid or taken."""
+    UserInputError when the name is invalid or taken, AccessRefused when `permit` may not create one."""
+    permit.require("create_kb")
     folders = kb_folders(name)
     if folders.docs.exists():
         raise UserInputError(_("a knowledge base named {name} already exists").format(name=repr(folders.name)))

@@ -10,31 +10,29 @@ existed (no owner recorded): nobody else can, or the first visitor could claim i
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from rag.access import AccessSettings, Actor, decide, norm
+from rag.access import admins as access_admins
 
 OWNER_FILE = "owner.json"
 
 
 def _norm(person: str) -> str:
-    return " ".join(str(person or "").split()).casefold()
+    return norm(person)
 
 
 def admins(raw: str | None = None) -> frozenset[str]:
-    """The people in `RAG_ADMINS` (or `raw`), normalised like a signed-in e-mail."""
-    text = os.environ.get("RAG_ADMINS", "") if raw is None else raw
-    return frozenset(p for p in (_norm(x) for x in text.split(",")) if p)
+    """The people in `RAG_ADMINS` (or `raw`), normalised like a signed-in e-mail (rag/access.py)."""
+    return access_admins(raw)
 
 
 def may_delete(*, login: bool, person: str, owner: str, admin_set: frozenset[str]) -> bool:
-    """The rule (pure): without a login, anyone; with one, the signed-in owner or an admin. A visitor
-    who is not signed in, or a knowledge base without a recorded owner, is refused unless admin."""
-    if not login:
-        return True
-    who = _norm(person)
-    if not who:
-        return False
-    return who in admin_set or (bool(_norm(owner)) and who == _norm(owner))
+    """The rule (pure), as rag/access.py decides it for an open server: without a login, anyone; with one, the
+    signed-in owner or an admin. A visitor who is not signed in, or a knowledge base without a recorded owner, is
+    refused unless admin. The app passes its `Permit` instead, which also knows `RAG_SHARED_STATE`."""
+    return decide(Actor(identity=person), "delete_kb", owner,
+                  AccessSettings(login=login, admins=admin_set, shared_state="open")).allowed
 
 
 def write_owner(root: Path, person: str) -> None:

@@ -27,6 +27,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ValidationError
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import PromptTemplateError, PromptVersionError, UnknownPromptVersionError
 from rag.i18n import _
 from rag.prompts.templates import ROLES, PromptSet, load_default_prompts, validate_template
@@ -44,6 +45,11 @@ RESERVED_NAMES = frozenset({"default", "active"})
 MAX_NOTE_CHARS = 200
 #: Roles added after format v1 was written: a file without one takes the built-in prompt.
 LATER_ROLES = frozenset({"answerer"})
+MAX_SET_BYTES = 64 * 1024
+"""A saved version's templates together, in UTF-8. The built-in prompts are about 2.3 KB; 64 KB is some 28 times
+that (room for long few-shot examples), while 200 versions still fit in about 13 MB of a shared folder."""
+MAX_VERSIONS = 200
+"""Saved versions a folder may hold: a list people pick from, not an archive (delete or export old ones)."""
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -136,18 +142,32 @@ def save_version(
     *,
     directory: Optional[Path | str] = None,
     overwrite: bool = False,
+    permit: Permit = OPERATOR_PERMIT,
 ) -> PromptVersionInfo:
-    """Save a prompt set under a name. Refuses bad names and invalid templates before writing, and
-    an existing name unless `overwrite` (runs in the history refer to versions by name)."""
+    """Save a prompt set under a name. Refuses bad names, invalid templates, a set over `MAX_SET_BYTES` and a
+    folder at `MAX_VERSIONS` before writing, and an existing name unless `overwrite` (runs in the history refer to
+    versions by name). Saving a new version follows the roles; overwriting one is the admins' (a
+    `RAG_PROMPT_VERSION=active` pipeline would otherwise run whatever replaced the active version): AccessRefused."""
     name = check_name(name)
     note = _one_line(note)
     if not isinstance(prompts, PromptSet):
         raise PromptVersionError(f"expected a PromptSet, got {type(prompts).__name__}")
-    validate_prompt_set(prompts)
+    size = sum(len(prompts.get(role).encode("utf-8")) for role in ROLES)
+    if size > MAX_SET_BYTES:
+        raise PromptVersionError(_("these templates hold {size} KB; a version can hold at most {limit} KB. Shorten "
+                                   "them (nothing was saved).").format(size=f"{size // 1024:,}",
+                                                                        limit=MAX_SET_BYTES // 1024))
     path = _path(name, directory)
-    if path.exists() and not overwrite:
+    exists = path.exists()
+    permit.require("overwrite_prompt_version" if exists else "save_prompt_version")
+    if exists and not overwrite:
         raise PromptVersionError(_("prompt version {name} already exists; choose another name or overwrite it")
                                  .format(name=repr(name)))
+    folder = versions_dir(directory)
+    if not exists and folder.is_dir() and sum(1 for _p in folder.glob(f"*{SUFFIX}")) >= MAX_VERSIONS:
+        raise PromptVersionError(_("the prompt folder already holds {n} prompt versions, the most it keeps; ask an "
+                                   "admin to delete old ones (nothing was saved).").format(n=MAX_VERSIONS))
+    validate_prompt_set(prompts)
     doc = _VersionFile(
         name=name,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -239,9 +259,11 @@ def version_info(name: str, *, directory: Optional[Path | str] = None) -> Prompt
     return PromptVersionInfo(name=doc.name, created_at=doc.created_at, note=doc.note)
 
 
-def delete_version(name: str, *, directory: Optional[Path | str] = None) -> None:
-    """Remove a saved version (and the active pointer if it named it)."""
+def delete_version(name: str, *, directory: Optional[Path | str] = None,
+                   permit: Permit = OPERATOR_PERMIT) -> None:
+    """Remove a saved version (and the active pointer if it named it): the admins' (AccessRefused)."""
     path = _path(name, directory)
+    permit.require("delete_prompt_version")
     if not path.is_file():
         raise UnknownPromptVersionError(_("unknown prompt version {name}; available: {available}").format(
             name=repr(name), available=_available(directory)))
@@ -276,8 +298,11 @@ def compare_versions(a: str, b: str, *, directory: Optional[Path | str] = None) 
     )
 
 
-def set_active(name: Optional[str], *, directory: Optional[Path | str] = None) -> None:
-    """Point `ACTIVE` at a saved version; `None` or `default` clears it (built-in prompts)."""
+def set_active(name: Optional[str], *, directory: Optional[Path | str] = None,
+               permit: Permit = OPERATOR_PERMIT) -> None:
+    """Point `ACTIVE` at a saved version; `None` or `default` clears it (built-in prompts). The pointer is the
+    process's (and every `RAG_PROMPT_VERSION=active` pipeline's): the admins' (AccessRefused)."""
+    permit.require("activate_prompt_version")
     pointer = versions_dir(directory) / ACTIVE_FILE
     if name is None or (isinstance(name, str) and name.strip().lower() == "default"):
         pointer.unlink(missing_ok=True)

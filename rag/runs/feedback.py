@@ -10,6 +10,12 @@ user, else the name set on Settings) who gives feedback again on a run replaces 
 a changed mind is not counted twice ("wrong ×2" means two people). Feedback given without a name is kept
 as given, each entry on its own (nobody can tell two anonymous people apart).
 
+Carried feedback never speaks for a person here (issue 39): entries an imported file brings are marked
+`imported`, their `given_by` is only what the file claims. They never replace or remove an entry given on
+this server (whatever name or date they carry), are counted apart ("carried ×n"), and never become a
+person's label (`expected_from_feedback` reads given entries only, so agreement never counts them).
+Who may give, withdraw and import is rag/access.py's rule, checked here (`permit`), not only on the page.
+
 Public API (the question sets call it): `feedback_for_run(history, run_id)` and
 `expected_from_feedback(items)`.
 """
@@ -23,6 +29,7 @@ from typing import Any, Iterable, Literal, Mapping, NamedTuple, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from rag.access import OPERATOR_PERMIT, Permit, norm
 from rag.errors import UserFixableError
 from rag.i18n import N_, _
 from rag.runs.run_info import now_iso
@@ -123,7 +130,10 @@ class Feedback(BaseModel):
     """Who gave it: the signed-in user's e-mail, else the name set on Settings, else empty."""
     given_at: str
     origin: FeedbackOrigin = "given"
-    """`imported` when it came with an imported run's file."""
+    """`imported` when it came with an imported run's file (then `given_by` is only what the file claims)."""
+    owner: str = Field(default="", max_length=200)
+    """Who owns the entry here (rag/access.py): the signed-in identity that gave it, or that imported the file it
+    came with; "" when nobody was signed in. Never exported, never read from a file."""
 
     @field_validator("given_at")
     @classmethod
@@ -161,19 +171,23 @@ def new_feedback(run_id: str, *, verdict: Any, reason: Any = None, note: str = "
 
 
 def expected_from_feedback(items: Iterable[Feedback]) -> Optional[Expected]:
-    """The corrected outcome people gave: the newest `wrong` feedback that names an expected route, else
-    None (a good verdict, or a wrong one without a route, corrects nothing)."""
-    corrected = [f for f in items if f.verdict == "wrong" and f.expected is not None and f.expected.route]
+    """The corrected outcome people gave here: the newest `wrong` feedback given on this server that names an
+    expected route, else None (a good verdict, a wrong one without a route, or feedback an import carried,
+    corrects nothing)."""
+    corrected = [f for f in items if f.verdict == "wrong" and f.expected is not None and f.expected.route
+                 and f.origin == "given"]  # a file's claim is nobody's label here
     if not corrected:
         return None
     return max(corrected, key=lambda f: f.given_at).expected
 
 
 class Summary(NamedTuple):
-    """How many entries of each verdict a run has (the Run history column)."""
+    """How many entries of each verdict a run has (the Run history column); `carried` counts the entries imported
+    files brought, which speak for nobody here and are left out of `good` and `wrong`."""
 
     good: int = 0
     wrong: int = 0
+    carried: int = 0
 
     @property
     def total(self) -> int:
@@ -181,49 +195,43 @@ class Summary(NamedTuple):
 
 
 def summary_text(summary: Optional[Summary]) -> str:
-    """The Run history column: "wrong ×2 · good ×1", "" for a run without feedback."""
-    if summary is None or not summary.total:
+    """The Run history column: "wrong ×2 · good ×1 · carried ×1", "" for a run without feedback."""
+    if summary is None or not (summary.total or summary.carried):
         return ""
     parts = []
     if summary.wrong:
         parts.append(_("wrong ×{n}").format(n=summary.wrong))
     if summary.good:
         parts.append(_("good ×{n}").format(n=summary.good))
+    if summary.carried:
+        parts.append(_("carried ×{n}").format(n=summary.carried))
     return " · ".join(parts)
 
 
-def merge_carried(existing: Iterable[Feedback], carried: Iterable[Feedback]) -> tuple[list[Feedback], list[str]]:
-    """(entries to add, feedback ids to remove) when an import brings `carried` to a run that has
-    `existing` (pure). An entry already there (same id) is skipped; a named person keeps one entry, the
-    newer of theirs; anonymous entries are all kept."""
+def merge_carried(existing: Iterable[Feedback], carried: Iterable[Feedback]) -> list[Feedback]:
+    """The entries to add when an import brings `carried` to a run that has `existing` (pure): those not already
+    there (by id). Nothing is ever removed: a carried entry never replaces one given here, whatever name and
+    date it claims, nor another carried one."""
     by_id = {f.feedback_id for f in existing}
-    by_person = {f.given_by: f for f in existing if f.given_by}
     add: list[Feedback] = []
-    remove: list[str] = []
     for item in carried:
         if item.feedback_id in by_id:
             continue
-        mine = by_person.get(item.given_by) if item.given_by else None
-        if mine is not None:
-            if mine.given_at >= item.given_at:
-                continue
-            remove.append(mine.feedback_id)
         add.append(item)
         by_id.add(item.feedback_id)
-        if item.given_by:
-            by_person[item.given_by] = item
-    return add, remove
+    return add
 
 
 # ----- storage ------------------------------------------------------------------------------------------
 
-COLUMNS = ("feedback_id", "run_id", "verdict", "reason", "note", "expected_json", "given_by", "given_at", "origin")
+COLUMNS = ("feedback_id", "run_id", "verdict", "reason", "note", "expected_json", "given_by", "given_at", "origin",
+           "owner")
 
 
 def _row(item: Feedback) -> tuple:
     expected = None if item.expected is None else json.dumps(item.expected.model_dump(mode="json"), ensure_ascii=False)
     return (item.feedback_id, item.run_id, item.verdict, item.reason, item.note, expected, item.given_by,
-            item.given_at, item.origin)
+            item.given_at, item.origin, item.owner)
 
 
 def _from_row(row: tuple) -> Feedback:
@@ -242,14 +250,21 @@ _INSERT = (f"INSERT INTO feedback ({', '.join(COLUMNS)}) SELECT {', '.join('?' f
            "WHERE EXISTS (SELECT 1 FROM runs WHERE run_id=?) RETURNING feedback_id")
 
 
-def give_feedback(history: Any, item: Feedback) -> Feedback:
-    """Store `item` on its run (a named person's earlier feedback on the run is replaced, in the same
-    transaction). A run that is not (or no longer) in the history raises FeedbackError: checked by the
-    insert itself, so a delete between the page's draw and the click cannot leave feedback on nothing."""
+def give_feedback(history: Any, item: Feedback, permit: Permit = OPERATOR_PERMIT) -> Feedback:
+    """Store `item` on its run as given here, owned by `permit`'s identity (a named person's earlier feedback
+    given on the run is replaced, in the same transaction; carried entries are left alone). AccessRefused when
+    `permit` may not give feedback; FeedbackError for a run that is not (or no longer) in the history: checked
+    by the insert itself, so a delete between the page's draw and the click cannot leave feedback on nothing."""
+    permit.require("give_feedback")
+    update = {"origin": "given", "owner": permit.owner}
+    if permit.settings.login and not permit.actor.operator:  # with a login one speaks in one's own name only
+        update["given_by"] = permit.owner
+    item = item.model_copy(update=update)
     storage = history.storage
     with storage.transaction() as execute:
         if item.given_by:
-            execute("DELETE FROM feedback WHERE run_id=? AND given_by=?", (item.run_id, item.given_by))
+            execute("DELETE FROM feedback WHERE run_id=? AND given_by=? AND origin='given'",
+                    (item.run_id, item.given_by))
         if not execute(_INSERT, (*_row(item), item.run_id)):
             raise _gone(item.run_id)
     return item
@@ -262,12 +277,28 @@ def feedback_for_run(history: Any, run_id: str) -> list[Feedback]:
     return [_from_row(r) for r in rows]
 
 
-def withdraw_feedback(history: Any, run_id: str, feedback_id: str, *, given_by: str) -> bool:
-    """Remove one entry of `given_by` (its author changed their mind); another person's entry is left
-    alone. True when an entry was removed."""
-    rows = history.storage.execute("DELETE FROM feedback WHERE run_id=? AND feedback_id=? AND given_by=? "
-                                   "RETURNING feedback_id", (run_id, feedback_id, given_by))
-    return bool(rows)
+def withdraw_feedback(history: Any, run_id: str, feedback_id: str, *, given_by: str,
+                      permit: Permit = OPERATOR_PERMIT) -> bool:
+    """Remove one entry (its author changed their mind). With a login, the entry's owner or an admin may
+    (rag/access.py); without one, only an entry given here under `given_by` (the name this browser session
+    runs under), and only when visitors may change shared state. Anything else is left alone. True when an
+    entry was removed; AccessRefused when the rule refuses."""
+    rows = history.storage.execute("SELECT owner, given_by, origin FROM feedback WHERE run_id=? AND feedback_id=?",
+                                   (run_id, feedback_id))
+    if not rows:
+        return False
+    owner, by, origin = rows[0]
+    permit.require("withdraw_feedback", owner)
+    if permit.settings.login:
+        allowed = permit.settings.is_admin(permit.actor) or (bool(norm(owner)) and norm(owner) == norm(
+            permit.actor.identity))
+    else:
+        allowed = origin == "given" and bool(given_by) and by == given_by
+    if not allowed:
+        return False
+    deleted = history.storage.execute("DELETE FROM feedback WHERE run_id=? AND feedback_id=? RETURNING feedback_id",
+                                      (run_id, feedback_id))
+    return bool(deleted)
 
 
 def summaries(history: Any, run_ids: Iterable[str]) -> dict[str, Summary]:
@@ -277,23 +308,25 @@ def summaries(history: Any, run_ids: Iterable[str]) -> dict[str, Summary]:
     if not ids:
         return {}
     rows = history.storage.execute(
-        f"SELECT run_id, verdict, COUNT(*) FROM feedback WHERE run_id IN ({', '.join('?' for _ in ids)}) "
-        "GROUP BY run_id, verdict", tuple(ids))
+        f"SELECT run_id, verdict, origin, COUNT(*) FROM feedback WHERE run_id IN ({', '.join('?' for _ in ids)}) "
+        "GROUP BY run_id, verdict, origin", tuple(ids))
     counts: dict[str, Counter] = {}
-    for run_id, verdict, n in rows:
-        counts.setdefault(run_id, Counter())[verdict] += int(n)
-    return {run_id: Summary(good=c["good"], wrong=c["wrong"]) for run_id, c in counts.items()}
+    for run_id, verdict, origin, n in rows:
+        counts.setdefault(run_id, Counter())[verdict if origin == "given" else "carried"] += int(n)
+    return {run_id: Summary(good=c["good"], wrong=c["wrong"], carried=c["carried"]) for run_id, c in counts.items()}
 
 
-def store_carried(history: Any, run_id: str, carried: Iterable[Mapping[str, Any] | Feedback]) -> int:
-    """Write the feedback an imported file carried onto the imported run `run_id` (marked `imported`,
-    merged with what the run already has: `merge_carried`). Returns how many entries were added."""
+def store_carried(history: Any, run_id: str, carried: Iterable[Mapping[str, Any] | Feedback], *, owner: str = "") -> int:
+    """Write the feedback an imported file carried onto the imported run `run_id`: marked `imported`, owned by
+    who imported it (`owner`), added beside what the run already has and never in place of it
+    (`merge_carried`). Returns how many entries were added."""
     items = [(c if isinstance(c, Feedback) else Feedback.model_validate(c)) for c in carried]
-    items = [c.model_copy(update={"run_id": run_id, "origin": "imported"}) for c in items]
+    items = [c.model_copy(update={"run_id": run_id, "origin": "imported", "owner": " ".join(owner.split())[:200]})
+             for c in items]
     if not items:
         return 0
-    add, remove = merge_carried(feedback_for_run(history, run_id), items)
-    if add:  # the same file imported again as another run (its id was taken): its feedback gets ids of its own
+    add = merge_carried(feedback_for_run(history, run_id), items)
+    if add:  # ids another run's feedback holds (the same file imported as another run, or a forged id): fresh ids
         ids = [item.feedback_id for item in add]
         taken = {r[0] for r in history.storage.execute(
             f"SELECT feedback_id FROM feedback WHERE run_id<>? AND feedback_id IN ({', '.join('?' for _ in ids)})",
@@ -301,8 +334,6 @@ def store_carried(history: Any, run_id: str, carried: Iterable[Mapping[str, Any]
         add = [item.model_copy(update={"feedback_id": uuid.uuid4().hex}) if item.feedback_id in taken else item
                for item in add]
     with history.storage.transaction() as execute:
-        for feedback_id in remove:
-            execute("DELETE FROM feedback WHERE feedback_id=?", (feedback_id,))
         for item in add:
             if not execute(_INSERT, (*_row(item), run_id)):
                 raise _gone(run_id)
@@ -311,7 +342,7 @@ def store_carried(history: Any, run_id: str, carried: Iterable[Mapping[str, Any]
 
 def export_list(history: Any, run_id: str) -> list[dict]:
     """The run's feedback as an export document carries it (the run id is the document's own)."""
-    return [f.model_dump(mode="json", exclude={"run_id", "origin"}) for f in feedback_for_run(history, run_id)]
+    return [f.model_dump(mode="json", exclude={"run_id", "origin", "owner"}) for f in feedback_for_run(history, run_id)]
 
 
 def require_run(history: Any, run_id: Optional[str]) -> None:

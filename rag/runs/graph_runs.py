@@ -80,9 +80,12 @@ class GraphRunRecorder(SessionHooks):
     """Records a session's live runs in `history` (a `RunHistory`), as `run_by` (a name, or a function that
     says who is running now: a page reads the signed-in user when a run starts)."""
 
-    def __init__(self, history: Any, *, run_by: "str | Callable[[], str]" = ""):
+    def __init__(self, history: Any, *, run_by: "str | Callable[[], str]" = "",
+                 owner: "str | Callable[[], str]" = ""):
         self.history = history
         self.run_by = run_by
+        self.owner = owner
+        """Who owns the runs (rag/access.py): the signed-in identity, or a function that says it."""
 
     def _who(self) -> str:
         return self.run_by() if callable(self.run_by) else self.run_by
@@ -98,7 +101,8 @@ class GraphRunRecorder(SessionHooks):
             fork = {"step": index + 1, "field": field, "old": plain(old), "new": plain(value)}
         info = self.history.record_start(redact(input_summary(session.last_input), _secrets()), kind="graph",
                                          thread_id=seg.stepper.thread_id, parent_run_id=parent,
-                                         run_by=self._who(), fork=fork, graph_spec=session.spec)
+                                         run_by=self._who(), fork=fork, graph_spec=session.spec,
+                                         owner=self.owner() if callable(self.owner) else self.owner)
         seg.run_id = info.run_id
         seg.info = info
         _live[info.run_id] = session

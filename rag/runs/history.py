@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
+from rag.access import OPERATOR_PERMIT, Permit
+from rag.errors import UnknownRunError
 from rag.i18n import _
 from rag.runs.queries import HistoryQueries
 from rag.runs.recording import RunRecorder
@@ -109,19 +111,21 @@ class RunHistory:
     def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
         self.recorder.record_document(run_id, document)
 
-    def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
-        return self.recorder.store_imported(info, document)
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "") -> RunInfo:
+        return self.recorder.store_imported(info, document, owner=owner)
 
     # ----- queries ----------------------------------------------------------------------------
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
                   run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
                   feedback: Optional[str] = None, evals: Optional[str] = None,
-                  light: bool = False) -> list[RunInfo]:
+                  light: bool = False, permit: Permit = OPERATOR_PERMIT) -> list[RunInfo]:
+        """The runs `permit` may see (with private runs, its own: rag/access.py), newest first."""
         return self.queries.list_runs(limit=limit, hide_abandoned=hide_abandoned, run_by=run_by, offset=offset,
-                                      forks=forks, feedback=feedback, evals=evals, light=light)
+                                      forks=forks, feedback=feedback, evals=evals, light=light,
+                                      owner=permit.owner if permit.private_runs else None)
 
-    def people(self) -> list[str]:
-        return self.queries.people()
+    def people(self, permit: Permit = OPERATOR_PERMIT) -> list[str]:
+        return self.queries.people(owner=permit.owner if permit.private_runs else None)
 
     def eval_runs(self, eval_id: str) -> list[RunInfo]:
         return self.queries.eval_runs(eval_id)
@@ -135,7 +139,26 @@ class RunHistory:
     def get_document(self, run_id: str) -> Optional[dict]:
         return self.queries.get_document(run_id)
 
-    def delete_run(self, run_id: str) -> None:
+    def visible_run(self, run_id: str, permit: Permit) -> RunInfo:
+        """`get_run` for someone opening a link: a run `permit` may not see raises the same UnknownRunError as a
+        run that does not exist ("not available"), so a link never tells whether someone's private run exists."""
+        try:
+            info = self.queries.get_run(run_id)
+        except UnknownRunError:
+            if permit.private_runs:
+                raise UnknownRunError(_("That run is not available.")) from None
+            raise
+        if not permit.allows("view_run", info.owner):
+            raise UnknownRunError(_("That run is not available."))
+        return info
+
+    def delete_run(self, run_id: str, permit: Permit = OPERATOR_PERMIT) -> None:
+        """Delete a run, its checkpoints and its feedback. AccessRefused unless `permit` may (its owner or an
+        admin, with a login; without one, when visitors may change shared state)."""
+        info = self.queries.get_run(run_id)
+        if not permit.allows("view_run", info.owner):
+            raise UnknownRunError(_("That run is not available."))
+        permit.require("delete_run", info.owner)
         self.queries.delete_run(run_id)
 
     def mark_abandoned(self, run_ids: Optional[Iterable[str]] = None, *, at: Optional[str] = None,

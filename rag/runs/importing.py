@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from pydantic import ValidationError
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import RunImportError
 from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
@@ -15,25 +16,29 @@ from rag.runs.run_document import checksum
 from rag.runs.run_info import RunInfo, new_run_id
 
 
-def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory) -> RunInfo:
-    """Validate an export and store it as an `imported` run (replay only).
+def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory,
+               permit: Permit = OPERATOR_PERMIT) -> RunInfo:
+    """Validate an export and store it as an `imported` run (replay only), owned by `permit`'s identity.
 
-    Importing the same export twice returns the run already stored; a different run whose id is
-    taken gets a new id (its thread id is fresh too, so it never mixes with live checkpoints).
+    Importing the same export twice returns the run already stored (its carried feedback added beside what the
+    run has: `store_carried`); a different run whose id is taken, or one `permit` may not see (someone's private
+    run), gets a new id (its thread id is fresh too, so it never mixes with live checkpoints).
+    AccessRefused when `permit` may not import.
     """
+    permit.require("import_run")
     raw = load_document(doc)
     parsed = parse_document(raw)
     carried = _carried_feedback(raw)
     run_id = parsed.run.run_id
     if history.has_run(run_id):
         stored = history.get_document(run_id)
-        if stored is not None and same_run(stored, raw):
-            store_carried(history, run_id, carried)  # the same run again: only its new feedback is added
+        if stored is not None and same_run(stored, raw) and permit.allows("view_run", history.get_run(run_id).owner):
+            store_carried(history, run_id, carried, owner=permit.owner)  # the same run again: its new feedback
             return history.get_run(run_id)
         run_id = new_run_id("imported")
     info = parsed.run.model_copy(update={"run_id": run_id, "thread_id": f"replay-{run_id}"})
-    stored_info = history.store_imported(info, raw)
-    store_carried(history, run_id, carried)
+    stored_info = history.store_imported(info, raw, owner=permit.owner)
+    store_carried(history, run_id, carried, owner=permit.owner)
     return stored_info
 
 

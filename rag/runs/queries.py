@@ -36,7 +36,7 @@ class HistoryQueries:
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,
                   run_by: Optional[str] = None, offset: int = 0, forks: Optional[str] = None,
                   feedback: Optional[str] = None, evals: Optional[str] = None,
-                  light: bool = False) -> list[RunInfo]:
+                  light: bool = False, owner: Optional[str] = None) -> list[RunInfo]:
         """Runs, newest first; without the abandoned ones when `hide_abandoned`; only `run_by`'s runs when
         given ("" = runs nobody is named on); `forks` "forks" / "no_forks" keeps only what-if forks / no
         forks; `feedback` "any" / "wrong" keeps runs with feedback / with a `wrong` verdict
@@ -52,6 +52,9 @@ class HistoryQueries:
         if run_by is not None:
             where.append("run_by=?")
             params.append(run_by)
+        if owner is not None:  # private runs (rag/access.py): only this owner's
+            where.append("owner=?")
+            params.append(owner)
         if forks in FORK_WHERE:
             where.append(FORK_WHERE[forks])
         if feedback in FEEDBACK_WHERE:
@@ -76,8 +79,13 @@ class HistoryQueries:
                                     f"ORDER BY created_at, {self.storage.order_key}", (eval_id,))
         return [from_row(r) for r in rows]
 
-    def people(self) -> list[str]:
-        """Everyone named on a run, sorted ("" is left out): the history page's person filter."""
+    def people(self, owner: Optional[str] = None) -> list[str]:
+        """Everyone named on a run (on `owner`'s runs when given), sorted ("" is left out): the history page's
+        person filter."""
+        if owner is not None:
+            rows = self.storage.execute("SELECT DISTINCT run_by FROM runs WHERE run_by<>'' AND owner=? ORDER BY run_by",
+                                        (owner,))
+            return [r[0] for r in rows]
         rows = self.storage.execute("SELECT DISTINCT run_by FROM runs WHERE run_by<>'' ORDER BY run_by", ())
         return [r[0] for r in rows]
 

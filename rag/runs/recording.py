@@ -41,8 +41,10 @@ class RunRecorder:
         fork: Any = None,
         eval_id: Optional[str] = None,
         graph_spec: Optional[str] = None,
+        owner: str = "",
     ) -> RunInfo:
-        """Insert a `running` row. `settings` (RagSettings or a dict) is stored as its public dict. `fork`
+        """Insert a `running` row. `owner`: the signed-in identity running it (rag/access.py), "" for nobody.
+        `settings` (RagSettings or a dict) is stored as its public dict. `fork`
         (a `ForkEdit` or its dict) marks a what-if fork of `parent_run_id`; `eval_id` a case's run of that
         evaluation. `graph_spec`: the `module:attr` of a Your-graph run (kind `graph`)."""
         if kind not in ("main", "resume", "graph"):
@@ -57,7 +59,7 @@ class RunRecorder:
             status="running", settings=dict(public) if public is not None else None,
             run_by=(run_by or "").strip()[:200], server_id=self.server_id,
             fork=ForkEdit.model_validate(fork) if isinstance(fork, Mapping) else fork, eval_id=eval_id or None,
-            graph_spec=graph_spec,
+            graph_spec=graph_spec, owner=" ".join(str(owner or "").split())[:200],
         )
         self._insert(info)
         return info
@@ -127,10 +129,12 @@ class RunRecorder:
         checkpointer, gone with the process, so its recording is stored here when it ends."""
         self.storage.execute("UPDATE runs SET document_json=? WHERE run_id=?", (dumps(dict(document)), run_id))
 
-    def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "") -> RunInfo:
         """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`). An
-        imported copy is no evaluation's case run (that evaluation lists its own runs), so `eval_id` is cleared."""
-        info = info.model_copy(update={"origin": "imported", "server_id": self.server_id, "eval_id": None})
+        imported copy is no evaluation's case run (that evaluation lists its own runs), so `eval_id` is cleared.
+        Its owner is who imported it here (`owner`), never what the file says."""
+        info = info.model_copy(update={"origin": "imported", "server_id": self.server_id, "eval_id": None,
+                                       "owner": " ".join(str(owner or "").split())[:200]})
         self._insert(info, document)
         return self._get(info.run_id)
 
@@ -151,6 +155,7 @@ def run_recorded(
     run_id: Optional[str] = None,
     run_by: str = "",
     eval_id: Optional[str] = None,
+    owner: str = "",
 ) -> RunInfo:
     """Run the main graph on `question` (or the resume graph on `snapshot` + `answer`) on a new
     thread of the history (a `RunHistory`), and record the row, the progress steps and the result.
@@ -183,7 +188,7 @@ def run_recorded(
     info = history.record_start(
         text, kind=kind, run_id=run_id, parent_run_id=parent_run_id, provider=ctx.roles.provider,
         prompt_version=_prompt_version_of(ctx), settings=ctx.settings, run_by=run_by,
-        eval_id=eval_id,
+        eval_id=eval_id, owner=owner,
     )
     t0 = time.perf_counter()
     try:

@@ -28,6 +28,7 @@ COLUMNS = (
     "result_json", "settings_json", "document_json", "run_by", "server_id", "fork_json", "head_checkpoint_id",
     "eval_id",
     "graph_spec",
+    "owner",
 )
 
 
@@ -78,6 +79,9 @@ class RunInfo(BaseModel):
     graph_spec: Optional[str] = None
     """A Your-graph run (`kind` graph): the graph's `module:attr`. It is loaded again to replay the run only
     through the page's allow-list (debugger/allowlist.py), never because the history names it."""
+    owner: str = ""
+    """Who owns it on this server (rag/access.py): the signed-in identity that ran or imported it, "" when nobody
+    was signed in (then it is the admins'). Never taken from an imported file: `run_by` there is only claimed."""
 
     @property
     def is_replay(self) -> bool:
@@ -122,6 +126,7 @@ def row_values(info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> t
         None if info.fork is None else dumps(info.fork.model_dump(mode="json")), info.head_checkpoint_id,
         info.eval_id,
         info.graph_spec,
+        info.owner or "",
     )
 
 
@@ -136,6 +141,7 @@ def from_row(row: tuple) -> RunInfo:
     data.pop("document_json", None)
     data["run_by"] = data.get("run_by") or ""
     data["server_id"] = data.get("server_id") or ""
+    data["owner"] = data.get("owner") or ""
     fork = data.pop("fork_json", None)
     data["fork"] = json.loads(fork) if fork else None
     return RunInfo.model_validate(data)

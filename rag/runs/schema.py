@@ -125,6 +125,17 @@ MIGRATIONS: Sequence[tuple[int, str, dict[Engine, list[str]]]] = (
         "sqlite": ["ALTER TABLE runs ADD COLUMN graph_spec TEXT"],
         "postgresql": ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS graph_spec TEXT"],
     }),
+    (8, "owners (the signed-in identity that made a run, feedback or question set: rag/access.py); one voice per "
+        "person counts only feedback given here, never feedback an import carried", {
+        engine: [f"ALTER TABLE runs ADD COLUMN {exists}owner TEXT NOT NULL DEFAULT ''",
+                 "CREATE INDEX IF NOT EXISTS runs_owner ON runs (owner)",
+                 f"ALTER TABLE feedback ADD COLUMN {exists}owner TEXT NOT NULL DEFAULT ''",
+                 f"ALTER TABLE question_sets ADD COLUMN {exists}owner TEXT NOT NULL DEFAULT ''",
+                 "DROP INDEX IF EXISTS feedback_person",
+                 "CREATE UNIQUE INDEX IF NOT EXISTS feedback_person ON feedback (run_id, given_by) "
+                 "WHERE given_by <> '' AND origin = 'given'"]
+        for engine, exists in (("sqlite", ""), ("postgresql", "IF NOT EXISTS "))
+    }),
 )
 
 LATEST = MIGRATIONS[-1][0]

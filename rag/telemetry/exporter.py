@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.telemetry.config import ExportConfig, export_config
 
 log = logging.getLogger("rag_debugger.telemetry")
@@ -144,9 +145,11 @@ def tracer(env: Optional[Mapping[str, str]] = None) -> Any:
         return _tracer
 
 
-def set_switch(on: Optional[bool]) -> None:
+def set_switch(on: Optional[bool], permit: Permit = OPERATOR_PERMIT) -> None:
     """The Settings switch: True/False overrides the environment's on/off (never its destination);
-    None follows the environment again."""
+    None follows the environment again. It is the process's, so it is the admins' (rag/access.py): AccessRefused
+    for anyone else, checked here and not only on the page."""
+    permit.require("switch_telemetry")
     global _switch
     with _lock:
         _switch = on

@@ -85,23 +85,23 @@ class RunRecorder:
 
     # ----- runs ------------------------------------------------------------------------------
     def start(self, seg: Segment, question: str, parent_run_id: Optional[str], *, settings: Any, run_by: str,
-              fork: Optional[dict] = None) -> None:
+              fork: Optional[dict] = None, owner: str = "") -> None:
         if self.history is None or seg.ctx is None:
             return
         try:
             info = self.history.record_start(
                 question, kind=seg.kind, thread_id=seg.stepper.thread_id, parent_run_id=parent_run_id,
                 provider=seg.ctx.roles.provider, prompt_version=seg.prompt_version, settings=settings,
-                run_by=run_by, fork=fork,
+                run_by=run_by, fork=fork, owner=owner,
             )
             seg.run_id = info.run_id
         except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
             log.warning("could not record the start of a run", exc_info=True)
             return
         self.open_runs.add(info.run_id)
-        owner = self._owner()
-        if owner is not None:
-            run_owners.claim(info.run_id, owner, getattr(owner, "client_id", None))
+        holder = self._owner()
+        if holder is not None:
+            run_owners.claim(info.run_id, holder, getattr(holder, "client_id", None))
         run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
 
     def abandon_open(self, segments: list[Segment]) -> None:
@@ -139,7 +139,7 @@ class RunRecorder:
             log.warning("could not record the end of a run", exc_info=True)
 
     def start_fork(self, parent: Segment, fork: Segment, index: int, field: str, old: Any, new: Any, *,
-                   question: str, settings: Any, run_by: str) -> None:
+                   question: str, settings: Any, run_by: str, owner: str = "") -> None:
         """Record a fork as a run of its own: parent run, the parent's step (1-based) and the edit. The
         live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
         if self.history is None or parent.run_id is None:
@@ -149,5 +149,5 @@ class RunRecorder:
                 self.history.record_head(parent.run_id, parent.stepper.steps[-1].after_checkpoint_id)
             except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
                 log.warning("could not record the head of a forked run", exc_info=True)
-        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by,
+        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner,
                    fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})

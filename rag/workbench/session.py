@@ -78,6 +78,8 @@ class DebugSession(SegmentChain):
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
         self.live = LiveStepRunner()
         """The Step / Continue / Run that calls a live model, in its worker thread (rag/workbench/live_step.py)."""
+        self.owner: str = ""
+        """Who owns the runs this session records (rag/access.py): the signed-in identity, "" for nobody."""
 
     # ----- the recorder's state, as the pages and run_owners read it ------------------------
     @property
@@ -167,7 +169,7 @@ class DebugSession(SegmentChain):
         parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
         self.segments.append(segment)
         self.recorder.start(segment, inp.get("question") or self.question, parent, settings=self.settings,
-                            run_by=self.run_by)
+                            run_by=self.run_by, owner=self.owner)
         return segment
 
     # ----- after a segment moved ------------------------------------------------------------
@@ -381,7 +383,8 @@ class DebugSession(SegmentChain):
                             new_thread=lambda: self._new_thread("fork"), on_step=self.events.on_step)
         self.segments.append(fork)
         self.recorder.start_fork(seg, fork, fork.fork_of[1], field, record.values_after.get(field), value,
-                                 question=self.question, settings=self.settings, run_by=self.run_by)
+                                 question=self.question, settings=self.settings, run_by=self.run_by,
+                                 owner=self.owner)
         self.events.clear()
         with self.events.timed():
             fork.stepper.run_to_end()

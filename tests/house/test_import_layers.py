@@ -34,8 +34,8 @@ from pathlib import Path
 from tests.house.sources import module_name, python_files
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", ("rag.errors", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings", "rag.redaction",
-                     "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
+    ("foundations", ("rag.errors", "rag.access", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings",
+                     "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
     ("ingest", ("rag.ingest",)),

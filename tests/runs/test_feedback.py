@@ -93,7 +93,7 @@ def test_expected_from_feedback(items, route):
 
 @pytest.mark.parametrize(("summary", "text"), [
     (None, ""), (Summary(), ""), (Summary(wrong=2), "wrong ×2"), (Summary(good=1, wrong=2), "wrong ×2 · good ×1"),
-    (Summary(good=3), "good ×3"),
+    (Summary(good=3), "good ×3"), (Summary(wrong=1, carried=2), "wrong ×1 · carried ×2"), (Summary(carried=1), "carried ×1"),
 ])
 def test_summary_text(summary, text):
     assert summary_text(summary) == text
@@ -103,11 +103,11 @@ def test_merging_carried_feedback():
     ann_old = _fb(by="ann", at="2026-01-01", fid="a1")
     ann_new = _fb(by="ann", at="2026-02-01", fid="a2")
     anon = _fb(by="", at="2026-01-05", fid="x1")
-    # the same entry again: nothing; a newer entry of the same person replaces theirs; anonymous ones add up
-    assert merge_carried([ann_old], [ann_old]) == ([], [])
-    assert merge_carried([ann_old], [ann_new]) == ([ann_new], ["a1"])
-    assert merge_carried([ann_new], [ann_old]) == ([], [])
-    assert merge_carried([anon], [_fb(by="", at="2026-01-06", fid="x2")])[0][0].feedback_id == "x2"
+    # the same entry again: nothing; anything else is added beside, never in place of, what is there
+    assert merge_carried([ann_old], [ann_old]) == []
+    assert merge_carried([ann_old], [ann_new]) == [ann_new]
+    assert merge_carried([ann_new], [ann_old, ann_old]) == [ann_old]
+    assert merge_carried([anon], [_fb(by="", at="2026-01-06", fid="x2")])[0].feedback_id == "x2"
 
 
 # ----- storage, on both engines ---------------------------------------------------------------------------------

@@ -151,10 +151,10 @@ def on_add(key: str, facts: RunFacts, field_key: str) -> None:
         store = set_store()
         who = current_person()
         if choice == NEW_SET or choice is None:
-            made = store.create(state.get(f"{field_key}_new_name", ""), [case], by=who)
+            made = store.create(state.get(f"{field_key}_new_name", ""), [case], by=who, permit=_permit())
             set_id, name, count, case_id = made.set_id, made.name, len(made.cases), made.cases[0].case.id
         else:
-            stored = store.add_case(choice, case, by=who)
+            stored = store.add_case(choice, case, by=who, permit=_permit())
             found = store.get(choice)
             set_id, name, count, case_id = choice, found.name, len(found.cases), stored.case.id
     except UserFixableError as exc:
@@ -242,3 +242,9 @@ def render_for_session(session: Any, travel: Optional[int] = None, *, expected_r
     """The step debugger: the run of the position the page shows (`travel`: the time-travel index, or None)."""
     render_add_to_set(lambda: facts_for_session(session, travel), key="debugger_add_to_set",
                       expected_route=expected_route)
+
+
+def _permit():
+    from ui.streamlit_state import permit
+
+    return permit()

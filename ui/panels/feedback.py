@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import streamlit as st
 
+from rag.errors import UserFixableError
 from rag.i18n import _
 from rag.i18n.formatting import date_time
 from rag.runs.feedback import (
@@ -67,7 +68,9 @@ def render_feedback_panel(session: Any, travel: Optional[int], *, key: str = "fe
 
 
 def _summary(items: list[Feedback]) -> Summary:
-    return Summary(good=sum(f.verdict == "good" for f in items), wrong=sum(f.verdict == "wrong" for f in items))
+    given = [f for f in items if f.origin == "given"]
+    return Summary(good=sum(f.verdict == "good" for f in given), wrong=sum(f.verdict == "wrong" for f in given),
+                   carried=len(items) - len(given))
 
 
 def render_feedback(history: Any, run_id: Optional[str], *, key: str, person: str = "") -> None:
@@ -111,9 +114,11 @@ def entry_markdown(item: Feedback) -> str:
     verdict = _(VERDICTS[item.verdict])
     head = f"**{verdict}**" + (f" · {_(REASONS[item.reason])}" if item.reason else "")
     who = as_text(item.given_by) if item.given_by else _("(no name)")
-    head += " · " + _("by {person}, {date}").format(person=who, date=as_text(date_time(item.given_at)))
-    if item.origin == "imported":
+    if item.origin == "imported":  # what a file claims: nobody here gave it
+        head += " · " + _("claimed by {person}, {date}").format(person=who, date=as_text(date_time(item.given_at)))
         head += " · " + _("from the file")
+    else:
+        head += " · " + _("by {person}, {date}").format(person=who, date=as_text(date_time(item.given_at)))
     lines = [head]
     if item.note:
         lines.append("> " + as_text(item.note).replace("\n", "  \n> "))
@@ -138,13 +143,33 @@ def render_list(items: list[Feedback], *, key: str, person: str, run_id: str) ->
     for item in items:
         left, right = st.columns([6, 1])
         left.markdown(entry_markdown(item))
-        if person and item.given_by == person:
+        if _may_withdraw(item, person):
             right.button(_("Withdraw"), key=f"{key}_withdraw_{item.feedback_id}", on_click=_on_withdraw,
                          args=(key, run_id, item.feedback_id, person), help=_("Remove your feedback from this run"))
 
 
+def _may_withdraw(item: Feedback, person: str) -> bool:
+    """The Withdraw button: the same rule `withdraw_feedback` applies (rag/access.py)."""
+    from rag.access import norm
+    from ui.streamlit_state import permit
+
+    mine = permit()
+    if not mine.allows("withdraw_feedback", item.owner):
+        return False
+    if mine.settings.login:
+        return mine.settings.is_admin(mine.actor) or (bool(norm(item.owner)) and norm(item.owner) == norm(
+            mine.actor.identity))
+    return item.origin == "given" and bool(person) and item.given_by == person
+
+
 def render_form(run_id: str, *, key: str, person: str) -> None:
     """Verdict first; the reason is asked only for a wrong run."""
+    from ui.streamlit_state import refusal
+
+    refused = refusal("give_feedback")
+    if refused:
+        st.caption(as_text(refused))
+        return
     verdict = st.radio(_("Verdict"), list(VERDICTS), key=f"{key}_verdict", horizontal=True, index=None,
                        format_func=in_this_language(lambda v: _(VERDICTS[v])))
     if verdict == "wrong":
@@ -211,8 +236,10 @@ def _on_save(key: str, run_id: str, person: str) -> None:
         history = _history()
         if history is None:
             raise FeedbackError(_("The run history is off, so feedback cannot be kept (see the notice in the sidebar)."))
-        item = give_feedback(history, without_keys(form_feedback(st.session_state, key, run_id, person)))
-    except FeedbackError as exc:
+        from ui.streamlit_state import permit
+
+        item = give_feedback(history, without_keys(form_feedback(st.session_state, key, run_id, person)), permit())
+    except UserFixableError as exc:  # FeedbackError, or AccessRefused (rag/access.py)
         st.session_state[f"{key}_message"] = ("warning", as_text(str(exc)))
         return
     except Exception:  # noqa: BLE001 - a defect or a history that failed: the form keeps what was typed
@@ -228,7 +255,12 @@ def _on_save(key: str, run_id: str, person: str) -> None:
 
 def _on_withdraw(key: str, run_id: str, feedback_id: str, person: str) -> None:
     try:
-        withdraw_feedback(_history(), run_id, feedback_id, given_by=person)
+        from ui.streamlit_state import permit
+
+        withdraw_feedback(_history(), run_id, feedback_id, given_by=person, permit=permit())
+    except UserFixableError as exc:  # AccessRefused
+        st.session_state[f"{key}_message"] = ("warning", as_text(str(exc)))
+        return
     except Exception:  # noqa: BLE001
         log.exception("could not withdraw feedback on run %s", run_id)
         st.session_state[f"{key}_message"] = ("error", _("The feedback could not be withdrawn: the run history does "
