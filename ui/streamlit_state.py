@@ -269,12 +269,16 @@ def run_page(render: Callable[[], Any]) -> None:
     warm_up_after_paint()
 
 
+FIRST_CLICK_MODULES = ("ui.run_report",)
+"""The UI's own modules a first demo click imports (the run's export), warmed with the engine."""
+
+
 def warm_up_after_paint() -> None:
     """Load the tokenizer, the indexes, the embedder and the graphs in the background once the page
     is drawn, so the first click does not pay for them (`rag.warmup`)."""
     try:
         from rag.warmup import start_warm_up
 
-        start_warm_up(current_settings(), shared_checkpointer())
+        start_warm_up(current_settings(), shared_checkpointer(), modules=FIRST_CLICK_MODULES)
     except Exception:  # noqa: BLE001 - an optimisation only
         log.warning("could not start the warm-up", exc_info=True)
