@@ -5,10 +5,11 @@ base's indexes, the local embedder and the compiled graphs; and its first run to
 ~0.2 s: the model roles and their prompts, the language's number and duration formats (babel reads
 a locale's CLDR data on first use, ~0.1 s each), and the modules that settle a finished run (its
 answer, its record in the history, its trace). An app calls `start_warm_up(settings)` right after
-its first paint, so that cost is spent while the user reads the page instead of on the first click. It runs once per settings fingerprint per process, in a daemon thread, and never
-raises: a failure here only means the first question loads things itself, as before. The caches it
-fills are the ones a run uses (`rag.retrieval.factory`), which are lock-guarded, so a click that
-arrives mid-warm-up waits for the same load instead of doing it twice.
+its first paint, so that cost is spent while the user reads the page instead of on the first click.
+It runs once per settings fingerprint per process, in a daemon thread, and never raises: a failure
+here only means the first question loads things itself, as before. The caches it fills are the ones
+a run uses (`rag.retrieval.factory`), which are lock-guarded, so a click that arrives mid-warm-up
+waits for the same load instead of doing it twice.
 """
 from __future__ import annotations
 
