@@ -42,8 +42,9 @@ DEMO_BUTTON_MODULES = HEADING_MODULES | {
 
 IMPORT_APP_PACKAGES = {
     "streamlit": "its own submodules for what the app draws",
-    "babel": "the .po catalogues of the UI's words are read with babel (rag.i18n.catalog)",
 }
+"""Not babel: the catalogues of the UI's words are read without it (rag.i18n.catalog.read_translations);
+the number and date formats load it later, in the warm-up."""
 HEADING_PACKAGES = dict(IMPORT_APP_PACKAGES)
 DEMO_BUTTON_PACKAGES = {
     **HEADING_PACKAGES,
