@@ -12,7 +12,7 @@ import logging
 import streamlit as st
 
 from ui.launch import launch_options
-from ui.navigation import FAVICON, YOUR_GRAPH_PAGE, st_pages  # noqa: E402
+from ui.navigation import YOUR_GRAPH_PAGE, st_pages  # noqa: E402
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 # HTTP client request lines carry endpoint URLs (which may embed credentials); keep them out of the log.
@@ -21,7 +21,6 @@ for noisy in ("httpx", "httpcore", "openai"):
 
 # Routing only: each page draws the menu itself (see ui/navigation.py for why).
 # A graph named at launch (`-- --graph module:attr` or RAG_DEBUG_GRAPH) makes "Your graph" the page `/` opens.
-# The tab icon from the app's own files, set before the router: otherwise the pages' material icons make the
-# browser fetch a favicon from a font host on the internet (ui/navigation.py FAVICON).
-st.set_page_config(page_icon=str(FAVICON))
+# The pages have no icon of their own (ui/navigation.py st_pages): a `:material/…:` page icon would make the
+# browser fetch a favicon from a font host on the internet. The tab's icon is set after the first paint.
 st.navigation(st_pages(YOUR_GRAPH_PAGE if launch_options().graph else None), position="hidden").run()

@@ -79,11 +79,11 @@ def _picked() -> None:
 
 
 def language_picker() -> None:
-    """Two buttons, English and 中文, at the foot of the sidebar."""
+    """Two buttons, English and 中文, where the caller draws them (the sidebar's foot: ui.navigation)."""
     current = resolve_language()
     st.session_state[_PICKER_KEY] = current
-    st.sidebar.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=_PICKER_KEY,
-                                 on_change=_picked, width="stretch")
+    st.segmented_control(PICKER_LABEL, options=list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=_PICKER_KEY,
+                         on_change=_picked, width="stretch")
 
 
 def url_language() -> str | None:

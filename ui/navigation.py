@@ -56,24 +56,41 @@ def st_pages(default: str | None = None) -> list:
     for p in PAGES:
         if p.path == default:
             alias = Path(p.path).stem
-            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon, default=True, url_path=f"{alias}-home"))
-            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon, url_path=alias))
+            pages.append(st.Page(p.path, title=_(p.title), default=True, url_path=f"{alias}-home"))
+            pages.append(st.Page(p.path, title=_(p.title), url_path=alias))
         else:
-            pages.append(st.Page(p.path, title=_(p.title), icon=p.icon))
+            pages.append(st.Page(p.path, title=_(p.title)))
     return pages
 
 
-def page_frame() -> None:
-    """The layout and the sidebar menu, the same however the page was reached."""
+def page_frame(*, footer_later: bool = False):
+    """The layout and the sidebar menu, the same however the page was reached. Returns the sidebar's
+    foot (a container below the links); with `footer_later` the caller fills it with `sidebar_footer`
+    after its first paint (ui.streamlit_state.run_page), else it is filled here."""
     # A narrow sidebar (Streamlit's default is 300 px): at projector widths (1024, 1280) the page
     # needs the room for the graph beside the step's diff. The user can still drag it wider.
-    from ui.language import language_picker, resolve_language
+    from ui.language import resolve_language
 
     resolve_language()
-    st.set_page_config(page_title=_("RAG debugger"), page_icon=str(FAVICON), layout="wide",
-                       initial_sidebar_state=SIDEBAR_WIDTH_PX)
+    st.set_page_config(page_title=_("RAG debugger"), layout="wide", initial_sidebar_state=SIDEBAR_WIDTH_PX)
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=_(p.title), icon=p.icon, width="stretch")
+        footer = st.container()
+    if not footer_later:
+        sidebar_footer(footer)
+    return footer
+
+
+def sidebar_footer(footer) -> None:
+    """The tab's icon and, in the sidebar's foot, the language picker. Both may wait for the page's first
+    paint: Streamlit reads an image icon with numpy and PIL (~0.1 s to import) and looks the picker's
+    "中文" up in its emoji catalogue (~0.06 s). Until then the tab shows Streamlit's own icon, served by
+    the app: no page has a `:material/…:` icon of its own (`st_pages`), which would become a favicon link
+    to a font host on the internet."""
+    from ui.language import language_picker
+
+    st.set_page_config(page_icon=str(FAVICON))
+    with footer:
         language_picker()
         st.divider()

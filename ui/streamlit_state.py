@@ -14,12 +14,12 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from debugger.errors import DebuggerUserError
 from rag.errors import UserFixableError
 from rag.i18n import _
-from rag.settings import RagSettings, session_settings
 from ui.panels.icons import MATERIAL
 from ui.text import as_text
 
 if TYPE_CHECKING:
     from rag.access import Permit
+    from rag.settings import RagSettings
     from rag.workbench.session import DebugSession
 
 log = logging.getLogger("rag_debugger.ui")
@@ -39,6 +39,8 @@ def apply_overrides(changes: dict) -> RagSettings:
     """Add `changes` (field names) to this browser session's overrides and hand the new settings to
     its debug session, if one exists (new runs use them). Raises pydantic's ValidationError and
     keeps the old overrides when the result is not valid."""
+    from rag.settings import session_settings  # pydantic-settings: not before the first paint (run_page)
+
     overrides = {**settings_overrides(), **changes}
     settings = session_settings(overrides)
     st.session_state[OVERRIDES_KEY] = overrides
@@ -50,6 +52,8 @@ def apply_overrides(changes: dict) -> RagSettings:
 
 def current_settings() -> RagSettings:
     """Environment settings with this browser session's overrides."""
+    from rag.settings import RagSettings, session_settings  # pydantic-settings: not before the first paint
+
     try:
         return session_settings(settings_overrides())
     except Exception as exc:  # noqa: BLE001 - a bad override must not lock the user out
@@ -215,19 +219,21 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
     return None
 
 
-def provider_banner() -> None:
+def provider_banner(where: Any = None) -> None:
+    """The model provider and the knowledge base, in `where` (the sidebar when not given)."""
+    where = where if where is not None else st.sidebar
     settings = current_settings()
     if not settings.models_configured():
         # no icon: Streamlit gives an alert's icon a column of its own, and beside it the narrow sidebar left
         # the text one word a line
-        st.sidebar.info(
+        where.info(
             _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
                 "Connect an OpenAI-compatible endpoint on the Settings page."))
     else:
-        model_badge(settings)
+        model_badge(settings, where)
     from rag.ingest.paths import kb_label
 
-    st.sidebar.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
+    where.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
         kb=as_text(kb_label(settings.kb_dir)), retriever=settings.retriever_backend))
 
 
@@ -241,12 +247,13 @@ BADGE_DRAWN_KEY = "_model_badge_drawn"
 """Which call the badge shows (role and time), so a later call of the same health redraws it in place."""
 
 
-def model_badge(settings: RagSettings) -> None:
+def model_badge(settings: RagSettings, where: Any = None) -> None:
     """The model badge shows the last call's health, not just the settings: green only after a
     call that worked, red with the failing role and error kind after one that failed."""
     from rag.models.health import last_call
 
-    slot = st.sidebar.empty()
+    where = where if where is not None else st.sidebar
+    slot = where.empty()
     st.session_state[BADGE_SLOT_KEY] = slot
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
@@ -310,17 +317,27 @@ def guarded_page(render: Callable[[], Any]) -> None:
 
 def run_page(render: Callable[[], Any]) -> None:
     """What every page does: the provider banner, then its body behind the error guard. Pages call
-    it themselves (not app.py) so a page renders the same when opened directly."""
-    from ui.navigation import page_frame
+    it themselves (not app.py) so a page renders the same when opened directly.
 
-    page_frame()
-    provider_banner()
+    The page's own body comes before the sidebar's foot (the language picker, the tab's icon, the
+    provider banner): a page draws its heading first, and what the foot imports (Streamlit's emoji
+    catalogue, numpy and PIL for the icon, pydantic-settings, the ingest package) loads after the
+    first paint. The foot's place in the sidebar is kept by `page_frame`, so nothing moves."""
+    from ui.navigation import page_frame, sidebar_footer
+
+    footer = page_frame(footer_later=True)
     guarded_page(render)
+    sidebar_footer(footer)
+    provider_banner(footer)
     history_notice()
     from ui.shutdown import watch
 
     watch()  # leave within seconds on SIGTERM; let go of runs of closed tabs (ui/shutdown.py)
     warm_up_after_paint()
+
+
+FIRST_CLICK_MODULES = ("ui.run_report",)
+"""The UI's own modules a first demo click imports (the run's export), warmed with the engine."""
 
 
 def warm_up_after_paint() -> None:
@@ -329,6 +346,6 @@ def warm_up_after_paint() -> None:
     try:
         from rag.warmup import start_warm_up
 
-        start_warm_up(current_settings(), shared_checkpointer())
+        start_warm_up(current_settings(), shared_checkpointer(), modules=FIRST_CLICK_MODULES)
     except Exception:  # noqa: BLE001 - an optimisation only
         log.warning("could not start the warm-up", exc_info=True)
