@@ -29,7 +29,7 @@ _lock = threading.Lock()
 #: What a run's first move to its end imports that nothing before it did: the answer, the run's record in
 #: the history, the OpenTelemetry export (even when off, to find out that it is). tests/house/
 #: test_first_seconds.py checks that a first demo click and Continue import nothing this list misses.
-RUN_MODULES = ("rag.answering", "rag.runs.run_document", "rag.telemetry.runs",
+RUN_MODULES = ("rag.answering", "rag.extractive", "rag.runs.run_document", "rag.telemetry.runs",
                "langchain_core.tracers.context", "langchain_core.tracers.run_collector",
                "langchain_core.tracers.stdout")
 

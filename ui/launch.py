@@ -16,10 +16,10 @@ import argparse
 import functools
 import os
 import sys
-from typing import Mapping, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Optional, Sequence
 
-from debugger.errors import DebuggerUserError
-from debugger.project_config import Project, apply_project, read_project
+if TYPE_CHECKING:
+    from debugger.project_config import Project
 
 
 class LaunchOptions(NamedTuple):
@@ -62,6 +62,8 @@ def parse_launch(argv: Sequence[str], env: Mapping[str, str]) -> LaunchOptions:
 @functools.lru_cache(maxsize=4)
 def _project(path: str) -> Project:
     """The project, read and applied once per process (its folders importable, its env set)."""
+    from debugger.project_config import apply_project, read_project  # only with --config: not on every start
+
     project = read_project(path)
     apply_project(project)
     return project
@@ -72,6 +74,8 @@ def with_project(opts: LaunchOptions) -> LaunchOptions:
     without `--graph` the first one opens."""
     if not opts.config:
         return opts
+    from debugger.errors import DebuggerUserError
+
     try:
         project = _project(os.path.abspath(opts.config))
     except DebuggerUserError as exc:
