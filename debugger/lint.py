@@ -158,6 +158,24 @@ def _written_keys(fn: Any) -> Optional[set[str]]:
     return keys
 
 
+def _commands_undeclared(builder: Any) -> bool:
+    """A node may route with `Command(goto=...)` without declaring where (no `destinations=`, no
+    `Command[Literal[...]]` return type): LangGraph then knows its targets only at run time, so neither
+    can lint. Read from the source; a node whose source cannot be read is assumed not to."""
+    for spec in getattr(builder, "nodes", {}).values():
+        if getattr(spec, "ends", None):
+            continue
+        tree = _source_tree(_func(getattr(spec, "runnable", None)))
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and \
+                    getattr(node.func, "id", getattr(node.func, "attr", None)) == "Command" and \
+                    any(kw.arg == "goto" for kw in node.keywords):
+                return True
+    return False
+
+
 def _schema_keys(schema: Any) -> set[str]:
     fields = getattr(schema, "model_fields", None)
     if fields is not None:
@@ -200,7 +218,7 @@ def lint_graph(graph: Any) -> list[Finding]:
                     fix=f"add a node named {target!r} or send to one of: {', '.join(nodes)}.",
                 ))
 
-    if not undeclared:  # with an undeclared router, anything may be reachable: say nothing
+    if not undeclared and not _commands_undeclared(builder):  # anything may be reachable: say nothing
         reachable = _reach(START, succ)
         for node in nodes:
             if node not in reachable and not getattr(builder.nodes[node], "is_error_handler", False):
