@@ -29,6 +29,7 @@ from ui.language import in_this_language, with_headings
 from ui.panels.add_to_set import set_store
 from ui.panels.icons import MATERIAL
 from ui.run_link import run_href
+from ui.streamlit_state import refusal
 from ui.text import as_text
 
 log = logging.getLogger("rag_debugger.question_sets")
@@ -305,6 +306,9 @@ def render_set(found: Any) -> None:
                         "Version {version} · {n} cases · changed {when} by {person}", len(found.cases)).format(
         version=found.version, n=len(found.cases), when=found.updated_at[:19].replace("T", " "),
         person=as_text(found.updated_by or _("someone"))))
+    refused = refusal("edit_set", found.owner)  # the store refuses too (rag/access.py); this only says so early
+    if refused:
+        st.caption(as_text(refused))
     c1, c2, c3 = st.columns(3)
     c1.button(_("Evaluate this set"), key="qs_evaluate", icon=MATERIAL["play"], on_click=on_evaluate,
               args=(found.set_id,), width="stretch")
@@ -312,7 +316,7 @@ def render_set(found: Any) -> None:
                        mime="application/jsonl", key="qs_download", icon=MATERIAL["download"], width="stretch",
                        help=_("The `python -m rag.eval` format: run it with `python -m rag.eval FILE`, or upload it back"))
     c3.button(_("Delete the set"), key="qs_delete", icon=MATERIAL["delete"], on_click=on_delete_request,
-              args=(found.set_id, found.version), width="stretch")
+              args=(found.set_id, found.version), width="stretch", disabled=bool(refusal("delete_set", found.owner)))
     if st.session_state.get(CONFIRM_KEY, (None,))[0] == found.set_id:
         st.warning(_("Delete question set “{name}” and its {n} cases? This cannot be undone.").format(
             name=as_text(found.name), n=len(found.cases)))
@@ -333,17 +337,18 @@ def render_set(found: Any) -> None:
             _case_fields(prefix, stored.case)
             b1, b2, _rest = st.columns([1, 1, 3])
             b1.button(_("Save the case"), key="qs_save", type="primary", on_click=on_save_case,
-                      args=(found.set_id, case_id, stored.version, prefix, stored.case))
+                      args=(found.set_id, case_id, stored.version, prefix, stored.case), disabled=bool(refused))
             b2.button(_("Remove the case"), key="qs_remove", on_click=on_remove_case,
-                      args=(found.set_id, case_id, stored.version))
+                      args=(found.set_id, case_id, stored.version), disabled=bool(refused))
     else:
         st.info(_("This set has no case yet: add one below, or use “Add to a question set” on a run."))
     with st.expander(_("Add a case"), expanded=not found.cases):
         _case_fields("qs_add", None)
-        st.button(_("Add the case"), key="qs_add", on_click=on_add_case, args=(found.set_id,))
+        st.button(_("Add the case"), key="qs_add", on_click=on_add_case, args=(found.set_id,), disabled=bool(refused))
     with st.expander(_("Rename the set")):
         st.text_input(_("New name"), value=found.name, key=f"qs_rename_{found.set_id}", max_chars=80)
-        st.button(_("Rename"), key="qs_rename", on_click=on_rename, args=(found.set_id, found.version))
+        st.button(_("Rename"), key="qs_rename", on_click=on_rename, args=(found.set_id, found.version),
+                  disabled=bool(refused))
 
 
 def render_question_sets() -> None:
@@ -365,11 +370,12 @@ def render_question_sets() -> None:
     new_col, upload_col = st.columns(2)
     with new_col.container(border=True):
         st.text_input(_("New set"), key="qs_new_name", max_chars=80, placeholder=_("name"))
-        st.button(_("Create the set"), key="qs_create", on_click=on_create)
+        st.button(_("Create the set"), key="qs_create", on_click=on_create, disabled=bool(refusal("create_set")))
     with upload_col.container(border=True):
         st.file_uploader(_("Upload a set (JSON Lines or CSV)"), type=["jsonl", "csv", "json"], key="qs_upload")
         st.text_input(_("Name of the uploaded set (default: the file's name)"), key="qs_upload_name", max_chars=80)
-        st.button(_("Create the set from the file"), key="qs_upload_create", on_click=on_upload_create)
+        st.button(_("Create the set from the file"), key="qs_upload_create", on_click=on_upload_create,
+                  disabled=bool(refusal("create_set")))
     if not sets:
         st.info(_("No question set yet."))
         return
