@@ -404,7 +404,7 @@ class ClientPool:
             if runnable is None:
                 wire: Any = _tool_without_length_limits(schema) if method == "function_calling" else schema
                 sequence = self._client_locked(model).with_structured_output(wire, method=method, include_raw=True)
-                runnable = sequence.first.steps__["raw"]  # type: ignore[attr-defined]  # RunnableMap(raw=llm) | parser
+                runnable = sequence.first.steps__["raw"]  # RunnableMap(raw=llm) | parser
                 if method != "function_calling":  # streamed through the SDK's beta helper, whose first use
                     _ = self._client_locked(model).root_client.beta.chat.completions  # imports ~3 s: not in a budget
                 self._structured[cache_key] = runnable
@@ -509,16 +509,16 @@ class ClientPool:
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise error from None
-        sizes = dict(chunks=reply.chunks, max_tokens=attempts.cap)
         try:
             parsed = self._parsed(reply, schema, method, ctx, attempts)
         except ModelCallError as error:
             record_model_call(role, model, started, raw=reply.message, error_kind=error.kind, method=method,
-                              prompt=prompt, **sizes)
+                              prompt=prompt, chunks=reply.chunks, max_tokens=attempts.cap)
             if observer is not None:
                 _notify(observer.call_ended, call_id, False, error.kind)
             raise
-        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt, **sizes)
+        record_model_call(role, model, started, raw=reply.message, method=method, prompt=prompt, chunks=reply.chunks,
+                          max_tokens=attempts.cap)
         if observer is not None:
             _notify(observer.call_ended, call_id, True, None)
         return parsed
