@@ -5,6 +5,7 @@ before that node."""
 from __future__ import annotations
 
 import json
+import time
 
 from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
 from tests.support.fake_openai import SlowStream, running_fake_openai
@@ -72,5 +73,9 @@ def test_tokens_appear_while_a_step_runs_and_stop_in_a_lane_leaves_the_run_befor
             page.locator(".rdi-live-note", has_text="Stopped: grader call cancelled after").wait_for(timeout=60_000)
             assert "2 steps" in position(page) and "rag_sub_agent" in position(page)
             assert control(page, "Step").is_enabled()
-            assert fake.closed_early >= 1  # the stream was closed: a local server stops generating
+            # the stream was closed: a local server stops generating (the server notices at its next write)
+            deadline = time.monotonic() + 20
+            while fake.closed_early < 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert fake.closed_early >= 1
             assert not page.get_by_text("Traceback").count()
