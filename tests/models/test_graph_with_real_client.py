@@ -62,3 +62,23 @@ def test_a_grade_without_confidence_answers_instead_of_failing_closed(fake_opena
     assert result["route"] == "answer" and result["retrieval_status"] == "answerable"
     trace = result["rag_trace"]
     assert trace["evidence_confidence"] == 0.0 and trace["evidence_reason"] == GRADE["reason"]
+
+
+@pytest.mark.parametrize("schema", ["ComplexityResult", "EvidenceGrade"])
+def test_stop_during_a_model_call_leaves_the_graph_instead_of_degrading(fake_openai, make_settings, schema):
+    """Stop is not a model failure: the node must not fall back (planner -> simple, grader -> no_knowledge)
+    as if the model had failed; CallCancelled leaves the graph (the debugger then stays before the node)."""
+    import threading
+
+    from rag.models.calls import CallCancelled, live_calls
+    from tests.support.fake_openai import SlowStream
+
+    fake_openai.reply(PLAN, schema="ComplexityResult")
+    fake_openai.script(SlowStream(pieces=None, interval=0.05), schema=schema, first=True)
+    settings = make_settings(model_timeout_seconds=30)
+    stop = threading.Event()
+    threading.Thread(target=lambda: (fake_openai.wait_for_requests(1 if schema == "ComplexityResult" else 2, 10),
+                                     stop.set()), daemon=True).start()
+    with live_calls(None, stop), pytest.raises(CallCancelled):
+        run_rag_graph(COMPLEX_QUESTION, settings=settings, roles=build_openai_roles(settings),
+                      retriever=StaticRetriever())
