@@ -403,7 +403,10 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
             st.caption(_("Abandoned {date}: it never finished (the app restarted, the page was reloaded or closed, or "
                          "a new run replaced it). Its recorded steps can still be replayed.").format(
                 date=_date(info.finished_at)))
-        c1, c2, c3, c4 = st.columns([1, 1, 1, 1])
+        # two rows: open (the step and the button, its label whole), then export and delete. Four in a row cut
+        # "Open in the step debugger" at 1024 px and put the report's download under the export
+        c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
+        c3, c3b, c4 = st.columns([1, 1, 1], vertical_alignment="bottom")
         c1.number_input(_("Open at step"), min_value=0, max_value=200, step=1, key=AT_STEP_KEY,
                         help=_("0 = before the first node; time travel works from there too"))
         if info.kind == "graph":
@@ -423,7 +426,7 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
                                mime="application/json", key="history_export", width="stretch",
                                help=_("Checkpoints, progress, trace, prompt version and public settings; no keys. "
                                       "Its sha256 is an integrity check against accidents, not a signature"))
-            render_report_download(history, info, c3)
+            render_report_download(history, info, c3b)
         from ui.streamlit_state import refusal
 
         refused = refusal("delete_run", info.owner)
@@ -470,7 +473,9 @@ def render_unusable(exc: BaseException) -> None:
 def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
     """The filters (hide abandoned, person, forks, feedback and evaluations: their values are read from the
     session state); None when the history failed meanwhile."""
-    left, middle, right, fourth, fifth = st.columns([1, 1, 1, 1, 1])
+    # the switch on a line of its own: five in a row cut its label ("Hide a…") at 1024 px
+    left = st.container()
+    middle, right, fourth, fifth = st.columns([1, 1, 1, 1])
     with fourth:
         st.selectbox(_("Feedback"), list(FEEDBACK_FILTERS), key=FEEDBACK_FILTER_KEY,
                      format_func=in_this_language(lambda v: _(FEEDBACK_FILTERS[v])),
