@@ -28,7 +28,7 @@ _lock = threading.Lock()
 
 #: What a run's first move to its end imports that nothing before it did: the answer, the run's record in
 #: the history, the OpenTelemetry export (even when off, to find out that it is). tests/house/
-#: test_first_seconds.py checks that a first demo click and Continue import nothing this list misses.
+#: test_lean_start.py checks that a first demo click and Continue import nothing this list misses.
 RUN_MODULES = ("rag.answering", "rag.extractive", "rag.runs.run_document", "rag.telemetry.runs",
                "langchain_core.tracers.context", "langchain_core.tracers.run_collector",
                "langchain_core.tracers.stdout")
@@ -63,7 +63,10 @@ def _formats(settings: RagSettings, checkpointer: Any) -> None:
 
     for lang in LANGUAGES:
         with use_language(lang):
-            duration_ms(1), duration_ms(1500), number(1234.5, 1), date_time(0)
+            duration_ms(1)
+            duration_ms(1500)
+            number(1234.5, 1)
+            date_time(0)
 
 
 WarmStep = Callable[[RagSettings, Any], None]

@@ -145,3 +145,39 @@ def test_after_the_warm_up_a_first_demo_click_and_continue_import_nothing():
     assert not found, (f"A first demo click and Continue imported {found[:10]} after the warm-up: add them to "
                        "rag/warmup.py RUN_MODULES (the UI's own: FIRST_CLICK_MODULES in ui/streamlit_state.py), or "
                        "warm what imports them in a warm-up step.")
+
+
+def test_a_failing_warm_up_step_skips_nothing_else(monkeypatch, caplog):
+    """One broken part (a knowledge base that cannot open, an optional module missing) must not leave the
+    rest cold: each step and each module is tried on its own, and the failure is logged."""
+    import rag.warmup as warmup
+    from rag.settings import RagSettings
+
+    ran: list[str] = []
+
+    def broken(settings, checkpointer):
+        raise RuntimeError("the knowledge base cannot be opened")
+
+    monkeypatch.setattr(warmup, "STEPS", (broken, lambda settings, checkpointer: ran.append("next step")))
+    monkeypatch.setattr(warmup, "RUN_MODULES", ("no_such_module_for_the_warm_up", "rag.answering"))
+    warmup.warm_up(RagSettings(RAG_MODEL_PROVIDER="offline"), modules=("ui.run_report",))
+    assert ran == ["next step"]
+    assert "rag.answering" in sys.modules and "ui.run_report" in sys.modules
+    assert "the knowledge base cannot be opened" in caplog.text and "no_such_module_for_the_warm_up" in caplog.text
+
+
+def test_the_warm_up_loads_every_language_s_formats_and_the_model_roles():
+    """babel reads a locale's CLDR data on first use (~0.1 s each): the first Continue's progress lines
+    format durations; the roles are built once per configuration."""
+    from babel import localedata
+
+    import rag.warmup as warmup
+    from rag.i18n.catalog import BABEL_LOCALE
+    from rag.models import factory
+    from rag.settings import RagSettings
+
+    settings = RagSettings(RAG_MODEL_PROVIDER="offline")
+    warmup._formats(settings, None)
+    warmup._roles(settings, None)
+    assert set(BABEL_LOCALE.values()) <= set(localedata._cache)
+    assert factory._cache
