@@ -17,8 +17,7 @@ class BuildPy(build_py):
 
 
 setup(
-    packages=[*find_packages(include=["rag", "rag.*", "debugger", "debugger.*", "ui", "ui.*",
-                                      "rag_debugger", "rag_debugger.*", "examples"]), *APP],
+    packages=[*find_packages(include=["rag", "rag.*", "rag_debugger", "rag_debugger.*"]), *APP],
     package_dir=APP,
     py_modules=[],
     cmdclass={"build_py": BuildPy},

@@ -42,7 +42,7 @@ def loop_graph(limit: int):
 
 
 def recorded_loop(limit: int, start: int):
-    from debugger.replay import record_thread
+    from rag_debugger.debugger.replay import record_thread
 
     graph = loop_graph(limit)
     config = {"configurable": {"thread_id": f"loop-{start}"}, "recursion_limit": limit + 10}
@@ -63,11 +63,11 @@ def timed(fn, repeat: int) -> float:
 def loop_figure(repeat: int) -> float:
     """From two exported 300-step recordings: opening one in the Your graph debugger (validate, replay to
     its end, draw the inspector) vs comparing both (validate and replay each, align, first divergence)."""
-    from debugger.compare import Segment, compare_runs
-    from debugger.replay import RecordedCheckpoint, ReplayStepper
-    from debugger.session import EXPORT_FORMAT, GraphSession
-    from ui.graph_page import _parts
-    from ui.panels.inspector import inspector_sections
+    from rag_debugger.debugger.compare import Segment, compare_runs
+    from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper
+    from rag_debugger.debugger.session import EXPORT_FORMAT, GraphSession
+    from rag_debugger.ui.graph_page import _parts
+    from rag_debugger.ui.panels.inspector import inspector_sections
 
     exports = [{"format": EXPORT_FORMAT, "graph": "bench", "input": {"n": start},
                 "checkpoints": [c.model_dump(mode="json") for c in recorded_loop(300, start)]} for start in (0, 1)]
@@ -114,7 +114,7 @@ def demo_figure(repeat: int) -> float:
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
     from rag.workbench.session import DebugSession
-    from ui.panels.inspector import inspector_sections
+    from rag_debugger.ui.panels.inspector import inspector_sections
 
     folder = tempfile.mkdtemp()
     history = RunHistory(Path(folder) / "bench.db")

@@ -139,7 +139,7 @@ def run_engine(engine: str, runs: int, repeat: int) -> dict[str, float]:
         try:
             return measure(big, small, repeat)
         finally:
-            from ui.history_store import close_all
+            from rag_debugger.ui.history_store import close_all
 
             close_all()
 

@@ -2,7 +2,7 @@
 
 One offline run of a demo question (`run_rag_graph`, the work behind the debugger's Step and Run in
 another tab) is timed with the server idle and while a sweep runs in another thread of the same
-process, the way the Evaluate page runs it (`ui.retrieval_tuning_view.sweep_in_background`: the
+process, the way the Evaluate page runs it (`rag_debugger.ui.retrieval_tuning_view.sweep_in_background`: the
 page's `rag.eval.sweep.run_sweep` on one opened knowledge base, the bundled set, hybrid retrieval,
 a grid long enough to outlast the measurement). Idle and busy runs alternate, so a drift of the
 machine hits both.
@@ -41,7 +41,7 @@ def main(argv=None) -> float:
     from rag.eval.retrieval_eval import Workbench
     from rag.eval.sweep import grid
     from rag.settings import DATA_DIR, RagSettings
-    from ui.retrieval_tuning_view import SWEEP_NICE, sweep_in_background
+    from rag_debugger.ui.retrieval_tuning_view import SWEEP_NICE, sweep_in_background
 
     settings = RagSettings(model_provider="offline", rerank_model=None, rerank_api_key=None, rerank_host=None,
                            retriever_backend="embedded", dense_enabled=True)

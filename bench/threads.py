@@ -19,8 +19,8 @@ import time
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from debugger.session import GraphSession
-from debugger.threads import open_store, parse_checkpointer_url
+from rag_debugger.debugger.session import GraphSession
+from rag_debugger.debugger.threads import open_store, parse_checkpointer_url
 from tests.debugger.thread_graphs import loop_builder, write_long_thread
 
 

@@ -11,7 +11,7 @@ Both buttons are found by one CSS selector each, so both sides pay the same for 
 
     python -m bench.ui_step [--steps 20] [--rounds 2] [--layout auto|graphviz-pure|dot|html]
 
-`--layout` picks the debugger's graph layout program (debugger/svg.py; `auto`: graphviz-pure, the
+`--layout` picks the debugger's graph layout program (rag_debugger/debugger/svg.py; `auto`: graphviz-pure, the
 one `pip install -r requirements.txt` brings, else a system `dot`). The graph is laid out once per
 compiled graph whichever it is, so a Step costs the same with each.
 
@@ -27,15 +27,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from debugger.svg import LAYOUT_ENV, layout_programs
 from rag.demo import load_demo_questions
+from rag_debugger.debugger.svg import LAYOUT_ENV, layout_programs
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
 
 STEP_TEXT = "steps ·"
 FLOOR_TEXT = '[data-testid="stMarkdownContainer"]'
 DEBUGGER_POSITION = ".rdi-position"
 FLOOR_BUTTON = ".st-key-step button"  # Streamlit tags a widget with its key
-DEBUGGER_STEP = 'button[data-action="step"]'  # the inspector's own controls (ui/panels/controls.py)
+DEBUGGER_STEP = 'button[data-action="step"]'  # the inspector's own controls (rag_debugger/ui/panels/controls.py)
 DEBUGGER_RESTART = 'button[data-action="restart"]'
 PAUSED_AT_START = "0 steps · paused before"
 SETTLE_S = 0.3

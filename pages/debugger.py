@@ -4,7 +4,7 @@ and a demo button that is there at once can be clicked at once (its click loads 
 import streamlit as st
 
 from rag.i18n import N_, _
-from ui.streamlit_state import run_page
+from rag_debugger.ui.streamlit_state import run_page
 
 ICON = ":material/step_over:"  # ui.panels.icons.MATERIAL["debugger"], spelled out: that module imports LangGraph
 TITLE = N_("Step debugger")  # shown through `_()` when the page draws (the language is per browser session)
@@ -12,10 +12,10 @@ TITLE = N_("Step debugger")  # shown through `_()` when the page draws (the lang
 
 def _render() -> None:
     st.title(f"{ICON} {_(TITLE)}")
-    from ui.question_row import first_paint
+    from rag_debugger.ui.question_row import first_paint
 
     drawn = first_paint()
-    from ui.debugger_view import render_page
+    from rag_debugger.ui.debugger_view import render_page
 
     render_page(question_row_drawn=drawn)
 

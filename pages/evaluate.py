@@ -1,4 +1,4 @@
-from ui.evaluate_view import render_page
-from ui.streamlit_state import run_page
+from rag_debugger.ui.evaluate_view import render_page
+from rag_debugger.ui.streamlit_state import run_page
 
 run_page(render_page)

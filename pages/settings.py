@@ -1,4 +1,4 @@
-from ui.settings_view import render_page
-from ui.streamlit_state import run_page
+from rag_debugger.ui.settings_view import render_page
+from rag_debugger.ui.streamlit_state import run_page
 
 run_page(render_page)

@@ -5,15 +5,15 @@ retriever, embedder and graphs) have nothing to do with a graph of your own."""
 import streamlit as st
 
 from rag.i18n import N_, _
-from ui.navigation import page_frame
-from ui.streamlit_state import guarded_page
+from rag_debugger.ui.navigation import page_frame
+from rag_debugger.ui.streamlit_state import guarded_page
 
 TITLE = N_("Your graph")
 
 
 def _render() -> None:
     st.title(":material/account_tree: " + _(TITLE))
-    from ui.graph_page import render_page
+    from rag_debugger.ui.graph_page import render_page
 
     render_page()
 

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+OWN_FLAGS = frozenset({"server.address", "server.port"})
+"""Set by the command's own --host / --port (loopback by default), whatever the app's settings file says."""
 
 
 def app_dir() -> Path:
@@ -34,8 +36,8 @@ def _flag_value(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def config_flags(config_file: Path) -> list[str]:
-    """The app's `.streamlit/config.toml` as command-line flags (`--section.option value`)."""
+def config_flags(config_file: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The app's `.streamlit/config.toml` as command-line flags (`--section.option value`), but `skip`."""
     if not config_file.is_file():
         return []
     with config_file.open("rb") as fh:
@@ -44,7 +46,8 @@ def config_flags(config_file: Path) -> list[str]:
     for section, options in config.items():
         if isinstance(options, dict):
             for option, value in options.items():
-                flags += [f"--{section}.{option}", _flag_value(value)]
+                if f"{section}.{option}" not in skip:
+                    flags += [f"--{section}.{option}", _flag_value(value)]
     return flags
 
 
@@ -59,7 +62,7 @@ def streamlit_command(argv: Sequence[str]) -> list[str]:
     own, app_args = parser.parse_known_args(list(argv))
     folder = app_dir()
     cmd = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"),
-           *config_flags(folder / ".streamlit" / "config.toml"),
+           *config_flags(folder / ".streamlit" / "config.toml", skip=OWN_FLAGS),
            "--server.address", own.host, "--server.port", str(own.port)]
     if "--browser.gatherUsageStats" not in cmd:  # never ask Streamlit's host for anything
         cmd += ["--browser.gatherUsageStats", "false"]

@@ -111,8 +111,8 @@ def run_in_history(case: EvalCase, ctx: Any, history: Any, eval_id: str, *, run_
 
 def step_nodes(history: Any, info: Any) -> list[tuple[str, ...]]:
     """The nodes of each step of a recorded run, as its replay numbers the steps (the replay's own rule,
-    `debugger.replay.steps_from_checkpoints`, over the run's thread)."""
-    from debugger.replay import linear_path, record_thread, steps_from_checkpoints
+    `rag_debugger.debugger.replay.steps_from_checkpoints`, over the run's thread)."""
+    from rag_debugger.debugger.replay import linear_path, record_thread, steps_from_checkpoints
 
     recorded = record_thread(history.graph(info.kind), {"configurable": {"thread_id": info.thread_id}})
     return [tuple(s.nodes) for s in steps_from_checkpoints(linear_path(recorded, info.head_checkpoint_id))]

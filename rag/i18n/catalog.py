@@ -22,7 +22,7 @@ LOCALES = Path(__file__).resolve().parent / "locales"
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = "messages"
 #: Where user-visible strings are written: the app, its pages and panels, the debugger core, the engine.
-SOURCES: tuple[str, ...] = ("app.py", "pages", "ui", "debugger", "rag")
+SOURCES: tuple[str, ...] = ("app.py", "pages", "rag_debugger", "rag")
 SKIP_DIRS = ("rag/data", "rag/i18n/locales")
 BABEL_LOCALE = {"en": "en", "zh": "zh_Hans_CN"}
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}

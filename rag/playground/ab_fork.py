@@ -27,7 +27,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, ConfigDict, Field
 
-from debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 from rag.api import build_result, initial_state, make_context, validate_text
 from rag.errors import ForkNotReachedError, PromptTemplateError
 from rag.graph.build import compiled_graph
@@ -38,6 +37,7 @@ from rag.prompts.templates import ROLES, PromptSet, validate_template
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
+from rag_debugger.debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
 
 Role = Literal["planner", "grader", "rewriter", "answerer"]
 RolesFactory = Callable[[PromptSet], ModelRoles]

@@ -1,6 +1,6 @@
 """Two RAG runs compared: where they diverged, and why.
 
-The alignment and the first divergence are the generic debugger's (`debugger.compare`); this module
+The alignment and the first divergence are the generic debugger's (`rag_debugger.debugger.compare`); this module
 adds what a RAG run means: a run is its main thread plus the resumes its HITL answers started, the
 `rag_trace` is read key by key, the fields that explain a retrieval come first (`retrieval_mode`
 before `docs`: with the dense leg off both change, and the mode is the cause), and the cause is
@@ -15,15 +15,15 @@ from typing import Any, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, PrivateAttr
 
-from debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
-from debugger.diff import same_value
-from debugger.records import LaneRecord, StepRecord
 from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
 from rag.runs.export import export_run
 from rag.runs.replay import replay_from_document
 from rag.runs.run_document import RunDocument
+from rag_debugger.debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
+from rag_debugger.debugger.diff import same_value
+from rag_debugger.debugger.records import LaneRecord, StepRecord
 
 BUNDLE_FORMAT = "rag-debugger-runs"
 """A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""

@@ -15,10 +15,10 @@ from typing import Any, Mapping
 
 from pydantic import ValidationError
 
-from debugger.replay import ReplayStepper
 from rag.errors import RunImportError
 from rag.i18n import _
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, RunDocument, checksum
+from rag_debugger.debugger.replay import ReplayStepper
 
 #: Real exports nest about 12 levels deep (state -> trace -> sub-traces -> chunks); far deeper input
 #: is not an export, and nesting thousands deep would exhaust the parser's recursion instead.

@@ -11,8 +11,6 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
-from debugger.diff import json_default
-from debugger.replay import ReplayStepper, linear_path, record_thread
 from rag.errors import RunImportError
 from rag.i18n import _
 from rag.runs.feedback import export_list
@@ -24,6 +22,8 @@ from rag.runs.run_document import (
     checksum,
 )
 from rag.trace import normalize_rag_trace
+from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.replay import ReplayStepper, linear_path, record_thread
 
 REDACTED = "[redacted]"
 

@@ -1,6 +1,6 @@
 """Runs of a graph of your own (the Your graph page) in the run history, beside the RAG workflow's runs.
 
-`GraphRunRecorder` is a `debugger.session.SessionHooks`: the generic session calls it, it writes the
+`GraphRunRecorder` is a `rag_debugger.debugger.session.SessionHooks`: the generic session calls it, it writes the
 history. A run is a row of kind `graph` with the graph's `module:attr` (`graph_spec`); a what-if fork is a
 row whose parent is the run it forked from, with the edit. Its checkpoints live in the graph's own
 checkpointer (often in memory, gone with the process), so when a run ends its recording (every checkpoint
@@ -17,11 +17,11 @@ import weakref
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Optional
 
-from debugger.diff import json_default
-from debugger.replay import RecordedCheckpoint
-from debugger.session import GraphSegment, GraphSession, SessionHooks
 from rag.runs.export import redact
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
+from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.replay import RecordedCheckpoint
+from rag_debugger.debugger.session import GraphSegment, GraphSession, SessionHooks
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""

@@ -1,5 +1,5 @@
 """Where the configured run history is: the one reading of `RAG_HISTORY_URL` / `RAG_HISTORY_DB`, shared by
-the app's process-wide handle (`ui.history_store`) and the command-line tools."""
+the app's process-wide handle (`rag_debugger.ui.history_store`) and the command-line tools."""
 from __future__ import annotations
 
 import os

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from debugger.replay import ReplayStepper, apply_timings
 from rag.runs.document_limits import parse_document
 from rag.runs.run_document import STEP_TIMINGS, RunDocument
 from rag.schemas import ProgressStep
+from rag_debugger.debugger.replay import ReplayStepper, apply_timings
 
 #: How the RAG state is diffed in a replay (same as a live RAG session).
 APPEND_FIELDS = ("sub_results",)

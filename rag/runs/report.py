@@ -8,7 +8,7 @@ current browser with no server and no network, at step N (default: the end), in 
 languages are in it, with a switch). Exit status 0, or 2 for bad input (an unknown run id, a corrupt
 export, a folder that cannot be written).
 
-This command draws with the app's own views (`ui.run_report`): it is an entry point of the app
+This command draws with the app's own views (`rag_debugger.ui.run_report`): it is an entry point of the app
 layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.record`; nothing in
 `rag` imports it.
 """
@@ -52,16 +52,16 @@ def _open(ref: str, tmp: Path) -> tuple[Any, str]:
 def _render(history: Any, run_id: str, *, lang: str, start: Optional[int]) -> str:
     """A RAG run replayed to its end; a Your-graph run with its graph loaded only when the allow-list of the
     Your graph page lets it (the bundled examples, `RAG_DEBUG_GRAPH`, `RAG_DEBUG_GRAPHS`), else drawn from
-    its recording (ui/graph_run_report.py)."""
+    its recording (rag_debugger/ui/graph_run_report.py)."""
     if history.get_run(run_id).kind == "graph":
         from rag.errors import UserInputError
-        from ui.graph_run_report import graph_run_report, shell_policy
+        from rag_debugger.ui.graph_run_report import graph_run_report, shell_policy
 
         try:
             return graph_run_report(history, run_id, shell_policy(), lang=lang, step=start)
         except ValueError as exc:  # not replayable (never ended, a broken recording): said, not a traceback
             raise UserInputError(f"{run_id}: {exc}") from None
-    from ui.run_report import rag_report, replay_session
+    from rag_debugger.ui.run_report import rag_report, replay_session
 
     return rag_report(replay_session(history, run_id), start=start, lang=lang)
 

@@ -20,13 +20,13 @@ from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, Field
 
-from debugger.replay import RecordedCheckpoint
 from rag.runs.run_info import RunInfo
 from rag.schemas import ProgressStep
+from rag_debugger.debugger.replay import RecordedCheckpoint
 
 FORMAT = "rag-debugger-run"
 FORMAT_VERSION = 1
-#: Where a run recorded by the debugger keeps its steps' measured timings (`debugger.replay.StepTiming`:
+#: Where a run recorded by the debugger keeps its steps' measured timings (`rag_debugger.debugger.replay.StepTiming`:
 #: duration, lanes, model calls) in its result, so a replay draws the same waterfall. Runs recorded before
 #: (and runs that failed, which store no result) have none: their replay says so, unless the run used the
 #: offline rules (no model calls to show).

@@ -78,7 +78,7 @@ class RunInfo(BaseModel):
     """Set on a run an evaluation recorded for one of its cases (`rag.eval.store.EvalRecord.eval_id`)."""
     graph_spec: Optional[str] = None
     """A Your-graph run (`kind` graph): the graph's `module:attr`. It is loaded again to replay the run only
-    through the page's allow-list (debugger/allowlist.py), never because the history names it."""
+    through the page's allow-list (rag_debugger/debugger/allowlist.py), never because the history names it."""
     owner: str = ""
     """Who owns it on this server (rag/access.py): the signed-in identity that ran or imported it, "" when nobody
     was signed in (then it is the admins'). Never taken from an imported file: `run_by` there is only claimed."""

@@ -1,4 +1,4 @@
-"""A run of your own graph (`debugger.session.GraphSession`) sent to OpenTelemetry when it ends.
+"""A run of your own graph (`rag_debugger.debugger.session.GraphSession`) sent to OpenTelemetry when it ends.
 
 A session hook: the generic session in `debugger/` knows nothing of telemetry; the Your graph page hands
 it this hook. Only the run and node spans (the RAG-specific spans need the workflow's own records), built
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from debugger.session import SessionHooks
+from rag_debugger.debugger.session import SessionHooks
 
 
 class TelemetryHook(SessionHooks):

@@ -1,6 +1,6 @@
 """What a trace is built from: a run, its supersteps, their lanes (tasks) and the model calls.
 
-Why a shape of its own: the debugger's stepper (`debugger.records.StepRecord`) and a plain
+Why a shape of its own: the debugger's stepper (`rag_debugger.debugger.records.StepRecord`) and a plain
 `run_rag_graph` (LangGraph's task stream) record the same run differently; both are turned into this,
 and one function (`rag.telemetry.spans.emit_run`) turns it into spans. Times are wall-clock
 nanoseconds since the epoch, what OpenTelemetry wants.
@@ -135,7 +135,7 @@ def _writes(result: Any) -> Any:
 
 
 def steps_from_stepper(records: Iterable[Any]) -> list[StepRecord]:
-    """The debugger's step records (`debugger.records.StepRecord`), with the wall-clock end the session
+    """The debugger's step records (`rag_debugger.debugger.records.StepRecord`), with the wall-clock end the session
     noted in `annotations["wall_end_ns"]` (lanes are placed by their reported start and end in the step)."""
     out = []
     for rec in records:

@@ -1,18 +1,18 @@
 """What if, for the RAG session: a new segment that carries an edited field from a past step forward
-(debugger/fork.py does the LangGraph part). A live run forks inside its own thread (LangGraph branches
+(rag_debugger/debugger/fork.py does the LangGraph part). A live run forks inside its own thread (LangGraph branches
 there); a recorded replay has no checkpoints in this saver, so it forks onto a new live thread seeded
 with the recorded state, with this session's models and retriever."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from debugger import GraphStepper, StepRecord
-from debugger.errors import StepperError
-from debugger.fork import fork_after
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.workbench import run_names
 from rag.workbench.segments import Segment
+from rag_debugger.debugger import GraphStepper, StepRecord
+from rag_debugger.debugger.errors import StepperError
+from rag_debugger.debugger.fork import fork_after
 
 
 def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, number: int,

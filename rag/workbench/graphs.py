@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional, cast
 
-from debugger.graph_view import GraphDrawing
-from debugger.position import marks_after
 from rag.graph.build import FANOUT_EDGES, GraphKind, compiled_graph, node_docs
 from rag.i18n import _
 from rag.workbench.segments import Segment
+from rag_debugger.debugger.graph_view import GraphDrawing
+from rag_debugger.debugger.position import marks_after
 
 _saver = None
 _saver_lock = threading.Lock()

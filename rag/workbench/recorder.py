@@ -13,10 +13,10 @@ import logging
 import weakref
 from typing import Any, Callable, Optional
 
-from debugger.diff import json_default
-from debugger.replay import step_timings
 from rag.workbench import run_owners
 from rag.workbench.segments import Outcome, Segment
+from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.replay import step_timings
 
 log = logging.getLogger("rag_debugger.session")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, cast
 
-from debugger.replay import ReplayStepper
 from rag.workbench import run_names
 from rag.workbench.segments import Segment
+from rag_debugger.debugger.replay import ReplayStepper
 
 log = logging.getLogger("rag_debugger.session")
 

@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from debugger import Stepper
 from rag.context import RagContext
+from rag_debugger.debugger import Stepper
 
 
 @dataclass(frozen=True)

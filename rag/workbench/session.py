@@ -24,12 +24,6 @@ import logging
 import uuid
 from typing import Any, Callable, Iterable, Optional, cast
 
-from debugger import GraphStepper, StepRecord
-from debugger.breakpoints import ContinueResult, continue_until
-from debugger.errors import StepperError
-from debugger.graph_view import GraphDrawing
-from debugger.replay import ReplayStepper
-from debugger.segment_chain import SegmentChain
 from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
 from rag.errors import InvalidQuestionError, SnapshotError, UnknownRunError, UserInputError
@@ -44,6 +38,12 @@ from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
 from rag.workbench.segments import Outcome, Segment
 from rag.workbench.step_events import StepEvents
+from rag_debugger.debugger import GraphStepper, StepRecord
+from rag_debugger.debugger.breakpoints import ContinueResult, continue_until
+from rag_debugger.debugger.errors import StepperError
+from rag_debugger.debugger.graph_view import GraphDrawing
+from rag_debugger.debugger.replay import ReplayStepper
+from rag_debugger.debugger.segment_chain import SegmentChain
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -263,7 +263,7 @@ class DebugSession(SegmentChain):
     def continue_(self, breakpoints: Iterable[str] = (), on_step: Optional[Callable[[StepRecord], None]] = None,
                   limit: int = CONTINUE_LIMIT) -> ContinueResult:
         """Continue: step until the run finishes, a step fails, or the next superstep would run a node
-        with a breakpoint (`debugger.breakpoints.continue_until`). `on_step` sees each record as it
+        with a breakpoint (`rag_debugger.debugger.breakpoints.continue_until`). `on_step` sees each record as it
         comes (the page streams progress lines from it)."""
         seg = self._require()
         return continue_until(seg.stepper, self.step, breakpoints, on_step=on_step, limit=limit)

@@ -8,10 +8,10 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
-from debugger import StepRecord
 from rag.i18n import _
 from rag.models.calls import model_call_sink
 from rag.schemas import ProgressStep
+from rag_debugger.debugger import StepRecord
 
 
 def telemetry_on() -> bool:

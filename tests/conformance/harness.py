@@ -260,13 +260,13 @@ def saved_input(value: Any) -> Any:
 
 def session_input(session: Any, value: Any) -> Any:
     """The input as the page builds it from a saved input: the form's fields seeded from it, then parsed."""
-    from debugger.input_form import form_input
+    from rag_debugger.debugger.input_form import form_input
 
     return form_input(session.graph, session.input_fields(), saved_input(value))
 
 
 def open_session(case: Case) -> Any:
-    from debugger.session import GraphSession
+    from rag_debugger.debugger.session import GraphSession
 
     return GraphSession.open(case.spec, context_spec=case.context)
 
@@ -456,7 +456,7 @@ class Run:
                                      f"{_show(expected)}\n session   {_show(got)}")
 
     def check_export_replay(self) -> None:
-        from debugger.session import GraphSession
+        from rag_debugger.debugger.session import GraphSession
 
         data = json.loads(json.dumps(self.session.export_run(), ensure_ascii=False, default=str))
         replay = GraphSession.open(self.case.spec, context_spec=self.case.context)
@@ -483,7 +483,7 @@ class Run:
                     f"replayed step {i + 1} differs:\n run    {_show(a.values_after)}\n replay {_show(b.values_after)}")
 
     def check_html(self) -> None:
-        from ui.run_report import graph_report
+        from rag_debugger.ui.run_report import graph_report
 
         text = graph_report(self.session)
         _expect(text.lstrip().lower().startswith("<!doctype html"), "the HTML file is not an HTML document")
@@ -492,7 +492,7 @@ class Run:
                 _expect(node in text, f"the HTML file does not name node {node!r}")
 
     def check_compare(self) -> None:
-        from debugger.compare import Segment, compare_runs
+        from rag_debugger.debugger.compare import Segment, compare_runs
 
         other = open_session(self.case)
         drive(other, self.case)
@@ -502,7 +502,7 @@ class Run:
         _expect(result.first is None, f"two identical runs differ: {result.first}")
 
     def check_lint(self) -> None:
-        from debugger.lint import lint_graph
+        from rag_debugger.debugger.lint import lint_graph
 
         findings = lint_graph(self.session.graph)
         _expect(not findings, "lint finds: " + "; ".join(str(f) for f in findings))

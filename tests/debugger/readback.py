@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from debugger import GraphStepper, StepRecord
-from debugger.stepper import _checkpoint_id, _lane
+from rag_debugger.debugger import GraphStepper, StepRecord
+from rag_debugger.debugger.stepper import _checkpoint_id, _lane
 
 
 def _head_view(snap) -> tuple:

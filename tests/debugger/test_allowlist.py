@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.allowlist import GraphPolicy, allowed, well_formed
+from rag_debugger.debugger.allowlist import GraphPolicy, allowed, well_formed
 
-POLICY = GraphPolicy.from_text("my_pkg.agent:graph", ["examples.chain", "examples.fanout"],
+POLICY = GraphPolicy.from_text("my_pkg.agent:graph", ["rag_debugger.examples.chain", "rag_debugger.examples.fanout"],
                                "team_graphs.*:graph, other.mod:build")
 
 
@@ -14,9 +14,9 @@ POLICY = GraphPolicy.from_text("my_pkg.agent:graph", ["examples.chain", "example
     ("my_pkg.agent:other_graph", True),      # another attribute of the launch module
     ("my_pkg.agent.sub:graph", False),       # another module, even below it
     ("my_pkg:graph", False),
-    ("examples.chain:graph", True),          # bundled examples
-    ("examples.fanout:anything", True),
-    ("examples.missing:graph", False),
+    ("rag_debugger.examples.chain:graph", True),          # bundled examples
+    ("rag_debugger.examples.fanout:anything", True),
+    ("rag_debugger.examples.missing:graph", False),
     ("team_graphs.sales:graph", True),       # RAG_DEBUG_GRAPHS patterns
     ("team_graphs.sales.deep:graph", True),  # fnmatch's * crosses dots
     ("team_graphs.sales:factory", False),
@@ -29,8 +29,8 @@ POLICY = GraphPolicy.from_text("my_pkg.agent:graph", ["examples.chain", "example
     ("", False), ("graph", False), (":graph", False), ("my_pkg.agent:", False),
     (".relative:graph", False), ("my_pkg.agent:graph extra", False), ("../evil:graph", False),
     ("my_pkg.agent:__builtins__", False),    # no dunder, no path through what the module imported
-    ("examples.fanout:os.abort", False),
-    ("examples.fanout:_private", False),
+    ("rag_debugger.examples.fanout:os.abort", False),
+    ("rag_debugger.examples.fanout:_private", False),
 ])
 def test_only_listed_graphs_may_be_loaded(spec, ok):
     assert allowed(spec, POLICY) is ok
@@ -38,24 +38,24 @@ def test_only_listed_graphs_may_be_loaded(spec, ok):
 
 def test_no_policy_allows_nothing_but_well_formed_names_are_still_told_apart():
     empty = GraphPolicy()
-    assert not allowed("examples.chain:graph", empty)
+    assert not allowed("rag_debugger.examples.chain:graph", empty)
     assert well_formed("a.b:c") and not well_formed("a b:c") and not well_formed("a:b;c")
 
 
 @pytest.mark.parametrize("spec, called", [
     ("my_pkg.agent:graph", True), ("team_graphs.sales:graph", False), ("other.mod:build", False),
-    ("my_pkg.agent:make", False), ("examples.chain:graph", False),
+    ("my_pkg.agent:make", False), ("rag_debugger.examples.chain:graph", False),
 ])
 def test_only_a_name_the_operator_gave_may_be_a_factory_that_is_called(spec, called):
-    from debugger.allowlist import operator_named
+    from rag_debugger.debugger.allowlist import operator_named
 
     assert operator_named(spec, POLICY) is called
 
 
 def test_a_function_a_module_imported_is_never_called(tmp_path, monkeypatch):
     """`from os import abort` in an allowed module: naming it loads nothing and calls nothing."""
-    from debugger.errors import GraphLoadError
-    from debugger.loading import load_graph
+    from rag_debugger.debugger.errors import GraphLoadError
+    from rag_debugger.debugger.loading import load_graph
 
     (tmp_path / "yg_attack_mod.py").write_text("from os import abort\nCALLED = []\n"
                                                "def graph():\n    CALLED.append(1)\n    return 42\n")

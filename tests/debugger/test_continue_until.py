@@ -8,7 +8,7 @@ from typing import Optional
 
 import pytest
 
-from debugger.breakpoints import ContinueResult, continue_until
+from rag_debugger.debugger.breakpoints import ContinueResult, continue_until
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.position import marks_after, marks_along
-from debugger.session import GraphSession
+from rag_debugger.debugger.position import marks_after, marks_along
+from rag_debugger.debugger.session import GraphSession
 from tests.debugger.test_fork import graph as branching_graph
 
 
@@ -37,10 +37,10 @@ def assert_keys_group_as_pictures(s: GraphSession) -> None:
 
 
 @pytest.mark.parametrize("spec, given, answers", [
-    ("examples.fanout:graph", {"words": ["map", "reduce", "send"]}, ()),
-    ("examples.nested:graph", {"topic": "tides"}, ()),
-    ("examples.approval:graph", {"request": "refund for order 42?"}, ("approve", {"priority": 3})),
-    ("examples.chain:graph", {"text": "hello"}, ()),
+    ("rag_debugger.examples.fanout:graph", {"words": ["map", "reduce", "send"]}, ()),
+    ("rag_debugger.examples.nested:graph", {"topic": "tides"}, ()),
+    ("rag_debugger.examples.approval:graph", {"request": "refund for order 42?"}, ("approve", {"priority": 3})),
+    ("rag_debugger.examples.chain:graph", {"text": "hello"}, ()),
 ])
 def test_one_pass_gives_the_picture_of_every_step(spec, given, answers):
     assert_keys_group_as_pictures(finished(spec, given, answers=answers))
@@ -58,7 +58,7 @@ def test_a_session_with_a_what_if_fork_and_an_unfinished_head():
 
 
 def test_marks_along_is_marks_after_at_every_step():
-    s = finished("examples.fanout:graph", {"words": ["a", "b", "c"]})
+    s = finished("rag_debugger.examples.fanout:graph", {"words": ["a", "b", "c"]})
     steps = s.current.stepper.steps
     along = list(marks_along(steps))
     assert along == [marks_after(steps, n) for n in range(1, len(steps) + 1)]

@@ -9,9 +9,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from debugger import GraphStepper
-from debugger.errors import StepperError
-from debugger.fork import fork_stepper
+from rag_debugger.debugger import GraphStepper
+from rag_debugger.debugger.errors import StepperError
+from rag_debugger.debugger.fork import fork_stepper
 
 
 class S(TypedDict, total=False):
@@ -64,7 +64,7 @@ def test_an_appending_field_cannot_be_edited():
 
 
 def test_a_fork_from_recorded_values_runs_on_a_new_thread():
-    from debugger.fork import fork_from_values
+    from rag_debugger.debugger.fork import fork_from_values
 
     g = graph()
     fork = fork_from_values(g, {"route": "b", "log": ["decide"]}, as_node="decide", thread_id="replay-fork")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from debugger.input_form import (
+from rag_debugger.debugger.input_form import (
     ROOT_FIELD,
     InputFormError,
     as_messages,

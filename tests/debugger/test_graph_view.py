@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from debugger import GraphStepper, fanout_edges_from_steps, graph_to_dot, node_docs, orphan_nodes
+from rag_debugger.debugger import GraphStepper, fanout_edges_from_steps, graph_to_dot, node_docs, orphan_nodes
 from tests.debugger import toy_graphs as tg
 
 
@@ -138,7 +138,7 @@ def test_failed_node_is_not_marked_done():
 
 
 def test_a_drawing_splits_the_fixed_layout_from_the_marks_of_one_position():
-    from debugger.graph_view import GraphDrawing
+    from rag_debugger.debugger.graph_view import GraphDrawing
 
     drawing = GraphDrawing(tg.fanout_graph(), current=("worker", "plan"), done=("plan", "__start__"),
                            fanout_edges=(("plan", "worker", 3),), title="T")

@@ -1,4 +1,4 @@
-"""The debugger core's words go through the translator an app installs (`debugger.i18n.install`), and are
+"""The debugger core's words go through the translator an app installs (`rag_debugger.debugger.i18n.install`), and are
 English when none is installed (the core never imports the app's catalogues)."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-import debugger.i18n as hook
-from debugger.errors import GraphLoadError
-from debugger.input_form import FormField, InputFormError, parse_form, type_label
-from debugger.interrupts import ask_for
-from debugger.loading import resolve
-from debugger.replay import ReplayStepper
+import rag_debugger.debugger.i18n as hook
+from rag_debugger.debugger.errors import GraphLoadError
+from rag_debugger.debugger.input_form import FormField, InputFormError, parse_form, type_label
+from rag_debugger.debugger.interrupts import ask_for
+from rag_debugger.debugger.loading import resolve
+from rag_debugger.debugger.replay import ReplayStepper
 
 
 @pytest.fixture
@@ -51,8 +51,8 @@ def test_a_plural_stepper_error_goes_through_ngettext(shouting):
 
 
 def test_without_an_installed_translator_the_core_speaks_english():
-    code = ("from debugger.loading import resolve\n"
-            "from debugger.interrupts import ask_for\n"
+    code = ("from rag_debugger.debugger.loading import resolve\n"
+            "from rag_debugger.debugger.interrupts import ask_for\n"
             "try:\n    resolve('no_colon_here')\nexcept Exception as exc:\n    print(exc)\n"
             "print(ask_for(['a', 'b']).question)\n"
             "import sys; print('rag' in sys.modules)\n")

@@ -8,7 +8,7 @@ from typing import Annotated, Optional, TypedDict
 import pytest
 from pydantic import BaseModel, Field
 
-from debugger.input_form import (
+from rag_debugger.debugger.input_form import (
     InputFormError,
     initial_text,
     input_schema,
@@ -17,7 +17,7 @@ from debugger.input_form import (
     schema_fields,
     with_defaults,
 )
-from debugger.loading import load_graph
+from rag_debugger.debugger.loading import load_graph
 
 
 class Typed(TypedDict, total=False):
@@ -52,7 +52,7 @@ def test_pydantic_fields_carry_required_defaults_and_descriptions():
 
 
 def test_the_schema_is_read_from_a_compiled_graph():
-    assert [f.name for f in schema_fields(input_schema(load_graph("examples.fanout:graph")))] == \
+    assert [f.name for f in schema_fields(input_schema(load_graph("rag_debugger.examples.fanout:graph")))] == \
         ["words", "sizes", "total"]
 
 

@@ -2,9 +2,9 @@
 clusters."""
 from __future__ import annotations
 
-from debugger.interrupts import ask_for
-from debugger.loading import load_graph
-from debugger.subgraph_view import drawing, members, subgraph_dot, subgraph_names
+from rag_debugger.debugger.interrupts import ask_for
+from rag_debugger.debugger.loading import load_graph
+from rag_debugger.debugger.subgraph_view import drawing, members, subgraph_dot, subgraph_names
 
 
 def test_a_list_of_strings_is_asked_with_one_button_each():
@@ -33,7 +33,7 @@ def test_anything_else_is_free_text_with_the_value_shown():
 
 
 def test_a_subgraph_node_is_a_cluster_and_marked_as_one():
-    graph = load_graph("examples.nested:graph")
+    graph = load_graph("rag_debugger.examples.nested:graph")
     assert subgraph_names(graph) == ("research",)
     drawn = drawing(graph)
     assert members(drawn, "research") == ["research:search", "research:summarize"]
@@ -44,5 +44,5 @@ def test_a_subgraph_node_is_a_cluster_and_marked_as_one():
 
 
 def test_a_graph_without_subgraphs_draws_as_before():
-    graph = load_graph("examples.chain:graph")
+    graph = load_graph("rag_debugger.examples.chain:graph")
     assert subgraph_names(graph) == () and "cluster_sub" not in subgraph_dot(graph, drawing(graph))

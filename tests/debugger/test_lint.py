@@ -11,9 +11,9 @@ import pytest
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from debugger.errors import GraphLoadError
-from debugger.lint import lint_graph, main
-from debugger.loading import load_graph
+from rag_debugger.debugger.errors import GraphLoadError
+from rag_debugger.debugger.lint import lint_graph, main
+from rag_debugger.debugger.loading import load_graph
 
 
 class S(TypedDict, total=False):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from debugger import GraphStepper
-from debugger.position import END_ID, START_ID, marks_after
-from debugger.replay import ReplayStepper, record_thread
+from rag_debugger.debugger import GraphStepper
+from rag_debugger.debugger.position import END_ID, START_ID, marks_after
+from rag_debugger.debugger.replay import ReplayStepper, record_thread
 from tests.debugger import toy_graphs as tg
 
 

@@ -10,10 +10,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from debugger.errors import StepperError
-from debugger.records import StepRecord
-from debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
-from debugger.stepper import GraphStepper
+from rag_debugger.debugger.errors import StepperError
+from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper, linear_path, record_thread
+from rag_debugger.debugger.stepper import GraphStepper
 
 
 class S(TypedDict, total=False):

@@ -2,9 +2,9 @@
 own duration, lane start/end and timed spans, matched by the checkpoint the step ran from."""
 from __future__ import annotations
 
-from debugger.records import LaneRecord, StepRecord
-from debugger.replay import SPANS_RECORDED, StepTiming, apply_timings, step_timings
-from debugger.waterfall import waterfall_bars
+from rag_debugger.debugger.records import LaneRecord, StepRecord
+from rag_debugger.debugger.replay import SPANS_RECORDED, StepTiming, apply_timings, step_timings
+from rag_debugger.debugger.waterfall import waterfall_bars
 
 
 def step(i, nodes, cp, lanes=(), ms=0.0, spans=None):

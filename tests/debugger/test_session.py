@@ -6,10 +6,10 @@ import json
 import pytest
 from langgraph.graph import END, START, StateGraph
 
-from debugger.errors import DebuggerUserError, GraphLoadError
-from debugger.loading import load_saved_input, with_checkpointer
-from debugger.session import GraphSession
-from ui.launch import parse_launch
+from rag_debugger.debugger.errors import DebuggerUserError, GraphLoadError
+from rag_debugger.debugger.loading import load_saved_input, with_checkpointer
+from rag_debugger.debugger.session import GraphSession
+from rag_debugger.ui.launch import parse_launch
 
 
 def test_launch_options_come_from_the_command_line_then_the_environment():
@@ -35,7 +35,7 @@ def test_a_bad_path_is_a_user_error():
 
 
 def test_a_context_factory_is_called():
-    s = GraphSession.open("examples.chain:graph", context_spec="collections:OrderedDict")
+    s = GraphSession.open("rag_debugger.examples.chain:graph", context_spec="collections:OrderedDict")
     assert s.context == {}
 
 
@@ -52,12 +52,12 @@ def test_a_saved_input_is_any_json_value_and_a_broken_file_is_named(tmp_path):
 
 
 def test_a_run_exports_and_replays_with_the_same_steps():
-    s = GraphSession.open("examples.fanout:graph")
+    s = GraphSession.open("rag_debugger.examples.fanout:graph")
     s.start({"words": ["a", "bb"]})
     s.run_to_end()
     live = [(r.nodes, r.values_after) for _, r in s.all_steps()]
     data = json.loads(json.dumps(s.export_run()))
-    replay = GraphSession.open("examples.fanout:graph")
+    replay = GraphSession.open("rag_debugger.examples.fanout:graph")
     replay.open_replay(data)
     replay.run_to_end()
     assert replay.replay_mode and [(r.nodes, r.values_after) for _, r in replay.all_steps()] == live
@@ -66,7 +66,7 @@ def test_a_run_exports_and_replays_with_the_same_steps():
 
 
 def test_step_waits_for_the_answer_to_an_interrupt():
-    s = GraphSession.open("examples.approval:graph")
+    s = GraphSession.open("rag_debugger.examples.approval:graph")
     s.start({"request": "r"})
     s.run_to_end()
     assert s.done and not s.finished  # the Step and Continue buttons are off until answered
@@ -78,7 +78,7 @@ def test_step_waits_for_the_answer_to_an_interrupt():
 
 
 def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
-    parent = GraphSession.open("examples.nested:graph")
+    parent = GraphSession.open("rag_debugger.examples.nested:graph")
     parent.start({"topic": " graphs "})
     assert parent.subgraphs_next() == ()
     parent.step()  # plan
@@ -96,7 +96,7 @@ def test_step_into_a_subgraph_runs_it_node_by_node_on_the_parents_input():
 
 
 def test_the_react_example_loops_through_its_tool_until_it_answers():
-    s = GraphSession.open("examples.react:graph")
+    s = GraphSession.open("rag_debugger.examples.react:graph")
     assert s.lint() == []
     s.start({"question": "(3 + 4) * 2?", "numbers": [3, 4]})
     s.run_to_end()
@@ -104,8 +104,8 @@ def test_the_react_example_loops_through_its_tool_until_it_answers():
     assert s.current.stepper.current_values()["answer"] == "The answer is 14."
 
 
-@pytest.mark.parametrize("spec", ["examples.chain:graph", "examples.fanout:graph", "examples.approval:graph",
-                                  "examples.nested:graph", "examples.react:graph"])
+@pytest.mark.parametrize("spec", [f"rag_debugger.examples.{name}:graph"
+                                  for name in ("chain", "fanout", "approval", "nested", "react")])
 def test_every_example_lints_clean(spec):
     assert GraphSession.open(spec).lint() == []
 
@@ -113,7 +113,7 @@ def test_every_example_lints_clean(spec):
 # ----- Continue, breakpoints, what-if and the hooks: the one generic session ----------------------
 
 def test_continue_stops_before_a_breakpoint_and_goes_past_it_when_continued_again():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a  b"})
     assert s.continue_({"shout"}) == "shout"
     assert s.current.stepper.next_nodes == ("shout",) and len(s.all_steps()) == 2
@@ -122,7 +122,7 @@ def test_continue_stops_before_a_breakpoint_and_goes_past_it_when_continued_agai
 
 
 def test_continue_without_breakpoints_runs_to_the_end_and_streams_each_step():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "x"})
     seen = []
     assert s.continue_((), on_step=lambda r: seen.append(r.nodes)) is None
@@ -130,17 +130,17 @@ def test_continue_without_breakpoints_runs_to_the_end_and_streams_each_step():
 
 
 def test_continue_stops_at_an_interrupt_and_a_breakpoint_on_a_fanned_out_node_pauses_before_all_lanes():
-    s = GraphSession.open("examples.approval:graph")
+    s = GraphSession.open("rag_debugger.examples.approval:graph")
     s.start({"request": "r"})
     assert s.continue_(()) is None and s.pending_interrupts() and not s.finished
-    f = GraphSession.open("examples.fanout:graph")
+    f = GraphSession.open("rag_debugger.examples.fanout:graph")
     f.start({"words": ["a", "bb", "ccc"]})
     assert f.continue_({"measure"}) == "measure"
     assert f.current.stepper.next_nodes == ("measure",) * 3  # before all three lanes, none has run
 
 
 def test_a_fork_runs_forward_from_an_edited_step_and_compares_with_the_original():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "one two three"})
     s.run_to_end()
     fork = s.fork(0, "text", "just two")  # after clean
@@ -153,7 +153,7 @@ def test_a_fork_runs_forward_from_an_edited_step_and_compares_with_the_original(
 
 
 def test_a_fork_refuses_an_appending_field_and_a_step_out_of_range():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a"})
     s.run_to_end()
     with pytest.raises(DebuggerUserError, match="appending reducer"):
@@ -163,10 +163,10 @@ def test_a_fork_refuses_an_appending_field_and_a_step_out_of_range():
 
 
 def test_a_recorded_run_forks_live_onto_a_new_thread():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a b"})
     s.run_to_end()
-    replay = GraphSession.open("examples.chain:graph")
+    replay = GraphSession.open("rag_debugger.examples.chain:graph")
     replay.open_replay(json.loads(json.dumps(s.export_run())))
     replay.run_to_end()
     fork = replay.fork(1, "text", "x y z")  # after count: shout runs on the edit
@@ -200,7 +200,7 @@ class Broken:
 
 def test_hooks_hear_each_run_start_end_once_and_a_replaced_run_dropped_and_a_failing_hook_breaks_nothing():
     notes = Notes()
-    s = GraphSession.open("examples.chain:graph", hooks=[Broken(), notes])
+    s = GraphSession.open("rag_debugger.examples.chain:graph", hooks=[Broken(), notes])
     s.start({"text": "a"})
     s.step()
     s.start({"text": "b"})  # the first run never ended: dropped
@@ -213,7 +213,7 @@ def test_hooks_hear_each_run_start_end_once_and_a_replaced_run_dropped_and_a_fai
 
 def test_hooks_hear_once_that_a_run_waits_for_an_answer_and_then_that_it_ended():
     notes = Notes()
-    s = GraphSession.open("examples.approval:graph", hooks=[notes])
+    s = GraphSession.open("rag_debugger.examples.approval:graph", hooks=[notes])
     s.start({"request": "r"})
     s.continue_(())
     s.continue_(())  # still waiting: not told twice
@@ -223,10 +223,10 @@ def test_hooks_hear_once_that_a_run_waits_for_an_answer_and_then_that_it_ended()
 
 
 def test_seek_puts_a_recording_at_a_step_and_refuses_one_past_its_end():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a"})
     s.run_to_end()
-    replay = GraphSession.open("examples.chain:graph")
+    replay = GraphSession.open("rag_debugger.examples.chain:graph")
     replay.open_replay(s.export_run())
     replay.seek(2)
     assert len(replay.all_steps()) == 2 and replay.current.stepper.next_nodes == ("shout",)
@@ -235,13 +235,13 @@ def test_seek_puts_a_recording_at_a_step_and_refuses_one_past_its_end():
 
 
 def test_the_session_fits_the_protocol_the_inspector_reads():
-    from debugger.protocol import InspectedSession
+    from rag_debugger.debugger.protocol import InspectedSession
 
-    assert isinstance(GraphSession.open("examples.chain:graph"), InspectedSession)
+    assert isinstance(GraphSession.open("rag_debugger.examples.chain:graph"), InspectedSession)
 
 
 def test_time_travel_draws_the_segment_the_step_belongs_to():
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a"})
     s.run_to_end()
     s.fork(0, "text", "b")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from debugger import GraphStepper, StepperError
+from rag_debugger.debugger import GraphStepper, StepperError
 from tests.debugger import toy_graphs as tg
 
 

@@ -10,12 +10,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send, interrupt
 
-from debugger import GraphStepper, StepperError
-from debugger.loading import load_graph
+from rag_debugger.debugger import GraphStepper, StepperError
+from rag_debugger.debugger.loading import load_graph
 
 
 def _approval():
-    s = GraphStepper(load_graph("examples.approval:graph"))
+    s = GraphStepper(load_graph("rag_debugger.examples.approval:graph"))
     s.start({"request": "refund?"})
     return s
 

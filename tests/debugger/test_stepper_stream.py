@@ -18,7 +18,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
-from debugger import GraphStepper
+from rag_debugger.debugger import GraphStepper
 from tests.debugger import toy_graphs as tg
 from tests.debugger.readback import assert_head_is_read_back, checked_step
 

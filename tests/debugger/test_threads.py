@@ -1,5 +1,5 @@
 """Threads of a user's own SQLite checkpointer, written by a real application script and read back by
-`debugger.threads`: listing (paged, filtered, subgraphs under their parent, interrupts), a lazy history
+`rag_debugger.debugger.threads`: listing (paged, filtered, subgraphs under their parent, interrupts), a lazy history
 window, forking into the debugger's checkpointer so a resume goes on exactly, the file left byte-for-byte
 unchanged, and every bad input refused with a clear message."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from debugger.threads import (
+from rag_debugger.debugger.threads import (
     CheckpointerError,
     fork_thread,
     go_on,

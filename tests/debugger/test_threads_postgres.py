@@ -7,7 +7,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from debugger.threads import CheckpointerError, go_on, on_store, open_store, parse_checkpointer_url, read_window
+from rag_debugger.debugger.threads import CheckpointerError, go_on, on_store, open_store, parse_checkpointer_url, read_window
 from tests.debugger.thread_graphs import builder, write_threads
 from tests.support.browser import free_port
 

@@ -1,7 +1,7 @@
 """The timeline lists the steps run with durations, a caller-defined decision and annotations."""
 from __future__ import annotations
 
-from debugger import GraphStepper, build_timeline, timeline_frame
+from rag_debugger.debugger import GraphStepper, build_timeline, timeline_frame
 from tests.debugger import toy_graphs as tg
 
 

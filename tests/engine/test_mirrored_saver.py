@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from rag.runs.mirrored_saver import MirroredSaver
-from ui.shutdown import stopping
+from rag_debugger.ui.shutdown import stopping
 
 
 class Flaky(InMemorySaver):

@@ -11,7 +11,7 @@ from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.workbench import run_owners
 from rag.workbench.session import DebugSession
-from ui import history_store
+from rag_debugger.ui import history_store
 
 
 @pytest.fixture

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from debugger import GraphStepper
 from rag import build_rag_graph, build_resume_graph, make_context
 from rag.api import initial_state, resume_input
 from rag.schemas import ComplexityResult, RewritePlan
 from rag.trace import GRADE_FIELDS, RETRIEVAL_FIELDS
+from rag_debugger.debugger import GraphStepper
 
 from .fakes import FakeRetriever, FakeRoles, chunk, grade
 

@@ -91,7 +91,7 @@ def test_the_cli_report_has_the_agreement(offline, tmp_path, capsys):  # noqa: F
 def test_the_evaluate_pages_report_keeps_them_through_the_store(tmp_path):
     """The page's button builds the file from the stored record: from_run and verdict survive the round trip."""
     from rag.eval.store import EvalStore
-    from ui.evaluate_view import evaluation_file
+    from rag_debugger.ui.evaluate_view import evaluation_file
 
     store = EvalStore(tmp_path / "h.db")
     saved = store.save(EvalRecord.from_results(labelled(), set_name="mine", label="A"))

@@ -45,7 +45,7 @@ def test_lookup_errors_read_as_sentences():
 
 
 def _flashed(monkeypatch):
-    import ui.streamlit_state as state
+    import rag_debugger.ui.streamlit_state as state
 
     seen: list[tuple[str, str]] = []
     monkeypatch.setattr(state, "flash", lambda kind, message: seen.append((kind, message)))

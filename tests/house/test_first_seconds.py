@@ -83,7 +83,8 @@ def test_the_debugger_question_row_draws_without_the_engine():
     """pages/debugger.py draws the question box and the demo buttons before it imports the rest of the
     debugger, so a new user can click a demo as soon as the heading shows (issue 24, finding 12). That
     holds only while the row's module and what the page imported before it bring no engine."""
-    loaded = _modules_after("import streamlit, ui.streamlit_state, ui.navigation, ui.question_row, rag.demo")
+    loaded = _modules_after("import streamlit, rag_debugger.ui.streamlit_state, rag_debugger.ui.navigation, "
+                            "rag_debugger.ui.question_row, rag.demo")
     heavy = {m for m in loaded if m.split(".")[0] in ("langgraph", "langchain_core", "pandas", "jieba", "numpy")}
     assert not heavy, sorted(heavy)[:5]
-    assert "rag.workbench.session" not in loaded and "ui.debugger_view" not in loaded
+    assert "rag.workbench.session" not in loaded and "rag_debugger.ui.debugger_view" not in loaded

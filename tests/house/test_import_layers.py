@@ -24,7 +24,8 @@ The layers, lowest first, and why they sit where they do:
 - app: the Streamlit pages and panels (`ui`, `pages`, `app.py`), and `rag.runs.report`, the command that
   writes a run as an HTML file with the app's own views (named beside the other run commands; nothing in
   `rag` imports it).
-`debugger` is beside all of this: it must not import any of ours (tests/debugger/test_package.py).
+`rag_debugger.debugger`, the generic LangGraph debugger, sits below all of this: it must not import any of ours
+(tests/debugger/test_package.py), and the engine's workbench builds on it.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from pathlib import Path
 from tests.house.sources import module_name, python_files
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("debugger core", ("rag_debugger.debugger",)),  # imports none of ours (tests/debugger/test_package.py)
     ("foundations", ("rag.errors", "rag.access", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings",
                      "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
     ("rules", ("rag.rules",)),
@@ -49,7 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("playground", ("rag.playground",)),
     ("evaluation", ("rag.eval",)),
     ("workbench", ("rag.workbench",)),
-    ("app", ("ui", "pages", "app", "rag.runs.report")),
+    ("app", ("rag_debugger", "pages", "app", "rag.runs.report")),
 ]
 
 
@@ -75,7 +77,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 def project_files() -> list[tuple[Path, str]]:
-    return [(path, module_name(path)) for path in python_files(("rag", "ui"))]
+    return [(path, module_name(path)) for path in python_files(("rag", "rag_debugger"))]
 
 
 def upward_imports(files: list[tuple[Path, str]] | None = None) -> list[str]:

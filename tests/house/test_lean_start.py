@@ -8,7 +8,7 @@ typically 50-300 ms). When a test here fails, either import the new module lazil
 that needs it, with a comment saying why (most modules are needed only by a later click or another
 page), or, if the first paint really needs it, add it to the list with the reason. A module a first
 click needs goes into the warm-up (rag/warmup.py RUN_MODULES, or the UI's FIRST_CLICK_MODULES in
-ui/streamlit_state.py). `bench.startup` measures what these lists keep."""
+rag_debugger/ui/streamlit_state.py). `bench.startup` measures what these lists keep."""
 from __future__ import annotations
 
 import json
@@ -20,23 +20,26 @@ import pytest
 
 from tests.support.browser import ROOT
 
-PROJECT = ("app", "rag", "ui", "debugger", "pages")
+PROJECT = ("app", "rag", "rag_debugger", "pages")
 #: Not packages of their own: runtime pieces compiled extensions bring (mypyc, Cython), multiprocessing's
 #: alias of the main module, the interpreter's build data.
 RUNTIME_PIECES = re.compile(r"(__mypyc$|^_cython_|^cython_runtime$|^_cyutility$|^__mp_main__$|^_sysconfigdata_)")
 
 IMPORT_APP_MODULES = {
     "app", "rag", "rag.graph", "rag.graph.progress_labels", "rag.i18n", "rag.i18n.catalog", "rag.i18n.languages",
-    "rag.i18n.templates", "ui", "ui.launch", "ui.navigation", "ui.panels", "ui.panels.icons",
+    "rag.i18n.templates", "rag_debugger", "rag_debugger.ui", "rag_debugger.ui.launch", "rag_debugger.ui.navigation",
+    "rag_debugger.ui.panels", "rag_debugger.ui.panels.icons",
 }
 """`import app`: the router (the page list, its titles in the reader's language)."""
 HEADING_MODULES = IMPORT_APP_MODULES | {
-    "debugger", "debugger.errors", "debugger.i18n", "rag.errors", "ui.language", "ui.streamlit_state", "ui.text",
+    "rag_debugger.debugger", "rag_debugger.debugger.errors", "rag_debugger.debugger.i18n", "rag.errors",
+    "rag_debugger.ui.language", "rag_debugger.ui.streamlit_state", "rag_debugger.ui.text",
 }
 """Up to the debugger's heading: the menu, the language, the page guard."""
 DEMO_BUTTON_MODULES = HEADING_MODULES | {
-    "rag.demo", "rag.schemas", "rag.settings", "ui.panels.breakpoints", "ui.panels.lazy", "ui.panels.time_travel",
-    "ui.question_row",
+    "rag.demo", "rag.schemas", "rag.settings", "rag_debugger.ui.panels.breakpoints", "rag_debugger.ui.panels.lazy",
+    "rag_debugger.ui.panels.time_travel",
+    "rag_debugger.ui.question_row",
 }
 """Up to the first demo button: the question row and the demo questions (a pydantic model of their file)."""
 
@@ -105,7 +108,7 @@ def _advice(when: str, names: list[str], lists: str) -> str:
 
 @pytest.mark.parametrize("loaded, modules, packages, expect", [
     (["rag.i18n", "json", "babel.core"], {"rag.i18n"}, {"babel": ""}, []),
-    (["rag.i18n", "ui.debugger_view"], {"rag.i18n"}, {}, ["ui.debugger_view"]),
+    (["rag.i18n", "rag_debugger.ui.debugger_view"], {"rag.i18n"}, {}, ["rag_debugger.ui.debugger_view"]),
     (["langgraph.graph", "langgraph", "pages.debugger"], set(), {"babel": ""}, ["langgraph"]),
     (["81d243bd2c585b0f4821__mypyc", "_cython_3_2_4", "sqlite3"], set(), {}, []),
     (["pandas"], set(), None, []),
@@ -143,7 +146,7 @@ def test_after_the_warm_up_a_first_demo_click_and_continue_import_nothing():
     """What a first click needs was loaded by the warm-up while the user read the page."""
     found = [m for m in _stage("first_click")["first_click"] if not RUNTIME_PIECES.search(m.split(".")[0])]
     assert not found, (f"A first demo click and Continue imported {found[:10]} after the warm-up: add them to "
-                       "rag/warmup.py RUN_MODULES (the UI's own: FIRST_CLICK_MODULES in ui/streamlit_state.py), or "
+                       "rag/warmup.py RUN_MODULES (the UI's own: FIRST_CLICK_MODULES in rag_debugger/ui/streamlit_state.py), or "
                        "warm what imports them in a warm-up step.")
 
 
@@ -160,9 +163,9 @@ def test_a_failing_warm_up_step_skips_nothing_else(monkeypatch, caplog):
 
     monkeypatch.setattr(warmup, "STEPS", (broken, lambda settings, checkpointer: ran.append("next step")))
     monkeypatch.setattr(warmup, "RUN_MODULES", ("no_such_module_for_the_warm_up", "rag.answering"))
-    warmup.warm_up(RagSettings(RAG_MODEL_PROVIDER="offline"), modules=("ui.run_report",))
+    warmup.warm_up(RagSettings(RAG_MODEL_PROVIDER="offline"), modules=("rag_debugger.ui.run_report",))
     assert ran == ["next step"]
-    assert "rag.answering" in sys.modules and "ui.run_report" in sys.modules
+    assert "rag.answering" in sys.modules and "rag_debugger.ui.run_report" in sys.modules
     assert "the knowledge base cannot be opened" in caplog.text and "no_such_module_for_the_warm_up" in caplog.text
 
 

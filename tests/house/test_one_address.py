@@ -14,8 +14,8 @@ from pathlib import Path
 from tests.house.sources import module_name, python_files
 from tests.support.browser import ROOT
 
-TOPS = ("rag", "debugger", "ui", "tests", "bench")
-PUBLIC_ROOTS = {"rag", "debugger"}
+TOPS = ("rag", "rag_debugger", "tests", "bench")
+PUBLIC_ROOTS = {"rag", "rag_debugger.debugger"}
 
 #: (file, module, name) imports allowed from a module that does not define the name (none).
 KNOWN: set[tuple[str, str, str]] = set()

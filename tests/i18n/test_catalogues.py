@@ -70,7 +70,7 @@ def test_counted_messages_fall_back_to_english_plural_rules():
 
 
 def test_the_language_source_is_asked_when_no_block_sets_one():
-    before = i18n._source  # the app's source (ui/language.py installs it once, on import): put it back
+    before = i18n._source  # the app's source (rag_debugger/ui/language.py installs it once, on import): put it back
     i18n.set_language_source(lambda: "zh-CN")
     try:
         assert i18n.current_language() == "zh"

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.replay import SPANS_RECORDED
-from debugger.waterfall import waterfall_bars, waterfall_html
 from rag.demo import load_demo_questions
 from rag.runs.export import export_run
 from rag.runs.history import RunHistory
 from rag.runs.importing import import_run
 from rag.runs.run_document import STEP_TIMINGS
 from rag.workbench.session import DebugSession
+from rag_debugger.debugger.replay import SPANS_RECORDED
+from rag_debugger.debugger.waterfall import waterfall_bars, waterfall_html
+from rag_debugger.ui.waterfall_note import waterfall_note
 from tests.models.conftest import GRADE, PLAN
-from ui.waterfall_note import waterfall_note
 
 #: A demo whose plan splits it in two: a planner call, then a grader call in each parallel lane.
 QUESTION = next(d for d in load_demo_questions() if d.id == "zh_complex_two_characters").question

@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from debugger.stepper import GraphStepper
 from rag.api import initial_state, make_context
 from rag.errors import RunImportError
 from rag.runs.demo_pack import import_demo_runs, list_demo_runs
@@ -18,6 +17,7 @@ from rag.runs.replay import replay_from_document
 from rag.runs.run_document import FORMAT, checksum
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings
+from rag_debugger.debugger.stepper import GraphStepper
 from tests.engine.fakes import FakeRoles
 from tests.runs.conftest import QUESTION
 

@@ -10,14 +10,14 @@ import sys
 
 import pytest
 
-from debugger.allowlist import GraphPolicy
-from debugger.compare import Divergence
-from debugger.session import GraphSession
 from rag.runs.compare import CompareError, classify_generic, compare_sides, load_side, side_from_history
 from rag.runs.diff import main as diff_main
 from rag.runs.export import export_run
 from rag.runs.graph_runs import GraphRunRecorder, graph_document
 from rag.runs.history import RunHistory
+from rag_debugger.debugger.allowlist import GraphPolicy
+from rag_debugger.debugger.compare import Divergence
+from rag_debugger.debugger.session import GraphSession
 
 
 @pytest.fixture
@@ -36,12 +36,12 @@ def run(history, spec: str, inp: dict) -> GraphSession:
 @pytest.fixture
 def runs(history) -> dict[str, str]:
     """Chain runs with two inputs, the same input again, a what-if fork of the first, and a fan-out run."""
-    s = run(history, "examples.chain:graph", {"text": "a b"})
+    s = run(history, "rag_debugger.examples.chain:graph", {"text": "a b"})
     ids = {"ab": s.current.run_id}
     ids["ab_fork"] = s.fork(0, "text", "x").run_id
-    ids["ab_again"] = run(history, "examples.chain:graph", {"text": "a b"}).current.run_id
-    ids["abc"] = run(history, "examples.chain:graph", {"text": "a b c"}).current.run_id
-    ids["fanout"] = run(history, "examples.fanout:graph", {"words": ["a", "bb"]}).current.run_id
+    ids["ab_again"] = run(history, "rag_debugger.examples.chain:graph", {"text": "a b"}).current.run_id
+    ids["abc"] = run(history, "rag_debugger.examples.chain:graph", {"text": "a b c"}).current.run_id
+    ids["fanout"] = run(history, "rag_debugger.examples.fanout:graph", {"words": ["a", "bb"]}).current.run_id
     return ids
 
 
@@ -83,13 +83,13 @@ def test_a_fork_names_its_edit_and_different_graphs_are_named(history, runs):
     rc = compare_sides(side_from_history(history, runs["ab"]), side_from_history(history, runs["ab_fork"]))
     assert rc.edit == (1, "text") and [r.kind for r in rc.comparison.rows] == ["same", "differs", "differs"]
     rc = compare_sides(side_from_history(history, runs["ab"]), side_from_history(history, runs["fanout"]))
-    assert rc.graphs == ("examples.chain:graph", "examples.fanout:graph")
+    assert rc.graphs == ("rag_debugger.examples.chain:graph", "rag_debugger.examples.fanout:graph")
     assert {r.kind for r in rc.comparison.rows} == {"only_a", "only_b"}
 
 
 def test_the_blocks_show_the_state_diff_per_step_and_no_rag_view(history, runs):
-    from ui.compare_content import comparison_blocks
-    from ui.compare_report import comparison_report
+    from rag_debugger.ui.compare_content import comparison_blocks
+    from rag_debugger.ui.compare_report import comparison_report
 
     side_a, side_b = side_from_history(history, runs["ab"]), side_from_history(history, runs["ab_fork"])
     rc = compare_sides(side_a, side_b)
@@ -110,11 +110,11 @@ def test_the_blocks_show_the_state_diff_per_step_and_no_rag_view(history, runs):
 
 
 def test_a_run_still_in_progress_or_never_ended_is_refused_plainly(history):
-    s = GraphSession.open("examples.chain:graph", hooks=[GraphRunRecorder(history)])
+    s = GraphSession.open("rag_debugger.examples.chain:graph", hooks=[GraphRunRecorder(history)])
     s.start({"text": "a"})
     with pytest.raises(CompareError, match="still in progress"):
         side_from_history(history, s.current.run_id)
-    gone = history.record_start("{}", kind="graph", graph_spec="examples.chain:graph")
+    gone = history.record_start("{}", kind="graph", graph_spec="rag_debugger.examples.chain:graph")
     history.record_finish(gone.run_id, status="done")  # its document never written
     with pytest.raises(CompareError, match="no recording"):
         side_from_history(history, gone.run_id)
@@ -137,7 +137,8 @@ def test_the_cli_compares_graph_runs_by_id_and_by_file_with_its_exit_status(hist
         files[name].write_text(json.dumps(export_run(history, runs[name])), encoding="utf-8")
     assert diff_main([str(files["ab"]), str(files["fanout"])]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[1:3] == ["cause: different_graphs", "graphs: examples.chain:graph -> examples.fanout:graph"]
+    assert out[1:3] == ["cause: different_graphs",
+                        "graphs: rag_debugger.examples.chain:graph -> rag_debugger.examples.fanout:graph"]
     assert "step B2 measure: only in B" in out
     assert diff_main([str(files["ab"]), runs["ab_again"]]) == 0  # a file and an id
     capsys.readouterr()
@@ -154,32 +155,32 @@ def test_a_file_holding_a_graph_run_loads_as_a_side(history, runs, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(export_run(history, runs["abc"])), encoding="utf-8")
     side = load_side(str(path))
-    assert side.main.run.graph_spec == "examples.chain:graph" and len(side.segments()[0].steps) == 3
+    assert side.main.run.graph_spec == "rag_debugger.examples.chain:graph" and len(side.segments()[0].steps) == 3
 
 
-POLICY = GraphPolicy.from_text(None, ["examples.chain", "examples.fanout"], None)
+POLICY = GraphPolicy.from_text(None, ["rag_debugger.examples.chain", "rag_debugger.examples.fanout"], None)
 
 
 def test_a_graph_runs_file_draws_its_allowed_graph(history, runs):
-    from ui.graph_run_report import graph_run_report, graph_run_session
+    from rag_debugger.ui.graph_run_report import graph_run_report, graph_run_session
 
     session, note = graph_run_session(history, runs["fanout"], POLICY)
     assert note is None and len(session.all_steps()) == 3
     assert session.node_docs()["measure"].startswith("Measures one word")  # the real graph: its docstrings
     page = graph_run_report(history, runs["fanout"], POLICY, step=0)
-    assert "examples.fanout:graph" in page and "Retrieved chunks" not in page
+    assert "rag_debugger.examples.fanout:graph" in page and "Retrieved chunks" not in page
 
 
 def test_a_graph_the_allow_list_refuses_is_never_imported_and_the_file_draws_the_recording(history):
     sys.modules.pop("this", None)
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a b"})
     s.run_to_end()
     checkpoints, head = s.recording()
     info = history.record_start("{}", kind="graph", graph_spec="this:s")  # an imported file can name anything
     history.record_finish(info.run_id, status="done")
     history.record_document(info.run_id, graph_document(info, checkpoints, head, {"text": "a b"}))
-    from ui.graph_run_report import graph_run_report, graph_run_session
+    from rag_debugger.ui.graph_run_report import graph_run_report, graph_run_session
 
     session, note = graph_run_session(history, info.run_id, POLICY)
     assert "this" not in sys.modules
@@ -192,8 +193,8 @@ def test_a_graph_the_allow_list_refuses_is_never_imported_and_the_file_draws_the
 
 
 def test_the_stand_in_graph_joins_the_recorded_nodes_in_the_order_they_ran():
-    from debugger.recorded_graph import graph_from_steps
-    from debugger.records import StepRecord
+    from rag_debugger.debugger.recorded_graph import graph_from_steps
+    from rag_debugger.debugger.records import StepRecord
 
     def step(*nodes):
         return StepRecord.model_construct(nodes=nodes)
@@ -212,12 +213,12 @@ def test_the_report_cli_writes_a_graph_runs_file_from_an_id_or_an_export(history
     out = tmp_path / "run.html"
     assert report_main([runs["abc"], "-o", str(out), "--step", "1"]) == 0
     page = out.read_text(encoding="utf-8")
-    assert "examples.chain:graph" in page and "Collapses whitespace" in page  # the real graph's docstrings
+    assert "rag_debugger.examples.chain:graph" in page and "Collapses whitespace" in page  # the real graph's docstrings
     export = tmp_path / "run.json"
     export.write_text(json.dumps(export_run(history, runs["fanout"])), encoding="utf-8")
     assert report_main([str(export), "-o", str(out), "--lang", "zh"]) == 0
-    assert "examples.fanout:graph" in out.read_text(encoding="utf-8")
-    never = history.record_start("{}", kind="graph", graph_spec="examples.chain:graph").run_id
+    assert "rag_debugger.examples.fanout:graph" in out.read_text(encoding="utf-8")
+    never = history.record_start("{}", kind="graph", graph_spec="rag_debugger.examples.chain:graph").run_id
     history.record_finish(never, status="done")
     capsys.readouterr()
     assert report_main([never, "-o", str(out)]) == 2

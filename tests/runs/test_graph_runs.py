@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from debugger.session import GraphSession
 from rag.runs.document_limits import parse_document
 from rag.runs.export import export_run
 from rag.runs.graph_runs import GraphRunRecorder, input_summary, recorded
 from rag.runs.history import RunHistory
 from rag.runs.importing import import_run
+from rag_debugger.debugger.session import GraphSession
 
 
-def recording(history, spec="examples.chain:graph", run_by="ana"):
+def recording(history, spec="rag_debugger.examples.chain:graph", run_by="ana"):
     return GraphSession.open(spec, hooks=[GraphRunRecorder(history, run_by=run_by)])
 
 
@@ -25,7 +25,7 @@ def test_a_finished_run_is_a_graph_row_with_its_spec_and_input_and_its_recording
     assert history.get_run(s.current.run_id).status == "running"
     s.run_to_end()
     info = history.get_run(s.current.run_id)
-    assert (info.kind, info.graph_spec, info.status, info.run_by) == ("graph", "examples.chain:graph", "done", "ana")
+    assert (info.kind, info.graph_spec, info.status, info.run_by) == ("graph", "rag_debugger.examples.chain:graph", "done", "ana")
     assert info.question == '{"text": "a b"}' and info.head_checkpoint_id
     doc = history.get_document(info.run_id)
     assert doc["graph"] == "graph" and doc["input"] == {"text": "a b"} and parse_document(doc).run.graph_spec
@@ -58,7 +58,7 @@ def test_a_fork_is_recorded_as_a_child_with_its_edit_and_replays_its_own_branch(
     assert info.parent_run_id == parent and info.fork.step == 1 and info.fork.field == "text"
     assert (info.fork.old, info.fork.new) == ("one two three", "just two") and info.status == "done"
     _info, doc = recorded(history, fork.run_id)
-    replay = GraphSession.open("examples.chain:graph")
+    replay = GraphSession.open("rag_debugger.examples.chain:graph")
     replay.open_recorded(doc["checkpoints"], head=doc["head_checkpoint_id"])
     replay.run_to_end()
     assert replay.current.stepper.current_values()["shouted"] == "JUST TWO"  # the fork's branch, not the original
@@ -72,7 +72,7 @@ def test_a_run_replaced_before_it_ended_is_abandoned_and_a_failed_one_is_an_erro
     s.start({"text": "b"})
     assert history.get_run(first).status == "abandoned"
     _info, doc = recorded(history, first)  # its steps so far still replay
-    replay = GraphSession.open("examples.chain:graph")
+    replay = GraphSession.open("rag_debugger.examples.chain:graph")
     replay.open_recorded(doc["checkpoints"], head=doc["head_checkpoint_id"])
     replay.run_to_end()
     assert [r.nodes for _, r in replay.all_steps()] == [("clean",)]
@@ -92,10 +92,10 @@ def test_export_and_import_carry_the_graph_and_the_recording(history, tmp_path):
     s.start({"text": "x y"})
     s.run_to_end()
     doc = export_run(history, s.current.run_id)
-    assert doc["run"]["graph_spec"] == "examples.chain:graph"
+    assert doc["run"]["graph_spec"] == "rag_debugger.examples.chain:graph"
     with RunHistory(tmp_path / "elsewhere.db") as other:
         info = import_run(json.dumps(doc), other)
-        assert info.kind == "graph" and info.graph_spec == "examples.chain:graph" and info.origin == "imported"
+        assert info.kind == "graph" and info.graph_spec == "rag_debugger.examples.chain:graph" and info.origin == "imported"
         _info, again = recorded(other, info.run_id)
         assert len(again["checkpoints"]) == len(doc["checkpoints"])
 
@@ -115,7 +115,7 @@ def test_a_running_run_replays_what_it_has_in_this_process_and_a_rag_run_is_refu
 
 def test_a_run_waiting_for_an_answer_is_kept_so_a_restart_can_replay_it(history_target):
     with RunHistory(history_target) as first:
-        s = recording(first, "examples.approval:graph")
+        s = recording(first, "rag_debugger.examples.approval:graph")
         s.start({"request": "refund?"})
         s.continue_(())
         assert s.pending_interrupts()
@@ -125,7 +125,7 @@ def test_a_run_waiting_for_an_answer_is_kept_so_a_restart_can_replay_it(history_
         again.mark_abandoned(server_id="")  # what a restart does to the runs its previous process left
         info, doc = recorded(again, run_id)
         assert info.status == "abandoned"
-        replay = GraphSession.open("examples.approval:graph")
+        replay = GraphSession.open("rag_debugger.examples.approval:graph")
         replay.open_recorded(doc["checkpoints"], head=doc["head_checkpoint_id"])
         replay.run_to_end()
         # the recording stops where it waits: the step that asked has no checkpoint of its own yet
@@ -134,7 +134,7 @@ def test_a_run_waiting_for_an_answer_is_kept_so_a_restart_can_replay_it(history_
 
 
 def test_a_run_that_never_ended_in_a_gone_process_says_so(history):
-    info = history.record_start("{}", kind="graph", graph_spec="examples.chain:graph")
+    info = history.record_start("{}", kind="graph", graph_spec="rag_debugger.examples.chain:graph")
     with pytest.raises(ValueError, match="never ended"):
         recorded(history, info.run_id)
 

@@ -93,8 +93,8 @@ def test_a_file_that_is_not_a_database_is_refused_at_open(tmp_path):
 def test_damage_met_after_opening_moves_the_debugger_to_memory(tmp_path, caplog):
     """Bigger than SQLite's page cache, so the damaged pages are read from the disk after opening."""
     from rag.workbench.session import DebugSession
+    from rag_debugger.ui import history_store
     from tests.engine.fakes import FakeRetriever, chunk
-    from ui import history_store
 
     path = damaged_history_file(tmp_path / "history.db", runs=100)
     store = history_store.history(path)
@@ -134,7 +134,7 @@ def _resealed(doc: dict) -> dict:
 @pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000, "[" * 500 + "]" * 500],
                          ids=["open-100k", "closed-50k", "balanced-500"])
 def test_deeply_nested_files_get_the_readable_import_error(tmp_path, text, caplog):
-    from ui.history_view import import_upload
+    from rag_debugger.ui.history_view import import_upload
 
     with RunHistory(tmp_path / "h.db") as history:
         with caplog.at_level("DEBUG"):

@@ -133,7 +133,7 @@ def test_a_password_in_the_query_string_is_never_shown(postgres_server):
 
 
 def test_the_default_app_never_loads_psycopg():
-    code = ("import sys, ui.history_store, rag.runs.history, rag.runs.export; "
+    code = ("import sys, rag_debugger.ui.history_store, rag.runs.history, rag.runs.export; "
             "assert not [m for m in sys.modules if m.startswith(('psycopg', 'langgraph.checkpoint.postgres'))], "
             "sorted(m for m in sys.modules if 'psycopg' in m)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -1,6 +1,6 @@
 """Helpers for AppTest tests of the app's pages.
 
-The debugger's inspector is one custom component (ui/panels/inspector.py): AppTest sees it as an
+The debugger's inspector is one custom component (rag_debugger/ui/panels/inspector.py): AppTest sees it as an
 element whose data is the HTML the browser shows, so these helpers read that HTML back as text
 and tables, the way a person reads the page."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ import re
 
 import pandas as pd
 
+from rag_debugger.ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
+from rag_debugger.ui.panels.inspector import COMPONENT_NAME, OPENED_KEY, SECTIONS, join_sections
+from rag_debugger.ui.panels.time_travel import TRAVEL_KEY
 from tests.support.html_reader import read_html
-from ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
-from ui.panels.inspector import COMPONENT_NAME, OPENED_KEY, SECTIONS, join_sections
-from ui.panels.time_travel import TRAVEL_KEY
 
 
 def inspector_data(at) -> dict:
@@ -109,7 +109,7 @@ def control_enabled(at, action: str) -> bool:
 
 def open_folded(at, *idents: str):
     """Open the inspector's folded parts `idents` (the waterfall...): the browser reports the open
-    ones and the page builds only those (ui/panels/inspector.py `lazy_details`)."""
+    ones and the page builds only those (rag_debugger/ui/panels/inspector.py `lazy_details`)."""
     at.session_state[OPENED_KEY] = list(idents)
     return at.run()
 

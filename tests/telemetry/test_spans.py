@@ -159,15 +159,15 @@ def test_a_debugger_run_and_its_hitl_resume(spans):
 
 
 def test_a_run_of_your_own_graph_sends_run_and_node_spans(spans):
-    from debugger.session import GraphSession
     from rag.telemetry.graph_session import TelemetryHook
+    from rag_debugger.debugger.session import GraphSession
 
-    session = GraphSession.open("examples.fanout:graph", hooks=[TelemetryHook()])
+    session = GraphSession.open("rag_debugger.examples.fanout:graph", hooks=[TelemetryHook()])
     session.start({"words": ["a", "bb", "ccc"]})
     session.run_to_end()
     done = spans.get_finished_spans()
     (root,) = by_name(done, "graph.run")
-    assert root.attributes["rag.graph"] == "examples.fanout:graph"
+    assert root.attributes["rag.graph"] == "rag_debugger.examples.fanout:graph"
     assert {kind(s) for s in done} == {"CHAIN"}
     fanned = [s for s in done if s.attributes.get("rag.lane") == 2]
     assert fanned, "the three Send lanes are three sibling spans"

@@ -26,7 +26,7 @@ def _isolated_history(monkeypatch, tmp_path):
     monkeypatch.delenv("RAG_SERVER_ID", raising=False)
     monkeypatch.setenv("RAG_PROMPT_DIR", str(tmp_path / "prompt_versions"))
     yield
-    from ui.history_store import close_all
+    from rag_debugger.ui.history_store import close_all
 
     close_all()
 
@@ -48,7 +48,7 @@ def eval_sets(env, monkeypatch):
     holding `cases` (AppTest runs the page in this process). Returns the folder."""
     import json
 
-    import ui.evaluate_view as view
+    import rag_debugger.ui.evaluate_view as view
 
     def write(cases: list[dict]):
         folder = env / "sets"

@@ -2,10 +2,10 @@
 rag_sub_agent), Continue again runs to the end; Run ignores them."""
 from __future__ import annotations
 
-from debugger.breakpoints import breakpoint_hit
 from rag.demo import load_demo_questions
+from rag_debugger.debugger.breakpoints import breakpoint_hit
+from rag_debugger.ui.panels.breakpoints import BREAKPOINTS_KEY
 from tests.support.apptest import inspector_text, press
-from ui.panels.breakpoints import BREAKPOINTS_KEY
 
 
 def test_the_rule_matches_the_next_superstep():

@@ -25,7 +25,7 @@ DATA: tuple[str, ...] = (
 )
 #: PENDING_OTHER_HELPERS: English on these pages that other helpers' files write (not these pages' own
 #: strings); drop each entry once its file is translated:
-#: - the sidebar's provider and knowledge-base badges (ui/streamlit_state.py);
+#: - the sidebar's provider and knowledge-base badges (rag_debugger/ui/streamlit_state.py);
 #: - the evaluation's configuration description, written by rag/eval/config.py (`EvalConfig.describe`:
 #:   "prompt default · top_k 8 · hybrid") and stored with the record.
 PENDING_OTHER_HELPERS: tuple[str, ...] = (

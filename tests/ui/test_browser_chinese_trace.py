@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rag_debugger.ui.navigation import PAGES
 from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle, wait_shown
 from tests.support.i18n import english_on_page
-from ui.navigation import PAGES
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 DEMO = "zh_complex_two_characters"

@@ -1,4 +1,4 @@
-"""The Your graph page in Chinese, in a real browser: `streamlit run app.py -- --graph examples.approval:graph`
+"""The Your graph page in Chinese, in a real browser: `streamlit run app.py -- --graph rag_debugger.examples.approval:graph`
 opened with `?lang=zh`. The input form is filled, a Step runs a node, Continue stops at the options
 interrupt, an option answers it, Continue stops at the typed (JSON schema) interrupt, and the form's answer
 finishes the run. At each stage no English UI text may be left (the graph's data stays as it is)."""
@@ -12,7 +12,7 @@ from tests.support.i18n import english_on_page
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
 #: Data the page shows as it is: the graph's spec, node and field names, the interrupt's own questions.
-DATA = ("examples.approval:graph", "Send this reply?", "Can I get a refund for order 42?", "How urgent is it?")
+DATA = ("rag_debugger.examples.approval:graph", "Send this reply?", "Can I get a refund for order 42?", "How urgent is it?")
 
 
 def english(page) -> list[str]:
@@ -27,7 +27,7 @@ def act(page, action: str) -> None:
 
 def test_your_graph_page_in_chinese_through_a_run_with_two_interrupts():
     SHOTS.mkdir(exist_ok=True)
-    with streamlit_server(ROOT / "app.py", args=["--graph", "examples.approval:graph"]) as url, \
+    with streamlit_server(ROOT / "app.py", args=["--graph", "rag_debugger.examples.approval:graph"]) as url, \
             chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(url + "?lang=zh", wait_until="domcontentloaded")

@@ -7,8 +7,8 @@ import json
 from rag.runs.compare import compare_sides, load_side
 from rag.runs.record import record_bundle
 from rag.settings import RagSettings
+from rag_debugger.ui.compare_report import comparison_report
 from tests.support.browser import chromium_page
-from ui.compare_report import comparison_report
 
 QUESTION = "What is the operating temperature range of the Lumen X2? <img src=x onerror=\"window.__pwned=1\">"
 

@@ -62,7 +62,7 @@ def test_the_feedback_reaches_the_case_in_either_order(order):
         page.get_by_text("Added case q1 to question set “Order” (1 case)").first.wait_for(timeout=30_000)
         assert not page.get_by_text("Traceback").count()
 
-    from ui.panels.add_to_set import set_store
+    from rag_debugger.ui.panels.add_to_set import set_store
 
     store = set_store()
     (summary,) = store.list_sets()

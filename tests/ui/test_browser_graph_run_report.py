@@ -7,17 +7,17 @@ from __future__ import annotations
 import json
 import sys
 
-from debugger.session import GraphSession
 from rag.runs.graph_runs import graph_document
 from rag.runs.history import RunHistory
 from rag.runs.report import main as report_main
+from rag_debugger.debugger.session import GraphSession
 from tests.support.browser import chromium_page
 from tests.ui.test_browser_report import graph_src, open_file
 
 
 def test_a_refused_graphs_run_opens_from_disk_drawn_from_its_recording(tmp_path):
     sys.modules.pop("this", None)
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a b"})
     s.run_to_end()
     checkpoints, head = s.recording()

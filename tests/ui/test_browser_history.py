@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from rag_debugger.ui.navigation import PAGES
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_shown
-from ui.navigation import PAGES
 
 
 def test_demo_pack_replays_in_the_debugger(tmp_path):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from rag.demo import load_demo_questions
+from rag_debugger.ui.panels.icons import progress_mark
 from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
-from ui.panels.icons import progress_mark
 
 EMOJI = re.compile(
     "[\u2300-\u23ff"  # ⏩ ⏭ ⏏ ⌛ …

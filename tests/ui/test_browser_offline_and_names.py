@@ -7,8 +7,8 @@ import collections
 from urllib.parse import urlsplit
 
 from rag.demo import load_demo_questions
+from rag_debugger.ui.navigation import PAGES
 from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
-from ui.navigation import PAGES
 
 
 def server_from_elsewhere(cwd, args=()):
@@ -66,7 +66,7 @@ def test_no_page_requests_another_host_and_debugger_buttons_have_names_of_their_
 
 
 def test_your_graph_with_a_graph_loaded_requests_no_other_host(tmp_path):
-    with server_from_elsewhere(tmp_path, ["--graph", "examples.fanout:graph"]) as url, chromium_page() as page:
+    with server_from_elsewhere(tmp_path, ["--graph", "rag_debugger.examples.fanout:graph"]) as url, chromium_page() as page:
         foreign = watch_requests(page, urlsplit(url).netloc)
         page.goto(url)
         wait_idle(page)

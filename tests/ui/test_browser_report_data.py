@@ -1,4 +1,4 @@
-"""A Your-graph run's HTML file draws its plain steps with its own script (ui/run_report_data.py). Whatever
+"""A Your-graph run's HTML file draws its plain steps with its own script (rag_debugger/ui/run_report_data.py). Whatever
 the script draws must be what the app's functions draw: for several runs (a loop, a `Send` fan-out, an
 `interrupt()`, subgraphs, and a graph whose state holds markup, long and multi-line text, floats, huge
 whole numbers, nested dicts, replaced lists, removed keys and a failing step), the file written as data and
@@ -14,11 +14,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from bench.compare import loop_graph
-from debugger.session import GraphSession
+from rag_debugger.debugger.session import GraphSession
+from rag_debugger.ui.run_report import graph_report
 from tests.debugger.test_drawing_keys import finished as run
 from tests.support.browser import chromium_page
 from tests.ui.test_browser_report import open_file
-from ui.run_report import graph_report
 
 
 class Mixed(TypedDict, total=False):
@@ -80,9 +80,9 @@ def sessions() -> dict[str, GraphSession]:
         "loop": run("bench.compare:loop_graph", {"n": 0}, loop_graph(5)),
         "mixed": run("tests:mixed", {"text": ""}, mixed_graph(False)),
         "failing": run("tests:failing", {"text": ""}, mixed_graph(True)),
-        "fanout": run("examples.fanout:graph", {"words": ["map", "reduce", "send"]}),
-        "nested": run("examples.nested:graph", {"topic": "tides"}),
-        "approval": run("examples.approval:graph", {"request": "Can I get a refund for order 42?"},
+        "fanout": run("rag_debugger.examples.fanout:graph", {"words": ["map", "reduce", "send"]}),
+        "nested": run("rag_debugger.examples.nested:graph", {"topic": "tides"}),
+        "approval": run("rag_debugger.examples.approval:graph", {"request": "Can I get a refund for order 42?"},
                         answers=("approve", {"priority": 3})),
     }
 

@@ -1,4 +1,4 @@
-"""A real browser on `streamlit run app.py -- --graph examples.approval:graph`: `/` opens the Your
+"""A real browser on `streamlit run app.py -- --graph rag_debugger.examples.approval:graph`: `/` opens the Your
 graph page, Step runs a node, Continue stops at the interrupt(), an option button answers it."""
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def click(page, name: str) -> None:
 
 def test_step_your_own_graph_and_answer_its_interrupt():
     SHOTS.mkdir(exist_ok=True)
-    with streamlit_server(ROOT / "app.py", args=["--graph", "examples.approval:graph",
-                                                  "--input", "examples/approval_input.json"]) as url, \
+    with streamlit_server(ROOT / "app.py", args=["--graph", "rag_debugger.examples.approval:graph",
+                                                  "--input", "rag_debugger/examples/approval_input.json"]) as url, \
             chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)

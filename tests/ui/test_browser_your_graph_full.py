@@ -20,7 +20,7 @@ def query(url: str) -> dict:
 
 
 def test_breakpoint_fork_comparison_and_link():
-    with streamlit_server(ROOT / "app.py", args=["--graph", "examples.chain:graph"]) as url, \
+    with streamlit_server(ROOT / "app.py", args=["--graph", "rag_debugger.examples.chain:graph"]) as url, \
             chromium_page() as page:
         page.goto(url, wait_until="domcontentloaded")
         wait_idle(page)
@@ -67,7 +67,7 @@ def test_breakpoint_fork_comparison_and_link():
         # the link: the fork's run, at its last step; a new tab opens the same place from the history
         page.wait_for_url(re.compile(r"[?&]run=graph-"), timeout=15_000)
         link = query(page.url)
-        assert link["graph"] == "examples.chain:graph"
+        assert link["graph"] == "rag_debugger.examples.chain:graph"
         colleague = page.context.browser.new_context().new_page()  # another browser session: nothing shared
         colleague.goto(page.url, wait_until="domcontentloaded")
         wait_idle(colleague)

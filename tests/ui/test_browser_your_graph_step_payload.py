@@ -23,7 +23,7 @@ def _step(page, frames: list, n: int) -> bytes:
 def test_a_step_leaves_the_breakpoints_and_the_export_panel_alone_and_the_export_is_the_run_at_the_click(tmp_path):
     frames: list[bytes] = []
     env = {"RAG_HISTORY_DB": str(tmp_path / "h.db")}
-    with streamlit_server(ROOT / "app.py", env=env, args=["--graph", "examples.chain:graph"]) as url, \
+    with streamlit_server(ROOT / "app.py", env=env, args=["--graph", "rag_debugger.examples.chain:graph"]) as url, \
             chromium_page() as page:
         page.on("websocket", lambda ws: ws.on(
             "framereceived", lambda f: frames.append(f if isinstance(f, bytes) else f.encode())))

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from rag import i18n
+from rag_debugger.ui.navigation import PAGES
 from tests.support.i18n import english_controls, english_phrases
-from ui.navigation import PAGES
 
 #: Words of Streamlit's own widgets or of the data these pages show, not UI strings of ours.
 ALLOWED: tuple[str, ...] = ()

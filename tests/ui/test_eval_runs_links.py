@@ -1,11 +1,11 @@
-"""Where a case's links go (pure rules of ui/eval_runs_view.py, as tables)."""
+"""Where a case's links go (pure rules of rag_debugger/ui/eval_runs_view.py, as tables)."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
 from rag.eval.scoring import CaseResult
-from ui.eval_runs_view import compare_url, run_url, with_compare_links, with_run_links
+from rag_debugger.ui.eval_runs_view import compare_url, run_url, with_compare_links, with_run_links
 
 
 def case(run_id="main-1", lost_at=None, step=None, **kw) -> CaseResult:

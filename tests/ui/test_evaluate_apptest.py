@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rag.eval.store import EvalStore
+from rag_debugger.ui.evaluate_view import UPLOAD_CHOICE
 from tests.support.browser import ROOT
-from ui.evaluate_view import UPLOAD_CHOICE
 
 #: Offline results of these on the bundled KB: the first three end as expected; "wrong_on_purpose"
 #: expects the wrong route so the page has a failure to show; the two rewrite cases need the
@@ -183,7 +183,7 @@ def test_an_uploaded_set_is_read_when_it_arrives(small_set, content, says):
 
 
 def test_an_upload_is_read_once_however_often_the_page_reruns(small_set, monkeypatch):
-    import ui.evaluate_view as view
+    import rag_debugger.ui.evaluate_view as view
 
     reads = []
     real = view.cases_from_upload

@@ -97,7 +97,7 @@ def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch)
 
 
 def test_a_page_that_crashes_while_rendering_shows_a_message(app_test, monkeypatch):
-    import ui.debugger_view as view
+    import rag_debugger.ui.debugger_view as view
 
     def broken(*_args):
         raise KeyError("missing panel data")

@@ -8,16 +8,16 @@ import pytest
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
 from rag.runs.feedback import NOTE_MAX_CHARS, feedback_for_run, give_feedback, new_feedback
+from rag_debugger.ui.text import as_text
 from tests.support.apptest import press, travel_to_step
 from tests.ui.test_history_apptest import demo, history_page, new_app, on_debugger, problems, runs
-from ui.text import as_text
 
 NOTE = "**bold** ![x](http://evil.example/x.png) <b>tag</b> :red[red]"
 SCOPE = "demo-zh_scope_select_baiya"
 
 
 def _store():
-    from ui.history_store import history
+    from rag_debugger.ui.history_store import history
 
     return history()
 
@@ -196,7 +196,7 @@ def test_the_panel_in_chinese(env):
 
 def test_feedback_on_a_run_of_your_own_graph(graph_app):
     """Your graph's runs are recorded in the run history, so they take feedback like the workflow's."""
-    at = graph_app("examples.fanout:graph")
+    at = graph_app("rag_debugger.examples.fanout:graph")
     press(at, "run")
     at = _open_panel(at, "yg_feedback")
     assert not at.exception

@@ -15,15 +15,15 @@ from tests.ui.test_compare_apptest import compare_page, words
 def graph_runs(env):
     """Chain runs of two inputs, a what-if fork of the first, and a fan-out run, recorded as the Your graph
     page records them, in the app's history file."""
-    from debugger.session import GraphSession
     from rag.runs.graph_runs import GraphRunRecorder
     from rag.runs.history import RunHistory
+    from rag_debugger.debugger.session import GraphSession
 
     ids = {}
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
-        for name, spec, inp in (("fanout", "examples.fanout:graph", {"words": ["a", "bb"]}),
-                                ("abc", "examples.chain:graph", {"text": "a b c"}),
-                                ("ab", "examples.chain:graph", {"text": "a b"})):
+        for name, spec, inp in (("fanout", "rag_debugger.examples.fanout:graph", {"words": ["a", "bb"]}),
+                                ("abc", "rag_debugger.examples.chain:graph", {"text": "a b c"}),
+                                ("ab", "rag_debugger.examples.chain:graph", {"text": "a b"})):
             s = GraphSession.open(spec, hooks=[GraphRunRecorder(history)])
             s.start(inp)
             s.run_to_end()
@@ -51,7 +51,8 @@ def test_a_fork_and_two_different_graphs_are_said_plainly(app_test, graph_runs):
     at = compare_page(app_test, f"{graph_runs['ab']},{graph_runs['fork']}")
     assert "An edited field: a what-if fork set `text` after step 1, and the runs differ from there." in words(at)
     at = compare_page(app_test, f"{graph_runs['ab']},{graph_runs['fanout']}")
-    assert any("examples.chain:graph" in w.body and "examples.fanout:graph" in w.body for w in at.warning)
+    assert any("rag_debugger.examples.chain:graph" in w.body and "rag_debugger.examples.fanout:graph" in w.body
+               for w in at.warning)
     steps = next(t.value for t in at.table if "fields that differ" in t.value.columns)
     assert set(steps["status"]) == {"only in A", "only in B"}
 
@@ -84,14 +85,15 @@ def test_run_history_offers_compare_for_graph_runs_and_the_fork_original(app_tes
 
 def test_a_graph_run_is_offered_graph_runs_of_its_own_graph_first():
     from rag.runs.run_info import RunInfo
-    from ui.history_view import compare_choices
+    from rag_debugger.ui.history_view import compare_choices
 
     def info(kind, spec=None):
         return RunInfo.model_construct(run_id="me", kind=kind, graph_spec=spec)
 
     others = {"rag": "r", "fan": "f", "chain1": "c1", "chain2": "c2"}
-    specs = {"fan": "examples.fanout:graph", "chain1": "examples.chain:graph", "chain2": "examples.chain:graph"}
-    assert list(compare_choices(info("graph", "examples.chain:graph"), others, specs)) == ["chain1", "chain2", "fan"]
+    chain = "rag_debugger.examples.chain:graph"
+    specs = {"fan": "rag_debugger.examples.fanout:graph", "chain1": chain, "chain2": chain}
+    assert list(compare_choices(info("graph", chain), others, specs)) == ["chain1", "chain2", "fan"]
     assert list(compare_choices(info("main"), others, specs)) == ["rag"]
 
 
@@ -105,9 +107,9 @@ def test_names_and_values_of_an_imported_graph_run_are_shown_as_text(app_test, e
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
-    from debugger.session import GraphSession
     from rag.runs.graph_runs import graph_document
     from rag.runs.history import RunHistory
+    from rag_debugger.debugger.session import GraphSession
 
     State = TypedDict("State", {"x": str, HOSTILE: str})  # noqa: UP013 - a field name that is not an identifier
 

@@ -8,7 +8,7 @@ from rag.eval.scoring import CaseResult
 from rag.eval.store import EvalRecord, EvalStore
 from rag.i18n import use_language
 from rag.runs.run_info import RunInfo
-from ui.history_view import evaluation_names, evaluation_text
+from rag_debugger.ui.history_view import evaluation_names, evaluation_text
 
 
 def info(eval_id: str | None) -> RunInfo:

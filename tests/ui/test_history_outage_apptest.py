@@ -23,7 +23,7 @@ def cluster():
 
 @pytest.fixture
 def shared(env, cluster, monkeypatch):
-    from ui import history_store
+    from rag_debugger.ui import history_store
 
     monkeypatch.setenv("RAG_HISTORY_URL", cluster.new_schema())
     monkeypatch.setenv("RAG_HISTORY_RETRY_S", "0")

@@ -7,9 +7,9 @@ import types
 
 import pytest
 
-import ui.panels.controls as controls
-import ui.panels.inspector as inspector
-import ui.panels.time_travel as time_travel
+import rag_debugger.ui.panels.controls as controls
+import rag_debugger.ui.panels.inspector as inspector
+import rag_debugger.ui.panels.time_travel as time_travel
 from tests.support.apptest import controls_shown
 from tests.support.html_reader import read_html
 
@@ -63,7 +63,7 @@ def test_which_controls_are_on(done, has_run, replay, expected):
 
 @pytest.mark.parametrize("new_question", [False, True])
 def test_while_a_step_runs_only_stop_is_on(new_question):
-    """A second Step click must not queue a step, whatever the box says (ui/live_step_view.py)."""
+    """A second Step click must not queue a step, whatever the box says (rag_debugger/ui/live_step_view.py)."""
     off = {"run": False, "step": False, "continue": False, "restart": False}
     assert controls.enabled_actions(done=False, has_run=True, replay=False, new_question=new_question,
                                     running=True) == {**off, "stop": True}

@@ -24,10 +24,10 @@ def kb_env(env, monkeypatch):
 
 def signed_in(monkeypatch, email: str) -> None:
     """A login configured and `email` signed in (AppTest has no identity provider; the page asks
-    `ui.streamlit_state.signed_in_email`, as every page does)."""
-    import ui.streamlit_state
+    `rag_debugger.ui.streamlit_state.signed_in_email`, as every page does)."""
+    import rag_debugger.ui.streamlit_state
 
-    monkeypatch.setattr(ui.streamlit_state, "signed_in_email", lambda: email)
+    monkeypatch.setattr(rag_debugger.ui.streamlit_state, "signed_in_email", lambda: email)
 
 
 def delete_controls(at):
@@ -112,9 +112,9 @@ def test_an_upload_past_the_quota_is_refused_with_its_number(kb_env, monkeypatch
 
 
 def test_an_uploaded_evaluation_set_past_the_case_cap_is_refused_with_the_number(env, monkeypatch):
+    from rag_debugger.ui.evaluate_view import UPLOAD_CHOICE
     from tests.ui.test_evaluate_apptest import evaluate_page
     from tests.ui.test_evaluate_apptest import new_app as eval_app
-    from ui.evaluate_view import UPLOAD_CHOICE
 
     monkeypatch.setenv("RAG_MAX_EVAL_CASES", "3")
     at = evaluate_page(eval_app())

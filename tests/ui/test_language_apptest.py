@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rag import i18n
-from ui.language import LANG_KEY
+from rag_debugger.ui.language import LANG_KEY
 
 
 def _links(at) -> list[str]:
@@ -46,7 +46,7 @@ def test_the_picker_switches_the_language_and_writes_it_into_the_url(app_test, e
 
 def test_every_page_in_chinese_uses_only_strings_the_catalogue_has(app_test, env):
     """A page that shows a key with no translation records it (rag.i18n.missing_keys)."""
-    from ui.navigation import PAGES
+    from rag_debugger.ui.navigation import PAGES
 
     i18n.forget_missing_keys()
     at = app_test
@@ -74,7 +74,7 @@ def test_a_background_thread_reads_english_without_a_streamlit_warning():
     import logging
     import threading
 
-    import ui.language  # noqa: F401 - installs the session source
+    import rag_debugger.ui.language  # noqa: F401 - installs the session source
 
     class Recorder(logging.Handler):
         records: list[str] = []
@@ -82,7 +82,7 @@ def test_a_background_thread_reads_english_without_a_streamlit_warning():
         def emit(self, record):
             self.records.append(record.getMessage())
 
-    ui.language.install()
+    rag_debugger.ui.language.install()
     streamlit_log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
     recorder = Recorder(level=logging.WARNING)
     streamlit_log.addHandler(recorder)  # Streamlit's loggers do not propagate to the root logger

@@ -1,4 +1,4 @@
-"""The debugger page while a Step calls a model that streams (ui/live_step_view.py): the running
+"""The debugger page while a Step calls a model that streams (rag_debugger/ui/live_step_view.py): the running
 call is shown with its tokens, every control but Stop is off, Stop leaves the run where it was with
 a quiet line saying so, and the offline rules still step on the page."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from rag.settings import RagSettings
 from rag.workbench.session import DebugSession
+from rag_debugger.ui.streamlit_state import FLASH_KEY, SESSION_KEY
 from tests.support.apptest import controls_shown, finish_live_step, inspector_html, inspector_text, live_job, press
 from tests.support.live_fake_model import StreamingFake
-from ui.streamlit_state import FLASH_KEY, SESSION_KEY
 
 QUESTION = "丹瑾和青棠分别使用什么武器？"
 

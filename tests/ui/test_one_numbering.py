@@ -12,8 +12,8 @@ from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.settings import RagSettings
 from rag.workbench.session import DebugSession
-from ui.panels.inspector import inspector_sections, position_html
-from ui.run_link import link_for
+from rag_debugger.ui.panels.inspector import inspector_sections, position_html
+from rag_debugger.ui.run_link import link_for
 
 STEP_HEADING = re.compile(r'<h4 class="rdi-step-title">Step (\d+):')
 
@@ -79,7 +79,7 @@ def test_right_after_a_resume_the_page_shows_the_resume_not_the_run_before(histo
 
 def test_a_fork_and_its_comparison_say_the_same_thing(history, tmp_path):
     from rag.runs.compare import compare_sides, outcome_differences
-    from ui.compare_content import comparison_blocks
+    from rag_debugger.ui.compare_content import comparison_blocks
 
     demo = _demo("answer")
     session = DebugSession(RagSettings(model_provider="offline"), history=history)
@@ -106,9 +106,9 @@ def test_a_fork_and_its_comparison_say_the_same_thing(history, tmp_path):
 
 
 def test_no_divergence_is_said_only_when_nothing_differs():
-    from debugger.compare import Comparison
     from rag.runs.compare import RunComparison
-    from ui.compare_content import comparison_blocks
+    from rag_debugger.debugger.compare import Comparison
+    from rag_debugger.ui.compare_content import comparison_blocks
 
     class Side:
         def segments(self):

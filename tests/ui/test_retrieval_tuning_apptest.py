@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from rag_debugger.ui.streamlit_state import OVERRIDES_KEY
 from tests.ui.test_evaluate_apptest import evaluate_page, new_app, problems
-from ui.streamlit_state import OVERRIDES_KEY
 
 CASES = [
     {"id": "temp", "question": "What is the operating temperature range of the Lumen X2?",

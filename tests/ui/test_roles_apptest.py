@@ -23,7 +23,7 @@ def as_user(env, monkeypatch):
     """`as_user(email)`: the app has a login and `email` is signed in ("" = nobody signed in)."""
     import streamlit as st
 
-    from ui import streamlit_state
+    from rag_debugger.ui import streamlit_state
 
     monkeypatch.setenv("RAG_ADMINS", ROOT_ADMIN)
     monkeypatch.setattr(streamlit_state, "login_configured", lambda: True)
@@ -52,8 +52,8 @@ def test_a_member_may_delete_their_own_run_and_not_another_s(as_user):
     at.button(key="history_delete").click().run()
     at.button(key="history_delete_confirm").click().run()
     assert list(runs(at)["run id"]) == [theirs]
-    from ui.history_store import history
-    from ui.streamlit_state import permit
+    from rag_debugger.ui.history_store import history
+    from rag_debugger.ui.streamlit_state import permit
 
     with pytest.raises(AccessRefused, match="owner or an admin"):  # the store refuses, whatever the page shows
         history().delete_run(theirs, permit())
@@ -104,8 +104,8 @@ def test_a_read_only_server_offers_no_feedback_and_no_activation(env, monkeypatc
     at = new_app().run().switch_page("pages/settings.py").run()
     assert at.toggle(key="set_otel_on").disabled
     from rag.runs.feedback import give_feedback, new_feedback
-    from ui.history_store import history
-    from ui.streamlit_state import permit
+    from rag_debugger.ui.history_store import history
+    from rag_debugger.ui.streamlit_state import permit
 
     with pytest.raises(AccessRefused, match="read-only"):
         give_feedback(history(), new_feedback(run, verdict="good"), permit())
@@ -119,7 +119,7 @@ def test_carried_feedback_is_shown_as_claimed_and_counted_apart(env):
     from rag.runs.feedback import feedback_for_run
     from rag.runs.importing import import_run
     from rag.runs.run_document import checksum
-    from ui.history_store import history
+    from rag_debugger.ui.history_store import history
 
     at = history_page(new_app().run())
     at.button(key="history_demo_pack").click().run()
@@ -186,8 +186,8 @@ def test_a_member_cannot_delete_or_change_another_s_question_set(as_user):
         assert at.button(key=key).disabled, key
     assert any("Only its owner or an admin" in c.value for c in at.caption)
     assert not at.button(key="qs_create").disabled  # a member makes sets of their own
-    from ui.history_store import history as shared
-    from ui.streamlit_state import permit
+    from rag_debugger.ui.history_store import history as shared
+    from rag_debugger.ui.streamlit_state import permit
 
     found = QuestionSetStore(shared().storage).find("Alice's set")
     with pytest.raises(AccessRefused, match="Only its owner or an admin"):  # the store refuses, buttons aside

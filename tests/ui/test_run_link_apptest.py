@@ -8,10 +8,10 @@ from urllib.parse import parse_qs
 import pytest
 
 from rag.demo import load_demo_questions
+from rag_debugger.ui.panels.inspector import COMPONENT_NAME
 from tests.support.apptest import control_enabled, press, travel_to_step
 from tests.ui.test_debugger_apptest import CURRENT_FILL, DONE_FILL, dot_of, node_fill, problems, texts
 from tests.ui.test_history_apptest import new_app
-from ui.panels.inspector import COMPONENT_NAME
 
 
 def link(at) -> dict:

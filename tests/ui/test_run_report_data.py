@@ -1,5 +1,5 @@
 """Which Your-graph files are written as data for the file's script, and which values the script may draw
-itself: anything the script could draw differently from `debugger.value_view.leaf_html` stays drawn by
+itself: anything the script could draw differently from `rag_debugger.debugger.value_view.leaf_html` stays drawn by
 the app (the browser test checks the two agree on every position)."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from debugger.diff import ABSENT
-from debugger.session import GraphSession
-from ui.graph_parts import graph_parts
-from ui.panels.inspector import RAG_PARTS
-from ui.run_report import graph_report
-from ui.run_report_data import plain, scripted
+from rag_debugger.debugger.diff import ABSENT
+from rag_debugger.debugger.session import GraphSession
+from rag_debugger.ui.graph_parts import graph_parts
+from rag_debugger.ui.panels.inspector import RAG_PARTS
+from rag_debugger.ui.run_report import graph_report
+from rag_debugger.ui.run_report_data import plain, scripted
 
 
 @pytest.mark.parametrize("value, drawn_by_script", [
@@ -34,7 +34,7 @@ def test_subclasses_of_plain_types_are_drawn_by_the_app():
 
 
 def chain() -> GraphSession:
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "hello"})
     s.run_to_end()
     return s

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from ui.history_view import run_setup_parts
+from rag_debugger.ui.history_view import run_setup_parts
 
 
 @pytest.mark.parametrize("info, parts", [
-    (SimpleNamespace(provider=None, prompt_version=None, graph_spec="examples/toy.py:graph"), []),
+    (SimpleNamespace(provider=None, prompt_version=None, graph_spec="rag_debugger/examples/toy.py:graph"), []),
     (SimpleNamespace(provider="offline-rules", prompt_version=None, graph_spec=None),
      ["provider offline-rules", "prompt version default"]),
     (SimpleNamespace(provider="openai", prompt_version="strict", graph_spec=None),

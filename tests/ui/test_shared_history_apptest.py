@@ -58,7 +58,7 @@ def test_runs_record_the_settings_name_and_the_history_filters_by_person(engine)
 def test_a_signed_in_user_is_recorded_by_e_mail(monkeypatch):
     import streamlit as st
 
-    from ui import streamlit_state
+    from rag_debugger.ui import streamlit_state
 
     class SignedIn(dict):
         is_logged_in = True

@@ -11,7 +11,7 @@ import pytest
 from rag.eval.cases import EvalCase
 from rag.eval.sweep import SweepError, grid
 from rag.settings import RagSettings
-from ui.retrieval_tuning_view import sweep_in_background, yield_when_contended
+from rag_debugger.ui.retrieval_tuning_view import sweep_in_background, yield_when_contended
 
 CASES = [EvalCase(id="temp", question="What is the operating temperature range of the Lumen X2?",
                   expected_sources=["lumen_x2_manual.md"])]

@@ -9,9 +9,9 @@ import hashlib
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from rag_debugger.ui.threads_panel import PICK_KEY
 from tests.debugger.thread_graphs import write_threads
 from tests.support.apptest import inspector_text
-from ui.threads_panel import PICK_KEY
 
 SPEC = "tests.debugger.thread_graphs:graph"
 

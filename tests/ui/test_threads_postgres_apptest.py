@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langgraph.checkpoint.postgres import PostgresSaver
 
+from rag_debugger.ui.threads_panel import PICK_KEY
 from tests.debugger.thread_graphs import write_threads
-from ui.threads_panel import PICK_KEY
 
 SPEC = "tests.debugger.thread_graphs:graph"
 TABLES = ("checkpoints", "checkpoint_writes", "checkpoint_blobs")

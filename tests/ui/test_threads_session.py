@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from debugger.errors import DebuggerUserError
-from debugger.session import GraphSession
-from debugger.threads import WINDOW, open_store, parse_checkpointer_url
+from rag_debugger.debugger.errors import DebuggerUserError
+from rag_debugger.debugger.session import GraphSession
+from rag_debugger.debugger.threads import WINDOW, open_store, parse_checkpointer_url
 from tests.debugger.thread_graphs import builder, loop_builder, write_long_thread, write_threads
 
 
@@ -73,7 +73,7 @@ def test_going_on_from_a_past_step_keeps_the_stored_steps_up_to_it(tmp_path):
     ([], {"RAG_DEBUG_CHECKPOINTER_WRITABLE": "0"}, None, False),
 ])
 def test_the_checkpointer_comes_from_the_command_line_or_the_environment(argv, env, url, writable):
-    from ui.launch import parse_launch
+    from rag_debugger.ui.launch import parse_launch
 
     opts = parse_launch(argv, env)
     assert (opts.checkpointer, opts.checkpointer_writable) == (url, writable)

@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 
 def _explorer(raw):
-    from ui.panels.trace_explorer import render_trace
+    from rag_debugger.ui.panels.trace_explorer import render_trace
 
     render_trace(raw)
 

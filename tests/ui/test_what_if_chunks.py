@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rag_debugger.ui.panels.what_if import chunk_table, chunks_from_table, is_chunk_list
 from tests.support.apptest import inspector_text, press
-from ui.panels.what_if import chunk_table, chunks_from_table, is_chunk_list
 
 CHUNKS = [{"chunk_id": f"c{i}", "filename": f"f{i}.md", "page_number": None, "score": 1.0 / i, "text": f"text {i}"}
           for i in range(1, 5)]

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ui.graph_page import GRAPH_FIELD
+from rag_debugger.ui.graph_page import GRAPH_FIELD
 
 
 def load(at, spec: str):
@@ -22,11 +22,11 @@ def errors(at) -> str:
 
 
 @pytest.mark.parametrize("spec", ["this:s", "os:abort", "builtins:exit", "os.path:join", "subprocess:run",
-                                  "examples.chain:__builtins__", "examples.chain:os.abort"])
+                                  "rag_debugger.examples.chain:__builtins__", "rag_debugger.examples.chain:os.abort"])
 def test_a_name_off_the_list_is_refused_before_any_import(graph_app, spec):
     module = spec.partition(":")[0]
     was_loaded = module in sys.modules
-    at = load(graph_app("examples.chain:graph"), spec)  # os:abort would have ended this test process
+    at = load(graph_app("rag_debugger.examples.chain:graph"), spec)  # os:abort would have ended this test process
     assert "not on this server's list of graphs" in errors(at) and "RAG_DEBUG_GRAPHS" in errors(at)
     if not was_loaded:
         assert module not in sys.modules
@@ -34,25 +34,25 @@ def test_a_name_off_the_list_is_refused_before_any_import(graph_app, spec):
 
 def test_this_s_prints_nothing(graph_app, capsys):
     sys.modules.pop("this", None)
-    load(graph_app("examples.chain:graph"), "this:s")
+    load(graph_app("rag_debugger.examples.chain:graph"), "this:s")
     assert "The Zen of Python" not in capsys.readouterr().out and "this" not in sys.modules
 
 
 def test_examples_the_launch_module_and_listed_patterns_load(graph_app, tmp_path, monkeypatch):
     (tmp_path / "team_graphs_demo.py").write_text(
-        "from examples.chain import graph as _chain\n\ndef graph():\n    return _chain\n", encoding="utf-8")
+        "from rag_debugger.examples.chain import graph as _chain\n\ndef graph():\n    return _chain\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    at = graph_app("examples.chain:graph")
-    assert not errors(load(at, "examples.fanout:graph"))
+    at = graph_app("rag_debugger.examples.chain:graph")
+    assert not errors(load(at, "rag_debugger.examples.fanout:graph"))
     assert "not on this server's list" in errors(load(at, "team_graphs_demo:graph"))
     monkeypatch.setenv("RAG_DEBUG_GRAPHS", "team_graphs_*:graph")
     assert not errors(load(at, "team_graphs_demo:graph"))
 
 
 def test_a_typed_context_off_the_list_is_refused_too(graph_app):
-    at = graph_app("examples.chain:graph")
-    from ui.graph_page import CONTEXT_FIELD
+    at = graph_app("rag_debugger.examples.chain:graph")
+    from rag_debugger.ui.graph_page import CONTEXT_FIELD
 
     at.text_input(key=CONTEXT_FIELD).input("os:abort")
-    load(at, "examples.chain:graph")
+    load(at, "rag_debugger.examples.chain:graph")
     assert "not on this server's list of graphs" in errors(at)

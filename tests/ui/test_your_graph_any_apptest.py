@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from rag_debugger.ui.graph_page import GRAPH_FIELD, PROJECT_PICK
 from tests.support.apptest import press
-from ui.graph_page import GRAPH_FIELD, PROJECT_PICK
 
 
 @pytest.fixture

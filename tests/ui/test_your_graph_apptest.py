@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from rag_debugger.ui.graph_page import GRAPH_FIELD
 from tests.support.apptest import inspector_dot, inspector_table, inspector_text, press, travel_to_step
-from ui.graph_page import GRAPH_FIELD
 
 
 @pytest.fixture
@@ -27,9 +27,9 @@ def messages(at) -> list[str]:
 
 
 def test_a_launch_graph_opens_at_root_with_lint_and_a_form_from_its_schema(page):
-    at = page("examples.chain:graph")
+    at = page("rag_debugger.examples.chain:graph")
     assert at.title[0].value == ":material/account_tree: Your graph"
-    assert at.text_input(key=GRAPH_FIELD).value == "examples.chain:graph"
+    assert at.text_input(key=GRAPH_FIELD).value == "rag_debugger.examples.chain:graph"
     assert any("Graph lint: no findings" in c.value for c in at.caption)
     labels = [w.label for w in (*at.text_input, *at.number_input, *at.text_area)]
     assert "text · str" in labels and "repeat · int" in labels and "log · list[str] (JSON)" in labels
@@ -39,7 +39,7 @@ def test_a_launch_graph_opens_at_root_with_lint_and_a_form_from_its_schema(page)
 
 
 def test_step_shows_the_highlighted_node_and_a_reducer_aware_diff(page):
-    at = page("examples.chain:graph")
+    at = page("rag_debugger.examples.chain:graph")
     at.text_input(key=next(w.key for w in at.text_input if w.label == "text · str")).input("  hello   big world ")
     at.run()
     press(at, "step")
@@ -58,7 +58,7 @@ def test_step_shows_the_highlighted_node_and_a_reducer_aware_diff(page):
 
 
 def test_send_fan_out_steps_as_parallel_lanes(page):
-    at = page("examples.fanout:graph")
+    at = page("rag_debugger.examples.fanout:graph")
     words = next(w for w in at.text_area if w.label.startswith("words"))
     words.input('["a", "bb", "ccc", "dddd"]')
     at.run()
@@ -72,7 +72,7 @@ def test_send_fan_out_steps_as_parallel_lanes(page):
 
 
 def test_an_interrupt_is_answered_with_an_option_then_a_typed_form(page):
-    at = page("examples.approval:graph", RAG_DEBUG_INPUT="examples/approval_input.json")
+    at = page("rag_debugger.examples.approval:graph", RAG_DEBUG_INPUT="rag_debugger/examples/approval_input.json")
     request = next(w for w in at.text_input if w.label.startswith("request"))
     assert request.value == "Can I get a refund for order 42?"  # the saved input
     press(at, "continue")
@@ -95,9 +95,9 @@ def test_an_interrupt_is_answered_with_an_option_then_a_typed_form(page):
 
 @pytest.mark.parametrize("spec, message", [
     ("no.such:module", "could not import 'no.such'"),
-    ("examples.fanout:FanoutState", "is a FanoutState; expected a compiled graph"),
-    ("examples.approval:route", "needs arguments (state)"),
-    ("examples.chain", "expected 'package.module:attr'"),
+    ("rag_debugger.examples.fanout:FanoutState", "is a FanoutState; expected a compiled graph"),
+    ("rag_debugger.examples.approval:route", "needs arguments (state)"),
+    ("rag_debugger.examples.chain", "expected 'package.module:attr'"),
 ])
 def test_a_bad_path_gets_a_clear_message(page, spec, message):
     at = page(spec)
@@ -106,7 +106,7 @@ def test_a_bad_path_gets_a_clear_message(page, spec, message):
 
 
 def test_bad_json_input_is_refused_with_the_field_named(page):
-    at = page("examples.chain:graph")
+    at = page("rag_debugger.examples.chain:graph")
     log = next(w for w in at.text_area if w.label.startswith("log"))
     log.input("[not json").run()
     press(at, "step")
@@ -115,7 +115,7 @@ def test_bad_json_input_is_refused_with_the_field_named(page):
 
 
 def test_a_subgraph_is_drawn_as_a_cluster(page):
-    at = page("examples.nested:graph")
+    at = page("rag_debugger.examples.nested:graph")
     dot = inspector_dot(at)
     assert 'subgraph "cluster_sub_research"' in dot and '"research:search";' in dot
     press(at, "step")
@@ -124,18 +124,18 @@ def test_a_subgraph_is_drawn_as_a_cluster(page):
 
 
 def test_the_field_loads_another_graph(page):
-    at = page("examples.chain:graph")
-    at.text_input(key=GRAPH_FIELD).input("examples.fanout:graph")
+    at = page("rag_debugger.examples.chain:graph")
+    at.text_input(key=GRAPH_FIELD).input("rag_debugger.examples.fanout:graph")
     at.button(key="yg_load").click().run()
-    assert "examples.fanout:graph" in inspector_dot(at)
+    assert "rag_debugger.examples.fanout:graph" in inspector_dot(at)
 
 
 def test_step_into_a_subgraph_and_back(page):
-    at = page("examples.nested:graph")
+    at = page("rag_debugger.examples.nested:graph")
     press(at, "step")
     at.button(key="yg_into_research").click().run()
     assert "paused before search" in inspector_text(at)
-    assert "examples.nested:graph › research" in inspector_dot(at)
+    assert "rag_debugger.examples.nested:graph › research" in inspector_dot(at)
     press(at, "step")
     assert "paused before summarize" in inspector_text(at)
     at.button(key="yg_step_out").click().run()

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rag.i18n import missing_keys
+from rag_debugger.ui.graph_page import GRAPH_FIELD
 from tests.support.apptest import press
-from ui.graph_page import GRAPH_FIELD
 
 
 @pytest.fixture
@@ -23,11 +23,11 @@ def messages(at) -> list[str]:
 
 
 def test_the_page_and_its_input_form_in_chinese(page):
-    at = page("examples.approval:graph")
+    at = page("rag_debugger.examples.approval:graph")
     assert at.title[0].value == ":material/account_tree: 你的图"
     assert at.text_input(key=GRAPH_FIELD).label == "图（package.module:attr）"
     assert at.button(key="yg_load").label == "加载图"
-    assert any(c.value == "图检查：`examples.approval:graph` 没有发现问题。" for c in at.caption)
+    assert any(c.value == "图检查：`rag_debugger.examples.approval:graph` 没有发现问题。" for c in at.caption)
     assert [e.label for e in at.expander][:1] == ["输入（来自图输入模式的 5 个字段）"]
     labels = [w.label for w in (*at.text_input, *at.number_input)]
     assert "request · str" in labels and "priority · int" in labels  # the graph's names stay as declared
@@ -36,7 +36,7 @@ def test_the_page_and_its_input_form_in_chinese(page):
 
 
 def test_a_form_error_and_an_answer_in_chinese(page):
-    at = page("examples.approval:graph")
+    at = page("rag_debugger.examples.approval:graph")
     press(at, "continue")
     assert any("向你提问（中断）" in m.value for m in at.markdown)
     at.button(key="yg_opt_0_0").click().run()  # approve
@@ -52,8 +52,8 @@ def test_a_form_error_and_an_answer_in_chinese(page):
 
 @pytest.mark.parametrize("spec, message", [
     ("no.such:module", "无法导入 'no.such'：ModuleNotFoundError"),
-    ("examples.approval:route", "examples.approval:route 是需要参数（state）的函数"),
-    ("examples.chain", "应为 'package.module:attr'，实际为 'examples.chain'"),
+    ("rag_debugger.examples.approval:route", "rag_debugger.examples.approval:route 是需要参数（state）的函数"),
+    ("rag_debugger.examples.chain", "应为 'package.module:attr'，实际为 'rag_debugger.examples.chain'"),
 ])
 def test_a_bad_path_is_explained_in_chinese(page, spec, message):
     at = page(spec)
@@ -63,12 +63,12 @@ def test_a_bad_path_is_explained_in_chinese(page, spec, message):
 def test_a_bad_input_file_is_explained_in_chinese(page, tmp_path):
     broken = tmp_path / "input.json"
     broken.write_text(json.dumps([1, 2]), encoding="utf-8")
-    at = page("examples.chain:graph", RAG_DEBUG_INPUT=str(broken))
+    at = page("rag_debugger.examples.chain:graph", RAG_DEBUG_INPUT=str(broken))
     assert any(m == f"输入文件 {str(broken)!r} 必须是 JSON 对象，而不是 list" for m in messages(at)), messages(at)
 
 
 def test_a_required_json_field_left_wrong_is_named_in_chinese(page):
-    at = page("examples.chain:graph")
+    at = page("rag_debugger.examples.chain:graph")
     log = next(w for w in at.text_area if w.label.startswith("log"))
     log.input("[not json").run()
     press(at, "step")

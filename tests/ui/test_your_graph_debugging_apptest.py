@@ -4,9 +4,9 @@ the original with both final states compared), and the page's own breakpoints ke
 debugger's."""
 from __future__ import annotations
 
+from rag_debugger.ui.graph_page import BREAKPOINT_SCOPE, SESSION_KEY
+from rag_debugger.ui.panels.breakpoints import BREAKPOINTS_KEY
 from tests.support.apptest import inspector_html, inspector_table, inspector_text, press
-from ui.graph_page import BREAKPOINT_SCOPE, SESSION_KEY
-from ui.panels.breakpoints import BREAKPOINTS_KEY
 
 MY_BREAKPOINTS = BREAKPOINT_SCOPE + BREAKPOINTS_KEY
 
@@ -18,7 +18,7 @@ def typed(at, label: str, value: str):
 
 
 def test_continue_pauses_before_a_breakpoint_then_runs_on_and_run_ignores_it(graph_app):
-    at = typed(graph_app("examples.chain:graph"), "text · str", "a b c")
+    at = typed(graph_app("rag_debugger.examples.chain:graph"), "text · str", "a b c")
     at.session_state[MY_BREAKPOINTS] = ["shout"]
     press(at, "continue")
     assert "paused before shout" in inspector_text(at)
@@ -30,14 +30,14 @@ def test_continue_pauses_before_a_breakpoint_then_runs_on_and_run_ignores_it(gra
 
 
 def test_the_rag_debuggers_breakpoints_do_not_stop_your_graph(graph_app):
-    at = typed(graph_app("examples.chain:graph"), "text · str", "a")
+    at = typed(graph_app("rag_debugger.examples.chain:graph"), "text · str", "a")
     at.session_state[BREAKPOINTS_KEY] = ["count"]  # picked on the RAG debugger, same browser session
     press(at, "continue")
     assert "finished" in inspector_text(at)
 
 
 def test_the_breakpoint_picker_offers_the_graphs_own_nodes(graph_app):
-    at = graph_app("examples.chain:graph")
+    at = graph_app("rag_debugger.examples.chain:graph")
     at.session_state[BREAKPOINT_SCOPE + "breakpoints_folded"] = True
     at.run()
     picker = at.multiselect(key=BREAKPOINT_SCOPE + "breakpoint_pick")
@@ -47,7 +47,7 @@ def test_the_breakpoint_picker_offers_the_graphs_own_nodes(graph_app):
 
 
 def test_a_what_if_fork_runs_forward_and_is_compared_with_the_original(graph_app):
-    at = typed(graph_app("examples.chain:graph"), "text · str", "one two three")
+    at = typed(graph_app("rag_debugger.examples.chain:graph"), "text · str", "one two three")
     press(at, "run")
     at.session_state["yg_what_if_folded"] = True
     at.run()

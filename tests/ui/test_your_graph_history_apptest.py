@@ -9,10 +9,10 @@ import json
 import pytest
 
 from rag.errors import RunImportError
+from rag_debugger.ui.graph_page import SESSION_KEY
 from tests.support.apptest import inspector_text, press, travel_to_step
 from tests.ui.test_history_apptest import new_app, runs
 from tests.ui.test_run_link_apptest import link
-from ui.graph_page import SESSION_KEY
 
 
 def problems(at) -> list:
@@ -24,7 +24,7 @@ def warnings(at) -> str:
 
 
 def chain_run(graph_app, text="one two three", steps=None):
-    at = graph_app("examples.chain:graph")
+    at = graph_app("rag_debugger.examples.chain:graph")
     at.text_input(key=next(w.key for w in at.text_input if w.label == "text · str")).input(text)
     at.run()
     if steps is None:
@@ -51,15 +51,15 @@ def test_a_run_is_recorded_and_listed_with_its_graph_then_opens_on_your_graph_af
     restarted.switch_page("pages/history.py").run()
     table = runs(restarted)
     row = table[table["run id"] == run_id].iloc[0]
-    assert row["kind"] == "graph examples.chain:graph" and row["status"] == "done"
+    assert row["kind"] == "graph rag_debugger.examples.chain:graph" and row["status"] == "done"
     assert row["question"] == '{"text": "one two three"}'
     assert restarted.download_button(key="history_export").label.startswith("Export")
-    assert restarted.download_button(key="history_report").label == "Download as HTML"  # ui/graph_run_report.py
-    from ui.history_store import history
-    from ui.history_view import export_text
+    assert restarted.download_button(key="history_report").label == "Download as HTML"  # rag_debugger/ui/graph_run_report.py
+    from rag_debugger.ui.history_store import history
+    from rag_debugger.ui.history_view import export_text
 
     exported = json.loads(export_text(history(), run_id))
-    assert exported["run"]["graph_spec"] == "examples.chain:graph" and exported["input"] == {"text": "one two three"}
+    assert exported["run"]["graph_spec"] == "rag_debugger.examples.chain:graph" and exported["input"] == {"text": "one two three"}
     restarted.number_input(key="history_at_step").set_value(2).run()
     restarted.button(key="history_open").click().run()
     assert not problems(restarted), problems(restarted)
@@ -76,15 +76,15 @@ def test_a_run_is_recorded_and_listed_with_its_graph_then_opens_on_your_graph_af
 def test_the_link_names_the_graph_the_run_and_the_step_and_a_reload_opens_the_same_place(graph_app):
     at = chain_run(graph_app)
     run_id = at.session_state[SESSION_KEY].current.run_id
-    assert link(at) == {"graph": "examples.chain:graph", "run": run_id, "step": "3"}
+    assert link(at) == {"graph": "rag_debugger.examples.chain:graph", "run": run_id, "step": "3"}
     travel_to_step(at, 0)
-    assert link(at) == {"graph": "examples.chain:graph", "run": run_id, "step": "1"}
-    again = reload({"graph": "examples.chain:graph", "run": run_id, "step": "1"})
+    assert link(at) == {"graph": "rag_debugger.examples.chain:graph", "run": run_id, "step": "1"}
+    again = reload({"graph": "rag_debugger.examples.chain:graph", "run": run_id, "step": "1"})
     assert not problems(again), problems(again)
     session = again.session_state[SESSION_KEY]
     assert session.replay_mode and session.current.run_id == run_id and len(session.all_steps()) == 1
     assert "paused before count" in inspector_text(again)
-    assert link(again) == {"graph": "examples.chain:graph", "run": run_id, "step": "1"}
+    assert link(again) == {"graph": "rag_debugger.examples.chain:graph", "run": run_id, "step": "1"}
 
 
 def test_a_reload_of_a_run_still_going_on_shows_its_steps_so_far(graph_app):
@@ -97,11 +97,11 @@ def test_a_reload_of_a_run_still_going_on_shows_its_steps_so_far(graph_app):
 
 def hostile_run(spec: str) -> str:
     """A run in the history that names `spec` as its graph (an imported file can say anything)."""
-    from debugger.session import GraphSession
     from rag.runs.graph_runs import graph_document
-    from ui.history_store import history
+    from rag_debugger.debugger.session import GraphSession
+    from rag_debugger.ui.history_store import history
 
-    s = GraphSession.open("examples.chain:graph")
+    s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a"})
     s.run_to_end()
     checkpoints, head = s.recording()
@@ -114,19 +114,19 @@ def test_a_run_whose_graph_the_allow_list_refuses_is_never_imported(graph_app):
     import sys
 
     sys.modules.pop("this", None)
-    graph_app("examples.chain:graph")
+    graph_app("rag_debugger.examples.chain:graph")
     run_id = hostile_run("this:s")
     for params in ({"graph": "this:s", "run": run_id}, {"graph": "this:s"}):
         again = reload(params)
         assert not again.exception and "this" not in sys.modules
         assert "not on this server's list of graphs" in "\n".join(problems(again))
-    again = reload({"graph": "examples.chain:graph", "run": run_id})  # the run's own graph is never followed
-    assert "is a run of this:s, not of examples.chain:graph" in warnings(again) and "this" not in sys.modules
+    again = reload({"graph": "rag_debugger.examples.chain:graph", "run": run_id})  # the run's own graph is never followed
+    assert "is a run of this:s, not of rag_debugger.examples.chain:graph" in warnings(again) and "this" not in sys.modules
 
 
 def test_a_link_to_an_unknown_run_or_a_broken_graph_gets_a_message(graph_app):
-    graph_app("examples.chain:graph")
-    again = reload({"graph": "examples.chain:graph", "run": "graph-nope", "step": "1"})
+    graph_app("rag_debugger.examples.chain:graph")
+    again = reload({"graph": "rag_debugger.examples.chain:graph", "run": "graph-nope", "step": "1"})
     assert "not in this app's run history" in warnings(again) and not again.exception
     bad = reload({"graph": "../etc/passwd", "run": "graph-nope"})
     assert "is not a graph (package.module:attr)" in warnings(bad) and not bad.exception
@@ -135,8 +135,9 @@ def test_a_link_to_an_unknown_run_or_a_broken_graph_gets_a_message(graph_app):
 def test_a_run_of_another_graph_in_the_link_is_refused(graph_app):
     at = chain_run(graph_app)
     run_id = at.session_state[SESSION_KEY].current.run_id
-    again = reload({"graph": "examples.fanout:graph", "run": run_id})
-    assert f"Run {run_id} is a run of examples.chain:graph, not of examples.fanout:graph." in warnings(again)
+    again = reload({"graph": "rag_debugger.examples.fanout:graph", "run": run_id})
+    assert (f"Run {run_id} is a run of rag_debugger.examples.chain:graph, not of rag_debugger.examples.fanout:graph."
+            in warnings(again))
 
 
 def test_a_what_if_fork_is_recorded_as_a_fork_of_its_run(graph_app):
@@ -144,7 +145,7 @@ def test_a_what_if_fork_is_recorded_as_a_fork_of_its_run(graph_app):
     session = at.session_state[SESSION_KEY]
     parent = session.current.run_id
     session.fork(0, "text", "b")
-    from ui.history_store import history
+    from rag_debugger.ui.history_store import history
 
     fork = history().get_run(session.current.run_id)
     assert fork.parent_run_id == parent and fork.fork.field == "text" and fork.kind == "graph"
@@ -153,8 +154,8 @@ def test_a_what_if_fork_is_recorded_as_a_fork_of_its_run(graph_app):
 def test_a_run_exported_from_run_history_opens_on_the_pages_own_uploader_and_a_tampered_one_is_refused(graph_app):
     at = chain_run(graph_app, text="a b")
     from rag.runs.export import export_run
-    from ui.graph_page import open_any_recording
-    from ui.history_store import history
+    from rag_debugger.ui.graph_page import open_any_recording
+    from rag_debugger.ui.history_store import history
 
     session = at.session_state[SESSION_KEY]
     doc = export_run(history(), session.current.run_id)
@@ -172,4 +173,4 @@ def test_a_your_graph_run_in_a_step_debugger_link_points_to_its_page(graph_app):
     fresh.query_params["run"] = run_id
     fresh.switch_page("pages/debugger.py").run()
     assert not fresh.exception
-    assert f"Run {run_id} is a run of examples.chain:graph: open it on the Your graph page." in warnings(fresh)
+    assert f"Run {run_id} is a run of rag_debugger.examples.chain:graph: open it on the Your graph page." in warnings(fresh)

@@ -1,0 +1,25 @@
+"""The trace explorer page: the current run's rag_trace (see `rag_debugger.ui.panels.trace_explorer`)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag.i18n import _
+from rag.workbench.run_names import shown_name
+from rag_debugger.ui.panels.icons import MATERIAL
+from rag_debugger.ui.panels.trace_explorer import render_trace
+from rag_debugger.ui.streamlit_state import get_session
+from rag_debugger.ui.text import as_text
+
+
+def render_page() -> None:
+    st.title(MATERIAL["trace"] + " " + _("Trace explorer"))
+    session = get_session()
+    seg = session.current
+    if seg is None:
+        st.info(_("No run yet. Start one on the Step debugger page."))
+        return
+    values = seg.stepper.current_values()
+    progress = _("finished") if seg.stepper.done else _("in progress")
+    st.caption(_("Question: {question} · {run} · {progress}").format(
+        question=as_text(session.question), run=as_text(shown_name(seg.label)), progress=progress))
+    render_trace(values.get("rag_trace"))
