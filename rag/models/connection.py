@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from rag.errors import ModelCallError
 from rag.i18n import N_, _
 from rag.models.call_limits import is_transient
+from rag.models.health import CONNECTION_TEST_ROLE
 from rag.models.openai_compat import METHODS, ClientPool, public_url
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings, endpoint_key, endpoint_problem, is_really_set
@@ -179,7 +180,7 @@ def _try_method(pool: ClientPool, method: str, model: str, detail: bool) -> Meth
     while True:
         started = time.perf_counter()
         try:
-            pool.call(role="connection test", model=model, schema=ComplexityResult, method=method, prompt=PING_PROMPT)
+            pool.call(role=CONNECTION_TEST_ROLE, model=model, schema=ComplexityResult, method=method, prompt=PING_PROMPT)
         except ModelCallError as exc:
             if not retried and exc.kind != "timeout" and is_transient(exc.kind, exc.status):
                 retried = True

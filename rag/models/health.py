@@ -16,6 +16,8 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict
 
 _lock = threading.Lock()
+#: The role name `rag.models.connection.test_connection` calls with.
+CONNECTION_TEST_ROLE = "connection test"
 _last: dict[str, "CallHealth"] = {}
 
 
@@ -29,9 +31,11 @@ class CallHealth(BaseModel):
     at: float
 
     @property
-    def state(self) -> tuple[bool, Optional[str]]:
-        """What a badge shows: a change of this redraws it."""
-        return self.ok, self.kind
+    def state(self) -> tuple[bool, Optional[str], bool]:
+        """What a badge shows: a change of this redraws it. Besides ok / error kind, whether the call was the
+        connection test: a run's first call after a test of the same health must not leave the badge on
+        "(connection test)"."""
+        return self.ok, self.kind, self.role == CONNECTION_TEST_ROLE
 
 
 def endpoint_key(base_url: Optional[str]) -> str:

@@ -241,44 +241,31 @@ BADGE_STATE_KEY = "model_badge_state"
 """The model health the sidebar badge was last drawn with (see `badge_is_stale`)."""
 
 
-BADGE_SLOT_KEY = "_model_badge_slot"
-"""The sidebar placeholder the badge is drawn in: a Step (a fragment rerun) redraws the badge there."""
-BADGE_DRAWN_KEY = "_model_badge_drawn"
-"""Which call the badge shows (role and time), so a later call of the same health redraws it in place."""
-
-
 def model_badge(settings: RagSettings, where: Any = None) -> None:
     """The model badge shows the last call's health, not just the settings: green only after a
     call that worked, red with the failing role and error kind after one that failed."""
     from rag.models.health import last_call
 
     where = where if where is not None else st.sidebar
-    slot = where.empty()
-    st.session_state[BADGE_SLOT_KEY] = slot
+    model = settings.provider_label()
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
-    _draw_badge(slot, settings, health)
-
-
-def _draw_badge(slot: Any, settings: RagSettings, health: Any) -> None:
-    model = settings.provider_label()
-    st.session_state[BADGE_DRAWN_KEY] = (health.role, health.at) if health else None
     if health is None:
-        slot.info(_("Model: {model} · not called yet").format(model=model), icon=MATERIAL["model"])
+        where.info(_("Model: {model} · not called yet").format(model=model), icon=MATERIAL["model"])
     elif health.ok:
-        slot.success(_("Model: {model} · last call OK ({role}, {time})").format(
+        where.success(_("Model: {model} · last call OK ({role}, {time})").format(
             model=model, role=health.role, time=_clock(health.at)), icon=MATERIAL["model"])
     else:
-        slot.error(_("Model: {model} · last call FAILED ({role}: {kind}, {time}); runs degrade until it "
-                     "answers").format(model=model, role=health.role, kind=health.kind, time=_clock(health.at)),
-                   icon=MATERIAL["model"])
+        where.error(_("Model: {model} · last call FAILED ({role}: {kind}, {time}); runs degrade until it "
+                      "answers").format(model=model, role=health.role, kind=health.kind, time=_clock(health.at)),
+                    icon=MATERIAL["model"])
 
 
 def redraw_if_badge_stale(settings: RagSettings) -> None:
-    """Keep the sidebar's model badge on the last call. The sidebar is outside the debugger's fragment: a
-    change of health (ok / error kind) reruns the whole page once (other parts of the page follow the
-    health too); a later call of the same health (another role, a later time) redraws only the badge, in
-    its placeholder, so that it never shows the connection test after a run's own calls."""
+    """Rerun the whole page when a call since the sidebar was drawn changed the model's health. The
+    sidebar is outside the debugger's fragment, so a Step cannot redraw the badge itself. Only a
+    change of health (ok / error kind, or from the connection test to a run's own calls) reruns, and only
+    once per change: the role and time shown are those of the call that changed it."""
     if not settings.models_configured():
         return
     from rag.models.health import last_call
@@ -288,13 +275,6 @@ def redraw_if_badge_stale(settings: RagSettings) -> None:
     if state != st.session_state.get(BADGE_STATE_KEY):
         st.session_state[BADGE_STATE_KEY] = state
         st.rerun(scope="app")
-    drawn = (health.role, health.at) if health else None
-    slot = st.session_state.get(BADGE_SLOT_KEY)
-    if drawn != st.session_state.get(BADGE_DRAWN_KEY) and slot is not None:
-        try:
-            _draw_badge(slot, settings, health)
-        except Exception:  # noqa: BLE001 - a placeholder of a page no longer shown: the next full run redraws it
-            log.debug("model badge not redrawn in place", exc_info=True)
 
 
 def _clock(at: float) -> str:
