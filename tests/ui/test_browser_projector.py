@@ -30,7 +30,7 @@ def box(page, selector: str) -> dict:
 
 def step_until(page, n: int) -> None:
     page.locator('button[data-action="step"]').first.click()
-    page.get_by_text(f"{n} steps ·").first.wait_for(timeout=30_000)
+    page.get_by_text(f"{n} step{'' if n == 1 else 's'} ·").first.wait_for(timeout=30_000)
     wait_idle(page)
 
 
