@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
-from debugger.breakpoints import continue_until
+from debugger.breakpoints import CompiledBreakpoints, continue_until
 from debugger.errors import DebuggerUserError, StepperError
 from debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
 from debugger.i18n import N_, _
@@ -232,11 +232,25 @@ class GraphSession(SegmentChain):
         self._settle(seg)
         return record
 
-    def run_to_end(self) -> list[StepRecord]:
+    def run_to_end(self, *, from_input: bool = False) -> list[StepRecord]:
+        """Run on until the end, an `interrupt()`, a failed step or a breakpoint compiled into the graph
+        (`compiled_pause` says which). `from_input`: the run was just started, as `graph.invoke(input)`, which
+        pauses before a first node compiled with `interrupt_before`."""
         seg = self._require()
-        records = seg.stepper.run_to_end()
+        records = (seg.stepper.run_to_end(from_input=True) if from_input and isinstance(seg.stepper, GraphStepper)
+                   else seg.stepper.run_to_end())
         self._settle(seg)
         return records
+
+    @property
+    def compiled_pause(self) -> Optional[str]:
+        """Where the last Run or Continue stopped at a breakpoint compiled into the graph: `before:<node>` or
+        `after:<node>`, else None."""
+        seg = self.current
+        return getattr(seg.stepper, "compiled_pause", None) if seg is not None else None
+
+    def compiled_breakpoints(self) -> CompiledBreakpoints:
+        return CompiledBreakpoints.of(self.graph)
 
     def continue_(self, breakpoints: Iterable[str] = (), *, on_step: Optional[Callable[[StepRecord], None]] = None,
                   max_steps: int = MAX_CONTINUE_STEPS) -> Optional[str]:
@@ -245,19 +259,36 @@ class GraphSession(SegmentChain):
         at least one step, so Continue from a breakpoint moves past it. `on_step` sees each record as it
         is taken (a page streams progress with it)."""
         seg = self._require()
+        compiled = getattr(seg.stepper, "compiled", None) or CompiledBreakpoints()
         ended = continue_until(seg.stepper, seg.stepper.step, breakpoints, on_step=on_step, limit=max_steps,
-                               waiting=lambda: bool(self.pending_interrupts()))
-        if ended.hit is None:
+                               waiting=lambda: bool(self.pending_interrupts()), compiled=compiled)
+        if hasattr(seg.stepper, "compiled_pause"):
+            seg.stepper.compiled_pause = ended.compiled
+        if ended.hit is None and ended.compiled is None:
             self._settle(seg)
         return ended.hit
 
-    def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
-        """Answer the pending `interrupt()` (one superstep)."""
+    def resume(self, value: Any, interrupt_id: Optional[str] = None, *,
+               update: Optional[dict[str, Any]] = None) -> StepRecord:
+        """Answer the pending `interrupt()` (one superstep): `Command(resume=value)`, or with `update`
+        `Command(resume=value, update=update)`. `interrupt_id` names one of several pending ones."""
         seg = self._require()
         if self.replay_mode:
             raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
         try:
-            record = seg.stepper.resume(value, interrupt_id=interrupt_id)
+            record = seg.stepper.resume(value, interrupt_id=interrupt_id, update=update)
+        except StepperError as exc:
+            raise DebuggerUserError(str(exc)) from None
+        self._settle(seg)
+        return record
+
+    def resume_all(self, answers: dict[str, Any], *, update: Optional[dict[str, Any]] = None) -> StepRecord:
+        """Answer several pending interrupts together, by id: `Command(resume={id: value, ...})`."""
+        seg = self._require()
+        if self.replay_mode:
+            raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
+        try:
+            record = seg.stepper.resume_all(answers, update=update)
         except StepperError as exc:
             raise DebuggerUserError(str(exc)) from None
         self._settle(seg)
