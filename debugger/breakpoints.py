@@ -108,8 +108,8 @@ def continue_until(stepper: Any, step: Callable[[], Any], breakpoints: Iterable[
             on_step(record)
         if stepper.error:
             return ContinueResult(steps=taken, error=stepper.error)
-        if stepper.done:
-            continue
+        if stepper.done or (waiting is not None and waiting()):
+            continue  # an interrupt() asks first: the node it waits in is "next", not a breakpoint hit
         pause = compiled.stop(getattr(record, "nodes", ()) or (), stepper.next_nodes) if compiled else None
         if pause:
             return ContinueResult(steps=taken, compiled=pause)

@@ -18,11 +18,11 @@ import streamlit as st
 
 from debugger.allowlist import GraphPolicy
 from debugger.errors import DebuggerUserError
-from debugger.input_form import ANSWER_MISFIT, FormField, initial_text, input_schema, parse_form, type_label, with_defaults
-from debugger.interrupts import ask_for
+from debugger.input_form import FormField, initial_text, input_schema, parse_form, type_label, with_defaults
 from debugger.loading import load_saved_input
 from debugger.session import GraphSession
 from rag.i18n import N_, _, ngettext
+from ui.graph_answers import render_interrupts
 from ui.graph_parts import graph_parts
 from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
@@ -323,7 +323,8 @@ def _act(action) -> None:
 def on_run() -> None:
     def run(session: GraphSession) -> None:
         _start_from_form(session)
-        session.run_to_end()
+        session.run_to_end(from_input=True)  # as graph.invoke(input): it pauses at the graph's own breakpoints
+        _say_compiled_pause(session)
 
     _act(run)
 
@@ -336,12 +337,28 @@ def on_step() -> None:
     _act(step)
 
 
+def _say_compiled_pause(session: GraphSession) -> None:
+    pause = session.compiled_pause
+    if not pause:
+        return
+    where, node = pause.split(":", 1)
+    if where == "before":
+        text = _("The graph's own breakpoint (compiled with interrupt_before): paused before `{node}`, where "
+                 "LangGraph pauses. Continue goes on.")
+    else:
+        text = _("The graph's own breakpoint (compiled with interrupt_after): paused after `{node}`, where "
+                 "LangGraph pauses. Continue goes on.")
+    flash("info", text.format(node=node))
+
+
 def _continue(session: GraphSession) -> None:
     _ensure_started(session)
     hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
     if hit:
         flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
               .format(node=hit))
+    else:
+        _say_compiled_pause(session)
 
 
 def on_continue() -> None:
@@ -353,40 +370,6 @@ def on_restart() -> None:
 
 
 ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
-
-
-def on_resume(value: Any, interrupt_id: Optional[str]) -> None:
-    session = _session()
-    if session is None:
-        return
-    reset_time_travel()
-    if guarded(session.resume, value, interrupt_id) is not None:
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        flash("success", _("Resumed with {value}. Step on, or Continue.").format(value=shown[:200]))
-
-
-def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
-    session = _session()
-    if session is None:
-        return
-    pending = session.pending_interrupts()
-    if index >= len(pending):
-        return
-    ask = ask_for(pending[index].value)
-    raw = {f.name: st.session_state.get(f"yg_ans_{index}_{f.name}") for f in ask.fields}
-
-    def answer():
-        value = parse_form(ask.fields, raw, what=ANSWER_MISFIT)
-        if ask.bare_value:
-            value = value.get("value")
-        return value
-    value = guarded(answer)
-    if value is not None:
-        on_resume(value, interrupt_id)
-
-
-def on_resume_text(index: int, interrupt_id: Optional[str]) -> None:
-    on_resume(st.session_state.get(f"yg_ans_{index}_text", ""), interrupt_id)
 
 
 def on_step_into(name: str) -> None:
@@ -485,39 +468,6 @@ def render_lint(session: GraphSession) -> None:
                        icon=":material/warning:")
 
 
-def render_interrupts(session: GraphSession) -> None:
-    pending = session.pending_interrupts()
-    if not pending or session.replay_mode:
-        return
-    for index, p in enumerate(pending):
-        ask = ask_for(p.value)
-        target = p.interrupt_id if len(pending) > 1 else None
-        with st.container(border=True, key=f"yg_interrupt_{index}"):
-            st.markdown(f"### {MATERIAL['ask']} " + _("`{node}` asks you (interrupt)").format(node=p.node))
-            st.text(ask.question)
-            if ask.kind == "options":
-                cols = st.columns(min(len(ask.options), 4))
-                for i, option in enumerate(ask.options):
-                    cols[i % len(cols)].button(option, key=f"yg_opt_{index}_{i}", on_click=on_resume,
-                                               args=(option, target), width="stretch")
-            elif ask.kind == "form":
-                with st.form(key=f"yg_answer_form_{index}", border=False):
-                    for f in ask.fields:
-                        key = f"yg_ans_{index}_{f.name}"
-                        _seed(key, f)
-                        render_field(f, key)
-                    st.form_submit_button(_("Send answer"), on_click=on_resume_form, args=(index, target),
-                                          type="primary")
-            else:
-                st.text_area(_("Your answer"), key=f"yg_ans_{index}_text", height=68)
-                st.button(_("Send answer"), key=f"yg_send_{index}", on_click=on_resume_text, args=(index, target),
-                          type="primary")
-            st.caption(_("The answer goes back as `Command(resume=...)`; the node runs again from the top and "
-                         "`interrupt()` returns it."))
-            with st.expander(_("The value passed to interrupt()")):
-                st.json(_jsonable(p.value))
-
-
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
@@ -604,7 +554,7 @@ def _workbench() -> None:
     elif session.replay_mode:
         st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
-    render_interrupts(session)
+    render_interrupts(session, _session, render_field=render_field, seed=_seed)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     render_travel_go_on(session, travel)
