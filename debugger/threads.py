@@ -14,6 +14,7 @@ message never holds a password.
 """
 from __future__ import annotations
 
+import copy
 import os
 import sqlite3
 from collections import defaultdict
@@ -26,6 +27,7 @@ from pydantic import BaseModel
 from debugger.errors import DebuggerUserError
 from debugger.i18n import _
 from debugger.replay import RecordedCheckpoint, RecordedTask
+from debugger.strict_serde import StrictSerializer, graph_allowlist
 
 PAGE_SIZE = 20
 WINDOW = 20
@@ -145,6 +147,18 @@ class ThreadStore:
         self.saver = saver
         self._conn = conn
         self._mark = "?" if source.kind == "sqlite" else "%s"
+        self._savers: dict[frozenset, Any] = {}
+
+    def saver_for(self, graph: Any) -> Any:
+        """The store's saver, decoding the types `graph`'s schemas name too (a shallow copy sharing the
+        connection and lock), kept per graph."""
+        allowed = graph_allowlist(graph)
+        held = self._savers.get(allowed)
+        if held is None:
+            held = copy.copy(self.saver)
+            held.serde = StrictSerializer(allowed)
+            self._savers = {allowed: held}
+        return held
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         sql = sql.replace("?", self._mark)
@@ -268,7 +282,7 @@ def _sqlite_store(source: CheckpointerSource) -> ThreadStore:
         conn.close()
         raise CheckpointerError(_("{path} is an SQLite file but not a LangGraph checkpointer (no checkpoints and writes "
                                   "tables)").format(path=path))
-    saver = SqliteSaver(conn)
+    saver = SqliteSaver(conn, serde=StrictSerializer())
     saver.is_setup = True  # setup() writes (it switches the file to WAL): the tables are there already
     return ThreadStore(source, saver, conn)
 
@@ -289,7 +303,7 @@ def _postgres_store(source: CheckpointerSource) -> ThreadStore:
     except Exception as exc:  # noqa: BLE001 - server down, bad credentials, bad URL
         raise CheckpointerError(_("could not connect to {url}: {error}").format(
             url=source.shown, error=_scrub(str(exc).strip(), source))) from None
-    store = ThreadStore(source, PostgresSaver(conn), conn)
+    store = ThreadStore(source, PostgresSaver(conn, serde=StrictSerializer()), conn)
     tables = {r[0] for r in store._rows("SELECT table_name FROM information_schema.tables WHERE table_schema = "
                                         "ANY(current_schemas(false))")}
     if not {"checkpoints", "checkpoint_writes", "checkpoint_blobs"} <= tables:
@@ -305,8 +319,9 @@ def open_store(source: CheckpointerSource) -> ThreadStore:
 
 
 def on_store(graph: Any, store: ThreadStore) -> Any:
-    """A copy of `graph` that reads (and, if writable, writes) the store's saver; the user's object is unchanged."""
-    return graph.copy(update={"checkpointer": store.saver})
+    """A copy of `graph` that reads (and, if writable, writes) the store's saver; the user's object is unchanged.
+    The saver decodes strictly (`debugger.strict_serde`): the safe types and the ones the graph's schemas name."""
+    return graph.copy(update={"checkpointer": store.saver_for(graph)})
 
 
 class HistoryWindow(BaseModel):
@@ -352,13 +367,14 @@ def read_window(graph: Any, thread_id: str, *, limit: int = WINDOW, before: Opti
     return HistoryWindow(checkpoints=items, more=len(snaps) > limit)
 
 
-def fork_thread(store: ThreadStore, thread_id: str, target: Any, new_thread_id: str) -> int:
+def fork_thread(store: ThreadStore, thread_id: str, target: Any, new_thread_id: str, *, graph: Any = None) -> int:
     """Copy every checkpoint of `thread_id` (all namespaces, oldest first, with its pending writes) into the
     saver `target` as `new_thread_id`; returns how many. The ids are kept (task ids derive from them) and the
     channel versions are passed (a saver given `{}` drops the values), so `Command(resume=...)` continues in the
     copy exactly as it would in the original; copying only the newest checkpoint would restart a subgraph."""
+    saver = store.saver if graph is None else store.saver_for(graph)  # decodes the graph's own types too
     try:
-        tuples = list(store.saver.list({"configurable": {"thread_id": thread_id}}))
+        tuples = list(saver.list({"configurable": {"thread_id": thread_id}}))
     except Exception as exc:  # noqa: BLE001
         raise CheckpointerError(unreadable(exc)) from None
     if not tuples:
@@ -409,7 +425,7 @@ def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: 
     if store.source.writable:
         bound, tid, forked = on_store(graph, store), thread_id, False
     else:
-        fork_thread(store, thread_id, own, fork_id)
+        fork_thread(store, thread_id, own, fork_id, graph=graph)
         bound, tid, forked = graph.copy(update={"checkpointer": own}), fork_id, True
     if at:
         past = {"configurable": {"thread_id": tid, "checkpoint_ns": "", "checkpoint_id": at}}
