@@ -342,8 +342,9 @@ class GraphSession(SegmentChain):
 
     @property
     def finished(self) -> bool:
+        """The run reached the graph's end: not a recording (a stored thread, say) that stops before it."""
         seg = self.current
-        return bool(seg and seg.stepper.done)
+        return bool(seg and seg.stepper.done and not self.cut_short)
 
     def pending_interrupts(self) -> tuple[PendingInterrupt, ...]:
         seg = self.current

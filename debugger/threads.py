@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import os
 import sqlite3
+import tempfile
 from collections import defaultdict
 from datetime import datetime, timezone
 from typing import Any, Literal, Optional
@@ -148,6 +149,10 @@ class ThreadStore:
         self._conn = conn
         self._mark = "?" if source.kind == "sqlite" else "%s"
         self._savers: dict[frozenset, Any] = {}
+        self.copy_dir: Optional[str] = None
+        """The temporary folder of the copy a live SQLite file is read from (removed on close)."""
+        self.note: Optional[str] = None
+        """What the page must say about how the store was opened (a live SQLite file is read from a copy)."""
 
     def saver_for(self, graph: Any) -> Any:
         """The store's saver, decoding the types `graph`'s schemas name too (a shallow copy sharing the
@@ -223,6 +228,10 @@ class ThreadStore:
             self._conn.close()
         except Exception:  # noqa: BLE001,S110 - closing a connection that is already gone
             pass
+        if self.copy_dir:
+            import shutil
+
+            shutil.rmtree(self.copy_dir, ignore_errors=True)
 
 
 def unreadable(exc: BaseException) -> str:
@@ -272,11 +281,15 @@ def _sqlite_store(source: CheckpointerSource) -> ThreadStore:
     path = source.target
     if not os.path.isfile(path):
         raise CheckpointerError(_("no SQLite file at {path}").format(path=path))
-    uri = "file:" + quote(path) + ("?mode=rw" if source.writable else "?mode=ro")
+    note = copy_dir = None
     try:
+        if source.writable:
+            uri = "file:" + quote(path) + "?mode=rw"
+        else:
+            uri, note, copy_dir = _read_only_uri(path)
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=2.0)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise CheckpointerError(_("could not open {path}: {error}").format(path=path, error=exc)) from None
     if not {"checkpoints", "writes"} <= tables:
         conn.close()
@@ -284,7 +297,37 @@ def _sqlite_store(source: CheckpointerSource) -> ThreadStore:
                                   "tables)").format(path=path))
     saver = SqliteSaver(conn, serde=StrictSerializer())
     saver.is_setup = True  # setup() writes (it switches the file to WAL): the tables are there already
-    return ThreadStore(source, saver, conn)
+    store = ThreadStore(source, saver, conn)
+    store.note, store.copy_dir = note, copy_dir
+    return store
+
+
+def _read_only_uri(path: str) -> tuple[str, Optional[str], Optional[str]]:
+    """How to open `path` read-only leaving nothing in the user's folder, and what the page must say when it
+    cannot. A cleanly closed file (no `-wal` or `-shm` beside it) opens `immutable=1`: SQLite then
+    creates no `-wal`/`-shm` side files (`mode=ro` alone leaves them for a WAL file). A file with a
+    `-wal` is open in another process (or was not closed cleanly): its newest commits are only in the `-wal`,
+    which `immutable=1` would miss, so a copy of both is opened in a temporary folder instead (after a probe
+    that reports a lock). Returns the URI, the note, and the copy's folder (the store removes it on close)."""
+    wal = path + "-wal"
+    if not os.path.exists(wal) and not os.path.exists(path + "-shm"):
+        return "file:" + quote(path) + "?mode=ro&immutable=1", None, None
+    import shutil
+
+    # open (side files there already are the writer's): a lock says so now, not as an odd copy later
+    probe = sqlite3.connect("file:" + quote(path) + "?mode=ro", uri=True, timeout=2.0)
+    try:
+        probe.execute("SELECT name FROM sqlite_master").fetchall()
+    finally:
+        probe.close()
+    folder = tempfile.mkdtemp(prefix="yg-threads-")
+    copy_path = os.path.join(folder, os.path.basename(path))
+    shutil.copyfile(path, copy_path)
+    if os.path.exists(wal):
+        shutil.copyfile(wal, copy_path + "-wal")
+    note = _("{path} is being written (its -wal file holds commits): a copy taken now is shown, so nothing is "
+             "left beside your file; open the thread list again to see newer checkpoints.").format(path=path)
+    return "file:" + quote(copy_path) + "?mode=ro", note, folder
 
 
 def _postgres_store(source: CheckpointerSource) -> ThreadStore:

@@ -35,7 +35,7 @@ from ui.panels.inspector import full_state_wanted, inspector_style, render_inspe
 from ui.panels.lazy import lazy_expander
 from ui.panels.time_travel import reset_time_travel, travel_step
 from ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
-from ui.threads_panel import render_threads, render_travel_go_on
+from ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 """The bundled example graphs: any page may load them."""
@@ -551,6 +551,8 @@ def _workbench() -> None:
     if session.replay_mode and session.current and session.current.run_id:
         st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
                   "runs. What if… forks it live.").format(run=session.current.run_id), icon=MATERIAL["replay"])
+    elif session.replay_mode and session.current and session.current.thread is not None:
+        render_thread_banner(session)
     elif session.replay_mode:
         st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
