@@ -115,11 +115,12 @@ def graph_to_dot(
         lines.append(f'  labelloc="t"; label={_q(title)};')
 
     for node_id in order:
-        attrs = _node_attrs(node_id, current_set, done_set, docs)
+        node_attrs = _node_attrs(node_id, current_set, done_set, docs)
         if node_id in pauses:
-            attrs.update(label=f"{attrs.get('label', node_id)}\n({_('pauses {where}').format(where=pauses[node_id])})",
-                         color=COLOR_PAUSE, peripheries="2")
-        lines.append(f"  {_q(node_id)} {_attrs(attrs)};")
+            note = _("pauses {where}").format(where=pauses[node_id])
+            node_attrs.update(label=f"{node_attrs.get('label', node_id)}\n({note})", color=COLOR_PAUSE,
+                              peripheries="2")
+        lines.append(f"  {_q(node_id)} {_attrs(node_attrs)};")
 
     edges = sorted(
         g.edges,
