@@ -245,7 +245,7 @@ class GraphStepper:
         checkpoints: list[dict] = []
         results: list[dict] = []
         t0 = time.perf_counter()
-        self._task_times: dict[str, list[Optional[float]]] = {}
+        self._task_times = {}
         config: dict[str, Any] = self.config
         self._attempts = None
         if self._retries:  # only then: callbacks cost every runnable of every node a little

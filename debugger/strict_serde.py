@@ -80,7 +80,8 @@ def graph_allowlist(graph: Any) -> frozenset[tuple[str, ...]]:
         try:
             from langgraph._internal._serde import build_serde_allowlist
 
-            found = build_serde_allowlist(schemas=[getattr(graph, "builder", None) and graph.builder.state_schema],
+            schema = getattr(getattr(graph, "builder", None), "state_schema", None)
+            found = build_serde_allowlist(schemas=[schema] if schema is not None else [],
                                           channels=getattr(graph, "channels", None))
         except Exception:  # noqa: BLE001 - an unusual graph: the safe types only
             found = set()
