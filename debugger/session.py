@@ -95,6 +95,8 @@ class GraphSegment:
     """(steps, error) when the hooks were last told this segment ended: told again only when it moved."""
     paused_at: Optional[int] = None
     """How many steps it had when the hooks were last told it waits for an answer."""
+    message_edit: Any = None
+    """A what-if on a messages field: which messages the edit replaced by id, how many it appended."""
 
     @property
     def graph(self) -> Any:
@@ -306,7 +308,7 @@ class GraphSession(SegmentChain):
         steps stay in the timeline and readable (LangGraph branches inside the thread: `update_state`
         writes a new checkpoint whose parent is the old one). A recorded run forks onto a new live thread
         seeded with the recorded state, its checkpoints not being in this graph's saver."""
-        from debugger.fork import fork_after
+        from debugger.fork import fork_after, message_edit, message_fields
 
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
@@ -317,6 +319,8 @@ class GraphSession(SegmentChain):
             return f"fork-{self.session_id}-{self._runs}"
 
         try:
+            edit = (message_edit(record.values_after.get(field_name), value)
+                    if field_name in message_fields(self.graph) else None)
             stepper = fork_after(origin, record, field_name, value, graph=self.graph, new_thread=new_thread,
                                  context=self.context, on_step=_note_step_end)
         except StepperError as exc:
@@ -324,7 +328,7 @@ class GraphSession(SegmentChain):
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
         index = origin.stepper.steps.index(record)
         seg = GraphSegment(stepper=stepper, label=N_("what-if #{n}").format(n=n),
-                           fork_of=(origin, index, field_name, value))
+                           fork_of=(origin, index, field_name, value), message_edit=edit)
         self.segments.append(seg)
         self.replay_mode = False
         self._tell("started", seg)
