@@ -23,6 +23,7 @@ from debugger.loading import load_saved_input
 from debugger.session import GraphSession
 from rag.i18n import N_, _, ngettext
 from ui.graph_answers import render_interrupts
+from ui.graph_examples import picked_input, render_example_picker
 from ui.graph_parts import graph_parts
 from ui.graph_what_if import render_graph_what_if
 from ui.launch import launch_options
@@ -223,7 +224,15 @@ def _field_key(session: GraphSession, name: str) -> str:
 
 
 def _fields(session: GraphSession) -> list[FormField]:
-    return with_defaults(session.input_fields(), _saved_input())
+    picked = picked_input(session.spec)
+    return with_defaults(session.input_fields(), picked if picked is not None else _saved_input())
+
+
+def _forget_form(spec: str) -> None:
+    """Drop the typed values of `spec`'s input form, so it starts again from its defaults."""
+    prefix = f"yg_{hashlib.sha1(spec.encode('utf-8')).hexdigest()[:8]}_"
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
+        del st.session_state[key]
 
 
 def _seed(key: str, field: FormField) -> None:
@@ -450,6 +459,7 @@ def render_source() -> None:
     c2.text_input(_("Runtime context (optional, module:attr)"), key=CONTEXT_FIELD,
                   help=_("Passed as `context=` to the graph; a class or function is called with no arguments"))
     c3.button(_("Load graph"), key="yg_load", on_click=on_load, type="primary", width="stretch")
+    render_example_picker(EXAMPLES_DIR, graph_field=GRAPH_FIELD, load=on_load, forget_form=_forget_form)
 
 
 def render_lint(session: GraphSession) -> None:
