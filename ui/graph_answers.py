@@ -19,13 +19,13 @@ from debugger.input_form import ANSWER_MISFIT, parse_form
 from debugger.interrupts import InterruptAsk, ask_for
 from debugger.records import PendingInterrupt
 from debugger.session import GraphSession
-from rag.i18n import _
+from rag.i18n import N_, _
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, guarded
 
 UPDATE_KEY = "yg_ans_update"
-KIND_LABELS = {"text": "Text", "number": "Number", "bool": "True / false", "json": "JSON"}
+KIND_LABELS = {"text": N_("Text"), "number": N_("Number"), "bool": N_("True / false"), "json": N_("JSON")}
 
 SessionGetter = Callable[[], Optional[GraphSession]]
 FieldRenderer = Callable[[Any, str], None]

@@ -21,7 +21,9 @@ EXAMPLE_KEY = "yg_example"
 EXAMPLE_INPUT_KEY = "yg_example_input"
 PICKED_INPUT_KEY = "yg_example_input_data"
 """(spec, the input file's data) of the example input picked last."""
-NO_INPUT = ""
+NO_INPUT = "—"
+"""The input picker's "no file" choice: a dash, the same in every language (a translated label as a widget's
+option would change the option when the language does)."""
 _GRAPH_LINE = re.compile(r"^graph\s*=", re.M)
 
 
@@ -59,7 +61,7 @@ def picked_input(spec: str) -> Optional[dict]:
 
 
 def _read(folder: Path, name: str) -> Optional[dict]:
-    if not name or name not in input_files(folder):  # only a file of the folder, by its listed name
+    if name == NO_INPUT or name not in input_files(folder):  # only a file of the folder, by its listed name
         return None
     try:
         return load_saved_input(str(folder / name))
@@ -100,8 +102,7 @@ def render_example_picker(folder: Path, *, graph_field: str, load: Callable[[], 
                  placeholder=_("Pick an example graph to load"),
                  help=_("The example graphs that come with the app (the examples folder)"))
     c2.selectbox(_("Input file"), [NO_INPUT, *files], key=EXAMPLE_INPUT_KEY, on_change=on_input,
-                 format_func=lambda n: n or _("(none: the form starts empty)"),
-                 help=_("Fills the input form with a JSON file from the examples folder"))
+                 help=_("Fills the input form with a JSON file from the examples folder; — leaves it empty"))
 
 
 __all__ = ["bundled_examples", "input_files", "input_for", "picked_input", "render_example_picker"]
