@@ -256,3 +256,48 @@ def test_command_goto_destinations_are_drawn_as_edges():
     for source, target in [("go", "left"), ("go", "right"), ("hop", "left")]:
         assert (source, target) in reported
         assert f'"{source}" -> "{target}"' in dot
+
+
+def test_continue_into_a_node_that_asks_reports_the_question_not_a_breakpoint():
+    """A breakpoint on `details`, which calls interrupt(): Continue stops before it (a hit), then runs it and stops
+    at its question, where `details` is still "next" but no breakpoint was hit (the page showed a stale
+    "Breakpoint: paused before details" above the question)."""
+    from examples.approval import builder as approval
+
+    s = GraphSession(spec="examples.approval:graph", graph=approval.compile(checkpointer=InMemorySaver()))
+    s.start({"request": "refund"})
+    assert s.continue_({"details"}) is None and s.pending_interrupts()[0].node == "review"
+    s.resume("approve")
+    assert s.current.stepper.next_nodes == ("details",)
+    assert s.continue_({"details"}) is None  # it goes on from the breakpoint it is paused at...
+    assert s.pending_interrupts()[0].node == "details"  # ...and stops at the question: no breakpoint hit
+
+
+def test_several_interrupts_in_one_node_are_asked_one_after_another_like_langgraph():
+    class Two(TypedDict, total=False):
+        a: object
+        b: object
+
+    def both(s):
+        return {"a": interrupt("first?"), "b": interrupt({"question": "second?"})}
+
+    b = StateGraph(Two)
+    b.add_node("both", both)
+    b.add_edge(START, "both")
+    b.add_edge("both", END)
+    g = b.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "o"}}
+    g.invoke({}, cfg)
+    asked = [g.get_state(cfg).interrupts[0].value]
+    g.invoke(Command(resume=1), cfg)
+    asked.append(g.get_state(cfg).interrupts[0].value)
+    g.invoke(Command(resume={"x": [2]}), cfg)
+    s = GraphSession(spec="t:g", graph=b.compile(checkpointer=InMemorySaver()))
+    s.start({})
+    s.step()
+    seen = [s.pending_interrupts()[0].value]
+    s.resume(1)
+    seen.append(s.pending_interrupts()[0].value)
+    s.resume({"x": [2]})
+    assert seen == asked and s.finished
+    assert s.current.stepper.current_values() == g.get_state(cfg).values == {"a": 1, "b": {"x": [2]}}
