@@ -522,14 +522,18 @@ class GraphStepper:
         return graph_to_dot(self.graph, current=current, done=self.nodes_run, **kwargs)
 
     def current_values(self) -> dict[str, Any]:
+        """The thread's state now, as LangGraph's `get_state` on the thread gives it: with the writes of
+        the lanes that finished in a step that paused or failed (an answered interrupt's lane, the lane of a
+        fan-out that did not fail), which a resume keeps."""
         if not self._started:
             return {}
-        return self._values(self._snapshot())
+        return state_values(self._snapshot().values)
 
     def _values(self, snap: Any) -> dict[str, Any]:
-        """A snapshot's values as its checkpoint holds them. `get_state` on the thread applies the pending
-        writes of an interrupted or failed step; by checkpoint id (time travel) it does not: every view reads
-        the checkpoint's, so a step's diff, the head and time travel to that step agree."""
+        """A snapshot's values as its checkpoint holds them, what a step's diff shows. `get_state` on the
+        thread applies the pending writes of an interrupted or failed step; by checkpoint id (time travel)
+        it does not: a step's values are read the checkpoint's way, so its diff and time travel to it agree
+        (the finished lanes' own writes are shown in their lanes)."""
         if _pending_writes(snap) and _checkpoint_id(snap.config):
             return state_values(self.graph.get_state(snap.config).values)
         return state_values(snap.values)
@@ -654,6 +658,8 @@ class GraphStepper:
                 LaneRecord(task_id=str(t.id), node=str(t.name), error=error) for t in before.tasks)
         if getattr(self.graph, "builder", None) is None:  # an @entrypoint: its return is filed under __end__
             lanes = _as_streamed(lanes, results)
+        if isinstance(inp, Command) and inp.update is not None:
+            self._reread_updated(before)
         lanes = lanes + _unlisted_lanes(results, {lane.task_id for lane in lanes})
         lanes = tuple(self._marked(lane) for lane in lanes)
         record = StepRecord(
@@ -679,6 +685,21 @@ class GraphStepper:
                 record.annotations["on_step_error"] = describe_error(exc)
                 log.warning("on_step hook failed: %s", record.annotations["on_step_error"])
         return record
+
+    def _reread_updated(self, before: Any) -> None:
+        """A resume's `Command(update=...)` is kept by LangGraph as writes of the paused checkpoint itself
+        (it streams that checkpoint again with them), and every later read by id (time travel, history,
+        export) shows them there. The steps that end at that checkpoint are read again, so their diff and
+        time travel to them still agree."""
+        before_id = _checkpoint_id(before.config)
+        if before_id is None:
+            return
+        values = state_values(self.graph.get_state(before.config).values)
+        for record in self.steps:
+            if record.after_checkpoint_id == before_id:
+                record.values_after = values
+            if record.before_checkpoint_id == before_id:
+                record.values_before = values
 
     def run_to_end(self, max_steps: int = 200, *, from_input: bool = False) -> list[StepRecord]:
         """Step until the end, an error, an `interrupt()`, a breakpoint compiled into the graph (where

@@ -79,7 +79,9 @@ def test_a_step_diff_and_time_travel_read_the_same_state():
     stepper = s.current.stepper
     for i, record in enumerate(stepper.steps):
         assert record.values_after == stepper.state_at(i)
-    assert stepper.current_values() == half.values_after
+    # the state now is LangGraph's own get_state on the thread: the answered lane's write is in it
+    live = dict(stepper.graph.get_state({"configurable": {"thread_id": stepper.thread_id}}).values)
+    assert stepper.current_values() == live and live != half.values_after
     # LangGraph by checkpoint id: what time travel reads
     cfg = {"configurable": {"thread_id": stepper.thread_id, "checkpoint_id": half.after_checkpoint_id}}
     assert half.values_after == dict(stepper.graph.get_state(cfg).values)
