@@ -118,6 +118,56 @@ def test_answers_sent_together_with_a_state_update_like_command_resume_update():
     assert sorted(values["out"]) == sorted(oracle["out"]) == [1, 2]
 
 
+def test_a_resume_update_is_filed_in_the_paused_step_as_langgraph_files_it():
+    """LangGraph keeps a resume's update as writes of the paused checkpoint: its history shows the update in
+    the step that paused. The step records, time travel and LangGraph's history agree."""
+    class St(TypedDict, total=False):
+        topic: str
+        answer: str
+        n: int
+
+    b = StateGraph(St)
+    b.add_node("draft", lambda s: {"topic": s["topic"] + " drafted"})
+    b.add_node("ask", lambda s: {"answer": interrupt("ok?")})
+    b.add_edge(START, "draft")
+    b.add_edge("draft", "ask")
+    b.add_edge("ask", END)
+    s = _session(b)
+    s.start({"topic": "t"})
+    s.run_to_end()
+    s.resume("fine", update={"n": 42})
+    stepper = s.current.stepper
+    history = {h.config["configurable"]["checkpoint_id"]: dict(h.values)
+               for h in stepper.graph.get_state_history(stepper.config)}
+    drafted = stepper.steps[0]
+    assert drafted.values_after == history[drafted.after_checkpoint_id] == {"topic": "t drafted", "n": 42}
+    for i, record in enumerate(stepper.steps):
+        assert record.values_after == stepper.state_at(i) == history[record.after_checkpoint_id]
+    assert stepper.current_values() == {"topic": "t drafted", "answer": "fine", "n": 42}
+
+
+def test_the_state_now_keeps_the_writes_of_a_lane_that_finished_beside_a_failed_one():
+    """A fan-out lane fails, its sibling finished: LangGraph's get_state on the thread (the state a resume goes
+    on from) holds the sibling's write; the failed step's diff reads the checkpoint, as time travel does."""
+    def work(s):
+        if s["items"][0] == "bad":
+            raise RuntimeError("lane failed")
+        return {"out": [s["items"][0]]}
+
+    b = StateGraph(LanesState)
+    b.add_node("work", work)
+    b.add_conditional_edges(START, lambda s: [Send("work", {"items": [x]}) for x in s["items"]], ["work"])
+    b.add_edge("work", END)
+    s = _session(b)
+    s.start({"items": ["good", "bad"]})
+    failed = s.step()
+    stepper = s.current.stepper
+    assert failed.error and "lane failed" in failed.error
+    live = dict(stepper.graph.get_state(stepper.config).values)
+    assert stepper.current_values() == live and live["out"] == ["good"]
+    assert failed.values_after == stepper.state_at(0) and failed.values_after.get("out", []) == []
+
+
 def test_an_answer_for_an_unknown_interrupt_is_refused():
     s = _session(_lanes_graph())
     s.start({"items": ["x", "y"]})
