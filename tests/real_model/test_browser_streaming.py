@@ -56,7 +56,7 @@ def test_the_planners_and_graders_tokens_appear_as_written_and_stop_cancels_a_gr
         planner = wait_for_running_tokens(page, "planner")
         assert planner.strip(), "the planner's text appeared while its step ran"
         assert steps_shown(page) == 0 and control(page, "Step").is_disabled()
-        page.get_by_text("1 steps · ").first.wait_for(timeout=300_000)
+        page.get_by_text("1 step · ").first.wait_for(timeout=300_000)
         wait_idle(page)
 
         for _attempt in range(STEP_LIMIT):  # step on until a step makes a grader call
