@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence
 
+from rag_debugger.debugger.i18n import _
 from rag_debugger.debugger.prefix_fold import PrefixFold
 
 START_ID = "__start__"
@@ -24,6 +25,7 @@ COLOR_DONE = "#a5d6a7"  # green: already run
 COLOR_IDLE = "#ffffff"
 COLOR_FANOUT = "#1565c0"  # blue: Send fan-out
 COLOR_TERMINAL = "#424242"
+COLOR_PAUSE = "#c62828"  # red double border: a breakpoint compiled into the graph
 
 FanoutEdge = Sequence[Any]  # (source, target) or (source, target, count)
 
@@ -78,6 +80,7 @@ def graph_to_dot(
     docs: Optional[Mapping[str, str]] = None,
     legend: bool = True,
     fanout_label: Optional[str] = None,
+    pauses: Optional[Mapping[str, str]] = None,
 ) -> str:
     """DOT source for `graph` (compiled or `get_graph()` output).
 
@@ -86,8 +89,14 @@ def graph_to_dot(
     edges (blue, bold, "Send ×N"); LangGraph's drawing cannot tell a `Send` router from an
     ordinary one, so the caller says which (see `fanout_edges_from_steps`). Conditional edges are
     dashed, labelled with their path-map key when `conditional_labels`. `docs`: node → tooltip.
-    `fanout_label` replaces every fan-out edge's label.
+    `fanout_label` replaces every fan-out edge's label. `pauses`: node -> "before" / "after", the
+    breakpoints compiled into the graph (read from a compiled `graph` when not given), drawn with a red
+    double border and said in the label: they never change, so they belong to the laid-out picture.
     """
+    if pauses is None:
+        from rag_debugger.debugger.breakpoints import CompiledBreakpoints
+
+        pauses = CompiledBreakpoints.of(graph).labels()
     g = _drawable(graph)
     current_set = {str(n) for n in current}
     done_set = {str(n) for n in done}
@@ -106,7 +115,12 @@ def graph_to_dot(
         lines.append(f'  labelloc="t"; label={_q(title)};')
 
     for node_id in order:
-        lines.append(f"  {_q(node_id)} {_attrs(_node_attrs(node_id, current_set, done_set, docs))};")
+        node_attrs = _node_attrs(node_id, current_set, done_set, docs)
+        if node_id in pauses:
+            note = _("pauses {where}").format(where=pauses[node_id])
+            node_attrs.update(label=f"{node_attrs.get('label', node_id)}\n({note})", color=COLOR_PAUSE,
+                              peripheries="2")
+        lines.append(f"  {_q(node_id)} {_attrs(node_attrs)};")
 
     edges = sorted(
         g.edges,

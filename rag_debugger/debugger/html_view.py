@@ -161,16 +161,46 @@ def lane_title(i: int, node: str, writes: Mapping[str, Any] | None) -> str:
     return _("Lane {i}: {name}").format(i=i, name=node)
 
 
+def lane_marks(lane: Any) -> list[str]:
+    """What LangGraph did with a task beyond running it once: an error handler's task, retries, a cache
+    hit, answered interrupts. Plain sentences (escaped by the caller)."""
+    marks = []
+    handles = getattr(lane, "handles", None)
+    if handles == "*":
+        marks.append(_("the graph's default error handler: it ran because a node failed"))
+    elif handles:
+        marks.append(_("error_handler of {node}: it ran because {node} failed").format(node=handles))
+    attempts = getattr(lane, "attempts", 1) or 1
+    if attempts > 1:
+        failed = getattr(lane, "failed_attempts", ()) or ()
+        marks.append(_("ran {n} times (RetryPolicy); failed tries: {errors}").format(
+            n=attempts, errors="; ".join(failed)[:300]))
+    if getattr(lane, "cached", False):
+        marks.append(_("cache hit (CachePolicy): the node did not run, its writes come from the cache"))
+    for value in getattr(lane, "answered", ()) or ():
+        marks.append(_("answered: interrupt({value})").format(value=str(value)[:LANE_MAX_CHARS]))
+    return marks
+
+
+def _marks_html(lane: Any) -> str:
+    return "".join(f'<div class="rdi-note rdi-lane-mark">{esc(m)}</div>' for m in lane_marks(lane))
+
+
 def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str:
-    """A `Send` fan-out runs several tasks in one superstep: one lane each, with its own update."""
+    """A `Send` fan-out runs several tasks in one superstep: one lane each, with its own update. A step
+    whose one task failed and was handled has two: the node's and its error handler's."""
     if len(record.lanes) < 2:
         return ""
-    parts = [_('<p><b>{n} parallel lanes</b> (one <code>Send</code> task each, one superstep)</p>').format(
-        n=len(record.lanes)),
-             '<div class="rdi-lanes">']
+    if any(getattr(lane, "handles", None) for lane in record.lanes):
+        heading = _('<p><b>{n} tasks</b> in one superstep</p>').format(n=len(record.lanes))
+    else:
+        heading = _('<p><b>{n} parallel lanes</b> (one <code>Send</code> task each, one superstep)</p>').format(
+            n=len(record.lanes))
+    parts = [heading, '<div class="rdi-lanes">']
     for i, lane in enumerate(record.lanes, start=1):
         parts.append(f'<div class="rdi-lane" data-lane="{i}"><div class="rdi-lane-title">'
                      f'{esc(lane_title(i, lane.node, lane.writes))}</div>')
+        parts.append(_marks_html(lane))
         if lane.error:
             parts.append(f'<div class="rdi-error">{esc(lane.error)}</div>')
         parts.append(diff_html(diff_states({}, lane.writes or {}), table_id=f"lane{i}", max_chars=LANE_MAX_CHARS,
@@ -198,6 +228,8 @@ def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: O
         for value in lane.interrupts:
             out.append('<div class="rdi-note">' + _(PAUSED).format(
                 node=code(lane.node), value=esc(value[:LANE_MAX_CHARS])) + '</div>')
+    if len(record.lanes) == 1:
+        out.append(_marks_html(record.lanes[0]))
     out.append(lanes_html(record, view=view))
     out.append('<label class="rdi-switch"><input type="checkbox" class="rdi-unchanged-toggle"> '
                + esc(_(SHOW_UNCHANGED)) + '</label>')

@@ -24,7 +24,17 @@ class LaneRecord(BaseModel):
     """The task's own update (`snapshot.tasks[i].result`), not the merged state."""
     error: Optional[str] = None
     interrupts: tuple[str, ...] = ()
-    """Values of `interrupt()` calls raised by this task (the stepper cannot answer them)."""
+    """Values of this task's `interrupt()` calls still waiting for an answer after the step."""
+    answered: tuple[str, ...] = ()
+    """Values of this task's `interrupt()` calls that an answer settled (they no longer wait)."""
+    attempts: int = 1
+    """How many times the task ran in this step: more than one when a `RetryPolicy` retried it."""
+    failed_attempts: tuple[str, ...] = ()
+    """The error of each attempt a `RetryPolicy` retried, oldest first."""
+    cached: bool = False
+    """The writes came from the node's `CachePolicy` cache: the node did not run."""
+    handles: Optional[str] = None
+    """Set on an `error_handler` task (`__error_handler__<node>`): the node whose error it handled."""
     started_ms: Optional[float] = None
     ended_ms: Optional[float] = None
     """When LangGraph reported the task's start and end, in ms from the step's start (None when it

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from rag_debugger.debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
-from rag_debugger.debugger.breakpoints import continue_until
+from rag_debugger.debugger.breakpoints import CompiledBreakpoints, continue_until
 from rag_debugger.debugger.errors import DebuggerUserError, StepperError
 from rag_debugger.debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
 from rag_debugger.debugger.i18n import N_, _
@@ -96,6 +96,8 @@ class GraphSegment:
     """(steps, error) when the hooks were last told this segment ended: told again only when it moved."""
     paused_at: Optional[int] = None
     """How many steps it had when the hooks were last told it waits for an answer."""
+    message_edit: Any = None
+    """A what-if on a messages field: which messages the edit replaced by id, how many it appended."""
 
     @property
     def graph(self) -> Any:
@@ -238,11 +240,25 @@ class GraphSession(SegmentChain):
         self._settle(seg)
         return record
 
-    def run_to_end(self) -> list[StepRecord]:
+    def run_to_end(self, *, from_input: bool = False) -> list[StepRecord]:
+        """Run on until the end, an `interrupt()`, a failed step or a breakpoint compiled into the graph
+        (`compiled_pause` says which). `from_input`: the run was just started, as `graph.invoke(input)`, which
+        pauses before a first node compiled with `interrupt_before`."""
         seg = self._require()
-        records = seg.stepper.run_to_end()
+        records = (seg.stepper.run_to_end(from_input=True) if from_input and isinstance(seg.stepper, GraphStepper)
+                   else seg.stepper.run_to_end())
         self._settle(seg)
         return records
+
+    @property
+    def compiled_pause(self) -> Optional[str]:
+        """Where the last Run or Continue stopped at a breakpoint compiled into the graph: `before:<node>` or
+        `after:<node>`, else None."""
+        seg = self.current
+        return getattr(seg.stepper, "compiled_pause", None) if seg is not None else None
+
+    def compiled_breakpoints(self) -> CompiledBreakpoints:
+        return CompiledBreakpoints.of(self.graph)
 
     def continue_(self, breakpoints: Iterable[str] = (), *, on_step: Optional[Callable[[StepRecord], None]] = None,
                   max_steps: int = MAX_CONTINUE_STEPS) -> Optional[str]:
@@ -251,19 +267,36 @@ class GraphSession(SegmentChain):
         at least one step, so Continue from a breakpoint moves past it. `on_step` sees each record as it
         is taken (a page streams progress with it)."""
         seg = self._require()
+        compiled = getattr(seg.stepper, "compiled", None) or CompiledBreakpoints()
         ended = continue_until(seg.stepper, seg.stepper.step, breakpoints, on_step=on_step, limit=max_steps,
-                               waiting=lambda: bool(self.pending_interrupts()))
-        if ended.hit is None:
+                               waiting=lambda: bool(self.pending_interrupts()), compiled=compiled)
+        if hasattr(seg.stepper, "compiled_pause"):
+            seg.stepper.compiled_pause = ended.compiled
+        if ended.hit is None and ended.compiled is None:
             self._settle(seg)
         return ended.hit
 
-    def resume(self, value: Any, interrupt_id: Optional[str] = None) -> StepRecord:
-        """Answer the pending `interrupt()` (one superstep)."""
+    def resume(self, value: Any, interrupt_id: Optional[str] = None, *,
+               update: Optional[dict[str, Any]] = None) -> StepRecord:
+        """Answer the pending `interrupt()` (one superstep): `Command(resume=value)`, or with `update`
+        `Command(resume=value, update=update)`. `interrupt_id` names one of several pending ones."""
         seg = self._require()
         if self.replay_mode:
             raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
         try:
-            record = seg.stepper.resume(value, interrupt_id=interrupt_id)
+            record = seg.stepper.resume(value, interrupt_id=interrupt_id, update=update)
+        except StepperError as exc:
+            raise DebuggerUserError(str(exc)) from None
+        self._settle(seg)
+        return record
+
+    def resume_all(self, answers: dict[str, Any], *, update: Optional[dict[str, Any]] = None) -> StepRecord:
+        """Answer several pending interrupts together, by id: `Command(resume={id: value, ...})`."""
+        seg = self._require()
+        if self.replay_mode:
+            raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
+        try:
+            record = seg.stepper.resume_all(answers, update=update)
         except StepperError as exc:
             raise DebuggerUserError(str(exc)) from None
         self._settle(seg)
@@ -281,7 +314,7 @@ class GraphSession(SegmentChain):
         steps stay in the timeline and readable (LangGraph branches inside the thread: `update_state`
         writes a new checkpoint whose parent is the old one). A recorded run forks onto a new live thread
         seeded with the recorded state, its checkpoints not being in this graph's saver."""
-        from rag_debugger.debugger.fork import fork_after
+        from rag_debugger.debugger.fork import fork_after, message_edit, message_fields
 
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
@@ -292,6 +325,8 @@ class GraphSession(SegmentChain):
             return f"fork-{self.session_id}-{self._runs}"
 
         try:
+            edit = (message_edit(record.values_after.get(field_name), value)
+                    if field_name in message_fields(self.graph) else None)
             stepper = fork_after(origin, record, field_name, value, graph=self.graph, new_thread=new_thread,
                                  context=self.context, on_step=_note_step_end)
         except StepperError as exc:
@@ -299,7 +334,7 @@ class GraphSession(SegmentChain):
         n = sum(1 for s in self.segments if s.fork_of is not None) + 1
         index = origin.stepper.steps.index(record)
         seg = GraphSegment(stepper=stepper, label=N_("what-if #{n}").format(n=n),
-                           fork_of=(origin, index, field_name, value))
+                           fork_of=(origin, index, field_name, value), message_edit=edit)
         self.segments.append(seg)
         self.replay_mode = False
         self._tell("started", seg)
@@ -317,8 +352,9 @@ class GraphSession(SegmentChain):
 
     @property
     def finished(self) -> bool:
+        """The run reached the graph's end: not a recording (a stored thread, say) that stops before it."""
         seg = self.current
-        return bool(seg and seg.stepper.done)
+        return bool(seg and seg.stepper.done and not self.cut_short)
 
     def pending_interrupts(self) -> tuple[PendingInterrupt, ...]:
         seg = self.current

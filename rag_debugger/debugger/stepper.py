@@ -19,9 +19,11 @@ import time
 import uuid
 from typing import Any, Callable, Iterable, Optional
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
+from rag_debugger.debugger.breakpoints import CompiledBreakpoints
 from rag_debugger.debugger.diff import reducer_fields, state_values
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.i18n import _, ngettext
@@ -75,14 +77,32 @@ def _writes_of(result: Any) -> Optional[dict[str, Any]]:
     return {"__return__": result}
 
 
-def _lane(task: Any) -> LaneRecord:
+ERROR_HANDLER_PREFIX = "__error_handler__"
+DEFAULT_ERROR_HANDLER = "__default_error_handler__"
+
+
+def handled_node(name: str) -> Optional[str]:
+    """The node an `error_handler` task handles (LangGraph names it `__error_handler__<node>`), else None.
+    The builder-wide default handler names no node: "*"."""
+    if name.startswith(ERROR_HANDLER_PREFIX):
+        return name[len(ERROR_HANDLER_PREFIX):]
+    return "*" if name == DEFAULT_ERROR_HANDLER else None
+
+
+def _lane(task: Any, waiting: Optional[set[str]] = None) -> LaneRecord:
+    """A task read back from LangGraph. `waiting`: the interrupt ids still unanswered after the step (an
+    answered one stays in LangGraph's task but no longer waits); None keeps them all waiting."""
     error = getattr(task, "error", None)
+    asked = list(getattr(task, "interrupts", ()) or ())
+    still = [i for i in asked if waiting is None or str(getattr(i, "id", "")) in waiting]
     return LaneRecord(
         task_id=str(task.id),
         node=str(task.name),
         writes=_writes_of(getattr(task, "result", None)),
         error=None if error is None else _task_error_text(error),
-        interrupts=tuple(repr(getattr(i, "value", i)) for i in (getattr(task, "interrupts", ()) or ())),
+        interrupts=tuple(repr(getattr(i, "value", i)) for i in still),
+        answered=tuple(repr(getattr(i, "value", i)) for i in asked if i not in still),
+        handles=handled_node(str(task.name)),
     )
 
 
@@ -139,20 +159,66 @@ def drain(stream: Any) -> list[tuple[Any, float]]:
         return pool.submit(asyncio.run, collect()).result()
 
 
-def _spawned_lanes(results: list[dict], known: set[str]) -> tuple[LaneRecord, ...]:
-    """Tasks that ran inside the step without being scheduled before it: the `@task` calls of an
-    `@entrypoint` (or of a node). LangGraph streams their results as it does a node's; a checkpoint read
-    back lists only the scheduled tasks, so without these the step would hide what ran."""
+def _unlisted_lanes(results: list[dict], known: set[str]) -> tuple[LaneRecord, ...]:
+    """Tasks LangGraph streamed in the step that `get_state` does not list: the `@task` calls of an
+    `@entrypoint` (or of a node), which run inside the step without being scheduled before it, and an
+    `error_handler` task, which runs in the step of the error it handles. A checkpoint read back lists only
+    the scheduled tasks, so without these the step would hide what ran (a field changes with nothing that
+    wrote it)."""
     out = []
+    seen = set(known)
     for r in results:
-        if str(r.get("id")) in known or not isinstance(r.get("result"), dict):
+        task_id, name, error = str(r.get("id")), str(r.get("name")), r.get("error")
+        if task_id in seen:
             continue
-        error = r.get("error")
-        out.append(LaneRecord(task_id=str(r["id"]), node=str(r.get("name")), writes=dict(r["result"]),
+        seen.add(task_id)
+        out.append(LaneRecord(task_id=task_id, node=name, writes=_writes_of(r.get("result")),
                               error=None if error is None else _task_error_text(error),
                               interrupts=tuple(repr(i.get("value") if isinstance(i, dict) else getattr(i, "value", i))
-                                               for i in (r.get("interrupts") or ()))))
+                                               for i in (r.get("interrupts") or ())),
+                              handles=handled_node(name)))
     return tuple(out)
+
+
+class _Attempts(BaseCallbackHandler):
+    """Counts each task's attempts in a step: a `RetryPolicy` re-runs a failed node inside the superstep and
+    LangGraph streams only the last attempt. Each attempt starts the node's own run (named for the node, in
+    the namespace `<node>:<task id>`), so the callbacks see every one of them."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[Optional[str]]] = {}
+        self._task_of: dict[Any, str] = {}
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None,
+                       tags: Any = None, metadata: Optional[dict] = None, **kwargs: Any) -> None:
+        meta = metadata or {}
+        node, ns = meta.get("langgraph_node"), str(meta.get("langgraph_checkpoint_ns") or "")
+        if node and kwargs.get("name") == node and ns.startswith(f"{node}:") and "|" not in ns:
+            task = ns.rsplit(":", 1)[-1]
+            self._task_of[run_id] = task
+            self.errors.setdefault(task, []).append(None)
+
+    def on_chain_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
+        task = self._task_of.get(run_id)
+        if task is not None and self.errors.get(task):
+            self.errors[task][-1] = describe_error(error)
+
+
+def _has_retries(graph: Any) -> bool:
+    if getattr(graph, "retry_policy", None):
+        return True
+    return any(getattr(node, "retry_policy", None) for node in (getattr(graph, "nodes", None) or {}).values())
+
+
+def _pending_writes(snap: Any) -> bool:
+    """The snapshot's step has writes LangGraph keeps beside the checkpoint (answered or failed lanes of an
+    interrupted or failed step): `get_state` on the thread applies them, `get_state` by checkpoint id does not."""
+    return any(getattr(t, "result", None) is not None or getattr(t, "error", None) or getattr(t, "interrupts", None)
+               for t in getattr(snap, "tasks", ()) or ())
+
+
+def _command(resume: Any, update: Optional[dict[str, Any]]) -> Command[Any]:
+    return Command(resume=resume) if update is None else Command(resume=resume, update=update)
 
 
 def _unique(names: Iterable[str]) -> tuple[str, ...]:
@@ -205,12 +271,23 @@ class GraphStepper:
         self.start_checkpoint_id: Optional[str] = None
         self._input: Any = _UNSET
         self._started = False
+        self.compiled_pause: Optional[str] = None
+        """Where the last `run_to_end` stopped at a compiled breakpoint (`before:<node>` / `after:<node>`)."""
         self._head: Any = None
         self._head_thread: Optional[str] = None
         self._moves = 0
         """Odd while a superstep runs. A page may read the head from another thread while a step runs in a
         worker (rag/workbench/live_step.py): what it reads then is never kept as the head."""
         self._head_lock = threading.Lock()
+        self.compiled = CompiledBreakpoints.of(graph)
+        """Breakpoints compiled into the graph: Continue and Run stop where LangGraph pauses."""
+        self._retries = _has_retries(graph)
+        self._cached_nodes = frozenset(
+            name for name, node in (getattr(graph, "nodes", None) or {}).items()
+            if getattr(graph, "cache", None) is not None
+            and (getattr(node, "cache_policy", None) or getattr(graph, "cache_policy", None)))
+        self._attempts: Optional[_Attempts] = None
+        self._task_times: dict[str, list[Optional[float]]] = {}
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
         self._async = needs_async(graph)
@@ -243,12 +320,17 @@ class GraphStepper:
         results: list[dict] = []
         self._results_so_far = results  # what streamed before a failure, for the step's lanes
         t0 = time.perf_counter()
-        self._task_times: dict[str, list[Optional[float]]] = {}
+        self._task_times = {}
+        config: dict[str, Any] = self.config
+        self._attempts = None
+        if self._retries:  # only then: callbacks cost every runnable of every node a little
+            self._attempts = _Attempts()
+            config = {**config, "callbacks": [self._attempts]}
         try:
             if self._async:
-                events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, self.config, **kwargs))
+                events: Iterable[tuple[Any, float]] = drain(self.graph.astream(inp, config, **kwargs))
             else:
-                events = ((item, time.perf_counter()) for item in self.graph.stream(inp, self.config, **kwargs))
+                events = ((item, time.perf_counter()) for item in self.graph.stream(inp, config, **kwargs))
             for (mode, payload), seen in events:
                 if mode == "checkpoints":
                     checkpoints.append(payload)
@@ -440,9 +522,21 @@ class GraphStepper:
         return graph_to_dot(self.graph, current=current, done=self.nodes_run, **kwargs)
 
     def current_values(self) -> dict[str, Any]:
+        """The thread's state now, as LangGraph's `get_state` on the thread gives it: with the writes of
+        the lanes that finished in a step that paused or failed (an answered interrupt's lane, the lane of a
+        fan-out that did not fail), which a resume keeps."""
         if not self._started:
             return {}
         return state_values(self._snapshot().values)
+
+    def _values(self, snap: Any) -> dict[str, Any]:
+        """A snapshot's values as its checkpoint holds them, what a step's diff shows. `get_state` on the
+        thread applies the pending writes of an interrupted or failed step; by checkpoint id (time travel)
+        it does not: a step's values are read the checkpoint's way, so its diff and time travel to it agree
+        (the finished lanes' own writes are shown in their lanes)."""
+        if _pending_writes(snap) and _checkpoint_id(snap.config):
+            return state_values(self.graph.get_state(snap.config).values)
+        return state_values(snap.values)
 
     # ----- stepping -----------------------------------------------------------------------
     def _ready(self) -> Any:
@@ -477,27 +571,62 @@ class GraphStepper:
             for t in self._snapshot().tasks for i in (getattr(t, "interrupts", ()) or ())
         )
 
-    def resume(self, value: Any, *, interrupt_id: Optional[str] = None) -> StepRecord:
+    def resume(self, value: Any, *, interrupt_id: Optional[str] = None,
+               update: Optional[dict[str, Any]] = None) -> StepRecord:
         """Answer the pending `interrupt()` with `Command(resume=value)` and run that one
         superstep (the interrupted node runs again from the top and gets `value` back).
 
         With several interrupts pending (parallel lanes), `interrupt_id` says which one is
-        answered; the others stay pending."""
-        before = self._ready()
+        answered; the others stay pending. `update`: also write these values, as
+        `Command(resume=..., update=...)` does."""
         pending = self.pending_interrupts
+        if interrupt_id is not None:
+            return self.resume_all({interrupt_id: value}, update=update)
+        if len(pending) > 1:
+            raise StepperError(_("{n} interrupts are waiting; say which one with interrupt_id").format(n=len(pending)))
+        before = self._ready()
         if not pending:
             raise StepperError(_("no interrupt() is waiting for an answer"))
-        if interrupt_id is not None:
-            if interrupt_id not in {p.interrupt_id for p in pending}:
-                raise StepperError(_("no pending interrupt has the id {id}").format(id=repr(interrupt_id)))
-            command: Command[Any] = Command(resume={interrupt_id: value})
-        elif len(pending) > 1:
-            raise StepperError(_("{n} interrupts are waiting; say which one with interrupt_id").format(n=len(pending)))
-        else:
-            command = Command(resume=value)
-        record = self._advance(command, before)
+        record = self._advance(_command(value, update), before)
         record.annotations["resume"] = value
         return record
+
+    def resume_all(self, answers: dict[str, Any], *, update: Optional[dict[str, Any]] = None) -> StepRecord:
+        """Answer several pending interrupts at once, by id (`Command(resume={id: value, ...})`); the ones
+        not named stay pending. One superstep, like LangGraph's own resume."""
+        before = self._ready()
+        pending = {p.interrupt_id for p in self.pending_interrupts}
+        if not pending:
+            raise StepperError(_("no interrupt() is waiting for an answer"))
+        if not answers:
+            raise StepperError(_("no answer given"))
+        unknown = [i for i in answers if i not in pending]
+        if unknown:
+            raise StepperError(_("no pending interrupt has the id {id}").format(id=repr(unknown[0])))
+        record = self._advance(_command(dict(answers), update), before)
+        record.annotations["resume"] = dict(answers)
+        return record
+
+    def _lanes_read_back(self, before: Any, after: Any) -> tuple[LaneRecord, ...]:
+        """The step's tasks read back from LangGraph (results, errors, interrupts); an interrupt answered
+        in the step no longer waits. The tasks it streamed but does not list are added by `_unlisted_lanes`."""
+        waiting = {str(getattr(i, "id", "")) for t in after.tasks for i in (getattr(t, "interrupts", ()) or ())}
+        return tuple(_lane(t, waiting) for t in self._snapshot(before.config).tasks)
+
+    def _marked(self, lane: LaneRecord) -> LaneRecord:
+        """Retries and cache hits, which LangGraph does not keep: from the step's stream and callbacks."""
+        update: dict[str, Any] = {}
+        times = self._task_times.get(lane.task_id)
+        if times is not None:
+            update.update(started_ms=times[0], ended_ms=times[1])
+            # a node with a cache policy that started, was never reported as ended, and yet has writes: they
+            # came from the cache (a lane kept from a failed try of the step is not re-run either: no policy)
+            update["cached"] = (lane.node in self._cached_nodes and times[1] is None and lane.writes is not None
+                                and lane.error is None)
+        tries = self._attempts.errors.get(lane.task_id) if self._attempts else None
+        if tries and len(tries) > 1:
+            update.update(attempts=len(tries), failed_attempts=tuple(e or "" for e in tries[:-1]))
+        return lane.model_copy(update=update) if update else lane
 
     def _advance(self, inp: Any, before: Any) -> StepRecord:
         """One superstep from `before` (the head), fed `inp` (None, or a resume `Command`)."""
@@ -519,20 +648,20 @@ class GraphStepper:
             after = self._snapshot()
             lanes = None if error else self._streamed_lanes(before, results)
             if lanes is None:  # same tasks, read back with their results / errors / interrupts
-                lanes = tuple(_lane(t) for t in self._snapshot(before.config).tasks)
+                lanes = self._lanes_read_back(before, after)
         except Exception as exc:  # noqa: BLE001 - LangGraph cannot read the state back either
             # (the failed step's writes conflict, e.g. two lanes writing one plain key): the run stays where
             # it was, the step carries the error, and a further Step tries it again as LangGraph would
             error = error or describe_error(exc)
             after, self._head, self._head_thread = before, before, self.thread_id
-            lanes = _spawned_lanes(results, set()) or tuple(
+            lanes = _unlisted_lanes(results, set()) or tuple(
                 LaneRecord(task_id=str(t.id), node=str(t.name), error=error) for t in before.tasks)
         if getattr(self.graph, "builder", None) is None:  # an @entrypoint: its return is filed under __end__
             lanes = _as_streamed(lanes, results)
-        lanes = lanes + _spawned_lanes(results, {lane.task_id for lane in lanes})
-        times = getattr(self, "_task_times", {})
-        lanes = tuple(lane.model_copy(update={"started_ms": times[lane.task_id][0], "ended_ms": times[lane.task_id][1]})
-                      if lane.task_id in times else lane for lane in lanes)
+        if isinstance(inp, Command) and inp.update is not None:
+            self._reread_updated(before)
+        lanes = lanes + _unlisted_lanes(results, {lane.task_id for lane in lanes})
+        lanes = tuple(self._marked(lane) for lane in lanes)
         record = StepRecord(
             index=len(self.steps),
             nodes=_unique(lane.node for lane in lanes) or _unique(before.next),
@@ -540,8 +669,8 @@ class GraphStepper:
             duration_ms=round(duration_ms, 3),
             before_checkpoint_id=_checkpoint_id(before.config),
             after_checkpoint_id=_checkpoint_id(after.config),
-            values_before=state_values(before.values),
-            values_after=state_values(after.values),
+            values_before=self._values(before),
+            values_after=self._values(after),
             error=error,
             next_nodes=tuple(t.name for t in after.tasks) or tuple(after.next),
             append_fields=self.append_fields,
@@ -557,10 +686,36 @@ class GraphStepper:
                 log.warning("on_step hook failed: %s", record.annotations["on_step_error"])
         return record
 
-    def run_to_end(self, max_steps: int = 200) -> list[StepRecord]:
-        """Step until the end, an error, an `interrupt()` or `max_steps`; return the new records."""
+    def _reread_updated(self, before: Any) -> None:
+        """A resume's `Command(update=...)` is kept by LangGraph as writes of the paused checkpoint itself
+        (it streams that checkpoint again with them), and every later read by id (time travel, history,
+        export) shows them there. The steps that end at that checkpoint are read again, so their diff and
+        time travel to them still agree."""
+        before_id = _checkpoint_id(before.config)
+        if before_id is None:
+            return
+        values = state_values(self.graph.get_state(before.config).values)
+        for record in self.steps:
+            if record.after_checkpoint_id == before_id:
+                record.values_after = values
+            if record.before_checkpoint_id == before_id:
+                record.values_before = values
+
+    def run_to_end(self, max_steps: int = 200, *, from_input: bool = False) -> list[StepRecord]:
+        """Step until the end, an error, an `interrupt()`, a breakpoint compiled into the graph (where
+        LangGraph pauses: `self.compiled_pause`) or `max_steps`; return the new records.
+
+        `from_input`: the run was just started from its input, as `graph.invoke(input)` would be, which
+        pauses before a first node compiled with `interrupt_before`; otherwise it goes on from a pause,
+        as `invoke(None)` does, and passes the breakpoint it is paused at."""
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        self.compiled_pause = None
+        if from_input and self.compiled and not self.steps and self.start_checkpoint_id is not None:
+            first = next((n for n in self.next_nodes if self.compiled.pauses_before(n)), None)
+            if first is not None:
+                self.compiled_pause = f"before:{first}"
+                return []
         records: list[StepRecord] = []
         for _attempt in range(max_steps):
             if self.done or (self._started and self.start_checkpoint_id is None) or self.pending_interrupts:
@@ -568,6 +723,9 @@ class GraphStepper:
             record = self.step()
             records.append(record)
             if record.error or record.interrupted:
+                break
+            self.compiled_pause = self.compiled.stop(record.nodes, self.next_nodes) if self.compiled and not self.done else None
+            if self.compiled_pause:
                 break
         return records
 

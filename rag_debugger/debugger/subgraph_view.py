@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from rag_debugger.debugger.breakpoints import CompiledBreakpoints
 from rag_debugger.debugger.graph_view import END_ID, SEND_LAYOUT_LABEL, START_ID, GraphDrawing, _q, graph_to_dot
 from rag_debugger.debugger.i18n import _
 
@@ -47,6 +48,7 @@ def subgraph_dot(graph: Any, drawn: Any, *, current: Iterable[str] = (), done: I
     """`graph_to_dot` of `drawn` (see `drawing`) with one cluster per subgraph of `graph`."""
     clusters = {name: members(drawn, name) for name in subgraph_names(graph)}
     clusters = {k: v for k, v in clusters.items() if v}
+    kwargs.setdefault("pauses", CompiledBreakpoints.of(graph).labels())
     dot = graph_to_dot(drawn, current=_expand(current, clusters), done=_expand(done, clusters), **kwargs)
     if not clusters:
         return dot

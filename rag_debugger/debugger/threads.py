@@ -14,8 +14,10 @@ message never holds a password.
 """
 from __future__ import annotations
 
+import copy
 import os
 import sqlite3
+import tempfile
 from collections import defaultdict
 from datetime import datetime, timezone
 from typing import Any, Literal, Optional
@@ -27,6 +29,7 @@ from rag_debugger.debugger.diff import state_values
 from rag_debugger.debugger.errors import DebuggerUserError
 from rag_debugger.debugger.i18n import _
 from rag_debugger.debugger.replay import RecordedCheckpoint, RecordedTask
+from rag_debugger.debugger.strict_serde import StrictSerializer, graph_allowlist
 
 PAGE_SIZE = 20
 WINDOW = 20
@@ -146,6 +149,22 @@ class ThreadStore:
         self.saver = saver
         self._conn = conn
         self._mark = "?" if source.kind == "sqlite" else "%s"
+        self._savers: dict[frozenset, Any] = {}
+        self.copy_dir: Optional[str] = None
+        """The temporary folder of the copy a live SQLite file is read from (removed on close)."""
+        self.note: Optional[str] = None
+        """What the page must say about how the store was opened (a live SQLite file is read from a copy)."""
+
+    def saver_for(self, graph: Any) -> Any:
+        """The store's saver, decoding the types `graph`'s schemas name too (a shallow copy sharing the
+        connection and lock), kept per graph."""
+        allowed = graph_allowlist(graph)
+        held = self._savers.get(allowed)
+        if held is None:
+            held = copy.copy(self.saver)
+            held.serde = StrictSerializer(allowed)
+            self._savers = {allowed: held}
+        return held
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         sql = sql.replace("?", self._mark)
@@ -210,6 +229,10 @@ class ThreadStore:
             self._conn.close()
         except Exception:  # noqa: BLE001,S110 - closing a connection that is already gone
             pass
+        if self.copy_dir:
+            import shutil
+
+            shutil.rmtree(self.copy_dir, ignore_errors=True)
 
 
 def unreadable(exc: BaseException) -> str:
@@ -259,19 +282,53 @@ def _sqlite_store(source: CheckpointerSource) -> ThreadStore:
     path = source.target
     if not os.path.isfile(path):
         raise CheckpointerError(_("no SQLite file at {path}").format(path=path))
-    uri = "file:" + quote(path) + ("?mode=rw" if source.writable else "?mode=ro")
+    note = copy_dir = None
     try:
+        if source.writable:
+            uri = "file:" + quote(path) + "?mode=rw"
+        else:
+            uri, note, copy_dir = _read_only_uri(path)
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=2.0)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise CheckpointerError(_("could not open {path}: {error}").format(path=path, error=exc)) from None
     if not {"checkpoints", "writes"} <= tables:
         conn.close()
         raise CheckpointerError(_("{path} is an SQLite file but not a LangGraph checkpointer (no checkpoints and writes "
                                   "tables)").format(path=path))
-    saver = SqliteSaver(conn)
+    saver = SqliteSaver(conn, serde=StrictSerializer())
     saver.is_setup = True  # setup() writes (it switches the file to WAL): the tables are there already
-    return ThreadStore(source, saver, conn)
+    store = ThreadStore(source, saver, conn)
+    store.note, store.copy_dir = note, copy_dir
+    return store
+
+
+def _read_only_uri(path: str) -> tuple[str, Optional[str], Optional[str]]:
+    """How to open `path` read-only leaving nothing in the user's folder, and what the page must say when it
+    cannot. A cleanly closed file (no `-wal` or `-shm` beside it) opens `immutable=1`: SQLite then
+    creates no `-wal`/`-shm` side files (`mode=ro` alone leaves them for a WAL file). A file with a
+    `-wal` is open in another process (or was not closed cleanly): its newest commits are only in the `-wal`,
+    which `immutable=1` would miss, so a copy of both is opened in a temporary folder instead (after a probe
+    that reports a lock). Returns the URI, the note, and the copy's folder (the store removes it on close)."""
+    wal = path + "-wal"
+    if not os.path.exists(wal) and not os.path.exists(path + "-shm"):
+        return "file:" + quote(path) + "?mode=ro&immutable=1", None, None
+    import shutil
+
+    # open (side files there already are the writer's): a lock says so now, not as an odd copy later
+    probe = sqlite3.connect("file:" + quote(path) + "?mode=ro", uri=True, timeout=2.0)
+    try:
+        probe.execute("SELECT name FROM sqlite_master").fetchall()
+    finally:
+        probe.close()
+    folder = tempfile.mkdtemp(prefix="yg-threads-")
+    copy_path = os.path.join(folder, os.path.basename(path))
+    shutil.copyfile(path, copy_path)
+    if os.path.exists(wal):
+        shutil.copyfile(wal, copy_path + "-wal")
+    note = _("{path} is being written (its -wal file holds commits): a copy taken now is shown, so nothing is "
+             "left beside your file; open the thread list again to see newer checkpoints.").format(path=path)
+    return "file:" + quote(copy_path) + "?mode=ro", note, folder
 
 
 def _postgres_store(source: CheckpointerSource) -> ThreadStore:
@@ -290,7 +347,7 @@ def _postgres_store(source: CheckpointerSource) -> ThreadStore:
     except Exception as exc:  # noqa: BLE001 - server down, bad credentials, bad URL
         raise CheckpointerError(_("could not connect to {url}: {error}").format(
             url=source.shown, error=_scrub(str(exc).strip(), source))) from None
-    store = ThreadStore(source, PostgresSaver(conn), conn)
+    store = ThreadStore(source, PostgresSaver(conn, serde=StrictSerializer()), conn)
     tables = {r[0] for r in store._rows("SELECT table_name FROM information_schema.tables WHERE table_schema = "
                                         "ANY(current_schemas(false))")}
     if not {"checkpoints", "checkpoint_writes", "checkpoint_blobs"} <= tables:
@@ -306,8 +363,9 @@ def open_store(source: CheckpointerSource) -> ThreadStore:
 
 
 def on_store(graph: Any, store: ThreadStore) -> Any:
-    """A copy of `graph` that reads (and, if writable, writes) the store's saver; the user's object is unchanged."""
-    return graph.copy(update={"checkpointer": store.saver})
+    """A copy of `graph` that reads (and, if writable, writes) the store's saver; the user's object is unchanged.
+    The saver decodes strictly (`debugger.strict_serde`): the safe types and the ones the graph's schemas name."""
+    return graph.copy(update={"checkpointer": store.saver_for(graph)})
 
 
 class HistoryWindow(BaseModel):
@@ -353,13 +411,14 @@ def read_window(graph: Any, thread_id: str, *, limit: int = WINDOW, before: Opti
     return HistoryWindow(checkpoints=items, more=len(snaps) > limit)
 
 
-def fork_thread(store: ThreadStore, thread_id: str, target: Any, new_thread_id: str) -> int:
+def fork_thread(store: ThreadStore, thread_id: str, target: Any, new_thread_id: str, *, graph: Any = None) -> int:
     """Copy every checkpoint of `thread_id` (all namespaces, oldest first, with its pending writes) into the
     saver `target` as `new_thread_id`; returns how many. The ids are kept (task ids derive from them) and the
     channel versions are passed (a saver given `{}` drops the values), so `Command(resume=...)` continues in the
     copy exactly as it would in the original; copying only the newest checkpoint would restart a subgraph."""
+    saver = store.saver if graph is None else store.saver_for(graph)  # decodes the graph's own types too
     try:
-        tuples = list(store.saver.list({"configurable": {"thread_id": thread_id}}))
+        tuples = list(saver.list({"configurable": {"thread_id": thread_id}}))
     except Exception as exc:  # noqa: BLE001
         raise CheckpointerError(unreadable(exc)) from None
     if not tuples:
@@ -410,7 +469,7 @@ def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: 
     if store.source.writable:
         bound, tid, forked = on_store(graph, store), thread_id, False
     else:
-        fork_thread(store, thread_id, own, fork_id)
+        fork_thread(store, thread_id, own, fork_id, graph=graph)
         bound, tid, forked = graph.copy(update={"checkpointer": own}), fork_id, True
     if at:
         past = {"configurable": {"thread_id": tid, "checkpoint_ns": "", "checkpoint_id": at}}

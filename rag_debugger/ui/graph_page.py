@@ -20,18 +20,11 @@ import streamlit as st
 from rag.i18n import N_, _, ngettext
 from rag_debugger.debugger.allowlist import GraphPolicy
 from rag_debugger.debugger.errors import DebuggerUserError
-from rag_debugger.debugger.input_form import (
-    ANSWER_MISFIT,
-    FormField,
-    initial_value,
-    parse_form,
-    parse_input,
-    type_label,
-    with_defaults,
-)
-from rag_debugger.debugger.interrupts import ask_for
+from rag_debugger.debugger.input_form import FormField, initial_value, parse_input, type_label, with_defaults
 from rag_debugger.debugger.loading import load_saved_input
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.ui.graph_answers import render_interrupts
+from rag_debugger.ui.graph_examples import picked_input, render_example_picker
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
 from rag_debugger.ui.launch import launch_options
@@ -44,7 +37,7 @@ from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style,
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
-from rag_debugger.ui.threads_panel import render_threads, render_travel_go_on
+from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 """The bundled example graphs: any page may load them."""
@@ -261,7 +254,17 @@ def _saved_misfit(fields: list[FormField]) -> Optional[str]:
 
 def _fields(session: GraphSession) -> list[FormField]:
     fields = session.input_fields()
+    picked = picked_input(session.spec)
+    if picked is not None:
+        return with_defaults(fields, picked)
     return fields if _saved_misfit(fields) else with_defaults(fields, _saved_input())
+
+
+def _forget_form(spec: str) -> None:
+    """Drop the typed values of `spec`'s input form, so it starts again from its defaults."""
+    prefix = f"yg_{hashlib.sha1(spec.encode('utf-8')).hexdigest()[:8]}_"
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
+        del st.session_state[key]
 
 
 def _seed(key: str, field: FormField) -> None:
@@ -357,7 +360,8 @@ def _act(action) -> None:
 def on_run() -> None:
     def run(session: GraphSession) -> None:
         _start_from_form(session)
-        session.run_to_end()
+        session.run_to_end(from_input=True)  # as graph.invoke(input): it pauses at the graph's own breakpoints
+        _say_compiled_pause(session)
 
     _act(run)
 
@@ -370,12 +374,28 @@ def on_step() -> None:
     _act(step)
 
 
+def _say_compiled_pause(session: GraphSession) -> None:
+    pause = session.compiled_pause
+    if not pause:
+        return
+    where, node = pause.split(":", 1)
+    if where == "before":
+        text = _("The graph's own breakpoint (compiled with interrupt_before): paused before `{node}`, where "
+                 "LangGraph pauses. Continue goes on.")
+    else:
+        text = _("The graph's own breakpoint (compiled with interrupt_after): paused after `{node}`, where "
+                 "LangGraph pauses. Continue goes on.")
+    flash("info", text.format(node=node))
+
+
 def _continue(session: GraphSession) -> None:
     _ensure_started(session)
     hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
     if hit:
         flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
               .format(node=hit))
+    else:
+        _say_compiled_pause(session)
 
 
 def on_continue() -> None:
@@ -387,40 +407,6 @@ def on_restart() -> None:
 
 
 ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
-
-
-def on_resume(value: Any, interrupt_id: Optional[str]) -> None:
-    session = _session()
-    if session is None:
-        return
-    reset_time_travel()
-    if guarded(session.resume, value, interrupt_id) is not None:
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        flash("success", _("Resumed with {value}. Step on, or Continue.").format(value=shown[:200]))
-
-
-def on_resume_form(index: int, interrupt_id: Optional[str]) -> None:
-    session = _session()
-    if session is None:
-        return
-    pending = session.pending_interrupts()
-    if index >= len(pending):
-        return
-    ask = ask_for(pending[index].value)
-    raw = {f.name: st.session_state.get(f"yg_ans_{index}_{f.name}") for f in ask.fields}
-
-    def answer() -> Any:
-        value: Any = parse_form(ask.fields, raw, what=ANSWER_MISFIT)
-        if ask.bare_value:
-            value = value.get("value")
-        return value
-    value = guarded(answer)
-    if value is not None:
-        on_resume(value, interrupt_id)
-
-
-def on_resume_text(index: int, interrupt_id: Optional[str]) -> None:
-    on_resume(st.session_state.get(f"yg_ans_{index}_text", ""), interrupt_id)
 
 
 def on_step_into(name: str) -> None:
@@ -508,6 +494,7 @@ def render_source() -> None:
     c2.text_input(_("Runtime context (optional, module:attr)"), key=CONTEXT_FIELD,
                   help=_("Passed as `context=` to the graph; a class or function is called with no arguments"))
     c3.button(_("Load graph"), key="yg_load", on_click=on_load, type="primary", width="stretch")
+    render_example_picker(EXAMPLES_DIR, graph_field=GRAPH_FIELD, load=on_load, forget_form=_forget_form)
 
 
 def render_lint(session: GraphSession) -> None:
@@ -524,39 +511,6 @@ def render_lint(session: GraphSession) -> None:
             st.warning(_("**{code}** · `{node}` — {message} *Fix:* {fix}").format(code=f.code, node=f.node,
                                                                               message=f.message, fix=f.fix),
                        icon=":material/warning:")
-
-
-def render_interrupts(session: GraphSession) -> None:
-    pending = session.pending_interrupts()
-    if not pending or session.replay_mode:
-        return
-    for index, p in enumerate(pending):
-        ask = ask_for(p.value)
-        target = p.interrupt_id if len(pending) > 1 else None
-        with st.container(border=True, key=f"yg_interrupt_{index}"):
-            st.markdown(f"### {MATERIAL['ask']} " + _("`{node}` asks you (interrupt)").format(node=p.node))
-            st.text(ask.question)
-            if ask.kind == "options":
-                cols = st.columns(min(len(ask.options), 4))
-                for i, option in enumerate(ask.options):
-                    cols[i % len(cols)].button(option, key=f"yg_opt_{index}_{i}", on_click=on_resume,
-                                               args=(option, target), width="stretch")
-            elif ask.kind == "form":
-                with st.form(key=f"yg_answer_form_{index}", border=False):
-                    for f in ask.fields:
-                        key = f"yg_ans_{index}_{f.name}"
-                        _seed(key, f)
-                        render_field(f, key)
-                    st.form_submit_button(_("Send answer"), on_click=on_resume_form, args=(index, target),
-                                          type="primary")
-            else:
-                st.text_area(_("Your answer"), key=f"yg_ans_{index}_text", height=68)
-                st.button(_("Send answer"), key=f"yg_send_{index}", on_click=on_resume_text, args=(index, target),
-                          type="primary")
-            st.caption(_("The answer goes back as `Command(resume=...)`; the node runs again from the top and "
-                         "`interrupt()` returns it."))
-            with st.expander(_("The value passed to interrupt()")):
-                st.json(_jsonable(p.value))
 
 
 def _jsonable(value: Any) -> Any:
@@ -642,10 +596,12 @@ def _workbench() -> None:
     if session.replay_mode and session.current and session.current.run_id:
         st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
                   "runs. What if… forks it live.").format(run=session.current.run_id), icon=MATERIAL["replay"])
+    elif session.replay_mode and session.current and session.current.thread is not None:
+        render_thread_banner(session)
     elif session.replay_mode:
         st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
                 icon=MATERIAL["replay"])
-    render_interrupts(session)
+    render_interrupts(session, _session, render_field=render_field, seed=_seed)
     render_subgraph_controls(session)
     travel = travel_step(len(session.all_steps()))
     render_travel_go_on(session, travel)

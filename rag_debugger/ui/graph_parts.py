@@ -33,5 +33,13 @@ def graph_parts(session: Any) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
-                          timeline_columns=("step", "nodes", "lanes", "duration_ms", "error"), values=TypedValues(),
-                          link=graph_link_query)
+                          timeline_columns=timeline_columns(session), values=TypedValues(), link=graph_link_query)
+
+
+def timeline_columns(session: Any) -> tuple[str, ...]:
+    """The timeline's columns; with a fork (a what-if, a stored thread gone on) a "run" column names the run
+    each row belongs to, so a fork's rows read as the fork's."""
+    columns = ("step", "nodes", "lanes", "duration_ms", "error")
+    if len(getattr(session, "segments", ()) or ()) > 1:
+        return ("step", "run", *columns[1:])
+    return columns

@@ -7,12 +7,14 @@ knows only the graph's own fields, and reads the value the same way (JSON, else 
 Folded and built only while open: a Step must not pay for it."""
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Optional
 
 import streamlit as st
 
-from rag.i18n import _
+from rag.i18n import _, ngettext
 from rag.workbench.run_names import shown_name
+from rag_debugger.debugger.fork import message_fields
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
@@ -24,10 +26,29 @@ FIELD_KEY = "yg_what_if_field"
 VALUE_KEY = "yg_what_if_value"
 
 
-def editable_fields(values: dict, append_fields: Any) -> list[str]:
-    """The fields a fork may replace: every field of the state but those with an appending reducer (a
-    write would append to the list, not replace it)."""
-    return [k for k in values if k not in set(append_fields or ())]
+def editable_fields(values: dict, append_fields: Any, message_fields: Any = ()) -> list[str]:
+    """The fields a fork may edit: every field of the state but those with an appending reducer (a write
+    would append to the list, not replace it); a messages field (`add_messages`) is edited by message id."""
+    return [k for k in values if k not in set(append_fields or ()) - set(message_fields or ())]
+
+
+def message_text(message: Any) -> str:
+    """A message as the JSON the box starts with: its role, content and id (keep the id to replace it)."""
+    role = {"human": "user", "ai": "assistant"}.get(getattr(message, "type", ""), getattr(message, "type", "user"))
+    return json.dumps({"role": role, "content": getattr(message, "content", ""), "id": getattr(message, "id", None)},
+                      ensure_ascii=False, indent=1, default=str)
+
+
+def edit_said(edit: Any) -> str:
+    """What a what-if on a messages field did, in words."""
+    if edit is None:
+        return ""
+    parts = []
+    if edit.replaced:
+        parts.append(_("replaced the message with id {ids}").format(ids=", ".join(edit.replaced)))
+    if edit.appended:
+        parts.append(ngettext("appended {n} message", "appended {n} messages", edit.appended).format(n=edit.appended))
+    return "; ".join(parts)
 
 
 def fork_now(session: GraphSession, step: int, field: str, text: str) -> None:
@@ -35,9 +56,11 @@ def fork_now(session: GraphSession, step: int, field: str, text: str) -> None:
     seg = guarded(session.fork, step, field, parse_value(text))
     if seg is not None:
         reset_time_travel()
+        said = edit_said(seg.message_edit)
         flash("success", _("{run}: `{field}` edited after step {n} and run forward. The original steps stay in the "
                            "timeline; the final states are compared above.").format(run=shown_name(seg.label), field=field,
-                                                                                   n=step + 1))
+                                                                                   n=step + 1)
+              + (" " + _("The edit {what} (add_messages).").format(what=said) if said else ""))
 
 
 def _on_fork(get_session: Callable[[], Optional[GraphSession]]) -> None:
@@ -67,13 +90,21 @@ def render_graph_what_if(session: GraphSession, travel: Optional[int],
         step = st.number_input(_("After step"), min_value=1, max_value=len(pairs), value=min(default, len(pairs)),
                                key=STEP_KEY, help=_("The timeline's step number; the fork starts from the state after it."))
         _seg, record = pairs[int(step) - 1]
-        fields = editable_fields(record.values_after, record.append_fields)
+        messages = message_fields(session.graph)
+        fields = editable_fields(record.values_after, record.append_fields, messages)
         if not fields:
             st.caption(_("The state after this step has no field a fork can replace."))
             return
         field = st.selectbox(_("Field"), fields, key=FIELD_KEY,
                              help=_("Fields with an appending reducer cannot be replaced, only appended to."))
-        st.text_area(_("New value (JSON, or plain text)"), value=value_text(record.values_after.get(field)),
+        current = record.values_after.get(field)
+        if field in messages:
+            st.caption(_("A messages field (add_messages): a message whose id is already in the list replaces it; "
+                         "one without an id, or with a new one, is appended. The box starts with the last message."))
+            start = message_text(current[-1]) if current else '{"role": "user", "content": ""}'
+        else:
+            start = value_text(current)
+        st.text_area(_("New value (JSON, or plain text)"), value=start,
                      key=f"{VALUE_KEY}_{int(step) - 1}_{field}", height=120)
         st.button(_("Run the fork"), key="yg_what_if_run", on_click=_on_fork, args=(get_session,), type="primary",
                   help=_("Writes the value as {node}'s output (LangGraph update_state, as_node) and runs to the end.")

@@ -71,6 +71,11 @@ def on_go_on(session: GraphSession, after_step: Optional[int] = None) -> None:
                 id=live.thread.thread_id if live.thread else ""))
 
 
+def INTERRUPT_MARK() -> str:
+    """The interrupt column's mark: words, which every font draws (a ⏸ glyph drew as a missing-glyph box)."""
+    return _("waits for an answer")
+
+
 def _page_move(delta: int) -> None:
     st.session_state[OFFSET_KEY] = max(0, int(st.session_state.get(OFFSET_KEY, 0)) + delta)
 
@@ -79,7 +84,7 @@ def _rows(page: Any) -> list[dict]:
     rows = []
     for t in page.threads:
         rows.append({_("thread"): t.thread_id, _("checkpoints"): t.checkpoints, _("last update"): t.last_update or "",
-                     _("next"): ", ".join(t.next), _("interrupt"): "⏸" if t.interrupt else "",
+                     _("next"): ", ".join(t.next), _("interrupt"): INTERRUPT_MARK() if t.interrupt else "",
                      _("note"): t.problem or ""})
         for sub in t.subgraphs:
             rows.append({_("thread"): f"  └ {sub.namespace}", _("checkpoints"): sub.checkpoints, _("last update"): "",
@@ -100,6 +105,8 @@ def render_threads(session: GraphSession) -> None:
         mode = (_("writable: answers and Continue go on in place") if store.source.writable else
                 _("read-only: nothing is written there; going on copies the thread into the debugger as a fork"))
         st.caption(f"`{store.source.shown}` · {mode}")
+        if store.note:
+            st.info(store.note, icon=":material/content_copy:")
         st.text_input(_("Filter by thread id"), key=FILTER_KEY, on_change=lambda: st.session_state.update({OFFSET_KEY: 0}))
         offset = int(st.session_state.get(OFFSET_KEY, 0))
         try:
@@ -141,6 +148,7 @@ def render_opened(session: GraphSession) -> None:
         if thread.pending:
             st.warning(_("This thread waits at an interrupt() in {nodes}.").format(
                 nodes=", ".join(sorted({p.node for p in thread.pending}))), icon=":material/pan_tool:")
+            render_pending_questions(thread.pending)
         if thread.pending or seg.stepper.cut_short:
             label = _("Answer it here") if thread.pending else _("Go on from here")
             help_text = (_("Runs in place, in your checkpointer") if thread.store.source.writable else
@@ -155,6 +163,19 @@ def render_opened(session: GraphSession) -> None:
             st.caption(_("Running thread {id} in place, in your checkpointer.").format(id=live.thread_id))
 
 
+def render_pending_questions(pending: Any) -> None:
+    """The stored thread's pending questions, as soon as it opens (answering them needs "Answer it here")."""
+    from rag_debugger.debugger.interrupts import ask_for
+
+    for p in pending:
+        ask = ask_for(p.value)
+        with st.container(border=True, key=f"yg_thread_question_{p.interrupt_id[:16]}"):
+            st.markdown(_("**`{node}` asks:**").format(node=p.node))
+            st.text(ask.question)
+            if ask.options:
+                st.caption(_("Options: {options}").format(options=", ".join(ask.options)))
+
+
 def render_travel_go_on(session: GraphSession, travel: Optional[int]) -> None:
     """Inside the workbench (time travel reruns only that part): go on from the stored step being viewed."""
     seg = session.current
@@ -166,3 +187,24 @@ def render_travel_go_on(session: GraphSession, travel: Optional[int]) -> None:
                  else _("Copies the thread into the debugger's own checkpointer as a fork and runs there"))
     st.button(_("Go on from step {n}").format(n=travel + 1), key="yg_go_on_travel", on_click=on_go_on,
               args=(session, travel), help=help_text, icon=":material/call_split:")
+
+
+def render_thread_banner(session: GraphSession) -> None:
+    """What an opened stored thread is, told as the thread is: paused at a question, stopped before its end,
+    or finished (never "a replay of an exported run")."""
+    seg = session.current
+    thread = seg.thread if seg is not None else None
+    if seg is None or thread is None:
+        return
+    if thread.pending:
+        nodes = ", ".join(sorted({p.node for p in thread.pending}))
+        st.info(_("Paused thread {id} from your checkpointer: it waits for an answer to interrupt() in {nodes} (its "
+                  "question is shown above). Step and time travel walk its stored steps; nothing runs until you "
+                  "answer.").format(id=thread.thread_id, nodes=nodes), icon=":material/pan_tool:")
+    elif session.cut_short:
+        st.info(_("Thread {id} from your checkpointer stopped before its end (a breakpoint, an error or an "
+                  "application that stopped): Step and time travel walk its stored steps; nothing runs.").format(
+            id=thread.thread_id), icon=":material/history:")
+    else:
+        st.info(_("Thread {id} from your checkpointer, finished: Step and time travel walk its stored steps; "
+                  "nothing runs.").format(id=thread.thread_id), icon=":material/history:")

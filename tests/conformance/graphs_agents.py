@@ -60,7 +60,8 @@ CASES = [
     Case("react_parallel_tools", f"{M}:react_parallel", {"messages": [("user", "weather and people?")]}),
     Case("react_interrupt_tool", f"{M}:react_interrupt", {"messages": [{"role": "user", "content": "fly"}]},
          answers=("yes",)),
-    Case("tool_loop", f"{M}:tool_loop", {"messages": "how is Oslo?"}, breakpoint="tools"),
+    Case("tool_loop", f"{M}:tool_loop", {"messages": "how is Oslo?"}, breakpoint="tools",
+         what_if=(0, "messages", {"role": "user", "content": "and Bergen?"})),
 ]
 
 
@@ -78,4 +79,5 @@ def take_note(text: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Co
 react_command_tool = create_react_agent(ScriptedToolModel(calls=[("take_note", {"text": "milk"})]), [take_note],
                                         state_schema=Notes)
 
-CASES += [Case("react_command_tool", f"{M}:react_command_tool", {"messages": "remember milk", "notes": []})]
+CASES += [Case("react_command_tool", f"{M}:react_command_tool", {"messages": "remember milk", "notes": []},
+                  what_if=(0, "messages", {"role": "user", "content": "and eggs"}))]

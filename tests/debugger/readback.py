@@ -16,6 +16,11 @@ def _head_view(snap) -> tuple:
             tuple((t.id, t.name) for t in snap.tasks), _checkpoint_id(snap.parent_config))
 
 
+def _by_id(s: GraphStepper, snap) -> dict:
+    cfg = {"configurable": {"thread_id": s.thread_id, "checkpoint_id": _checkpoint_id(snap.config)}}
+    return dict(s.graph.get_state(cfg).values)
+
+
 def assert_head_is_read_back(s: GraphStepper) -> None:
     assert _head_view(s._snapshot()) == _head_view(s.graph.get_state(s.config))
 
@@ -37,8 +42,10 @@ def checked_step(s: GraphStepper, step: Optional[Callable[[], StepRecord]] = Non
     head = g.get_state(s.config)
     untimed = tuple(lane.model_copy(update={"started_ms": None, "ended_ms": None}) for lane in record.lanes)
     assert untimed == tuple(_lane(t) for t in before.tasks)  # timings exist only for what ran now
-    assert record.values_before == dict(live_before.values)
-    assert record.values_after == dict(head.values)
+    # both read as the checkpoint holds them (by id: a failed or interrupted step's pending writes are not
+    # applied), which is what time travel to the step reads too
+    assert record.values_before == _by_id(s, live_before)
+    assert record.values_after == _by_id(s, head)
     assert record.after_checkpoint_id == _checkpoint_id(head.config)
     assert record.next_nodes == (tuple(t.name for t in head.tasks) or tuple(head.next))
     assert_head_is_read_back(s)

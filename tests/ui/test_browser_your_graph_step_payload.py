@@ -15,7 +15,7 @@ EXPORT_PANEL = b"Export or replay a run"
 def _step(page, frames: list, n: int) -> bytes:
     frames.clear()
     page.locator('button[data-action="step"]').first.click()
-    page.get_by_text(f"{n} step{'' if n == 1 else 's'} ·").first.wait_for(timeout=30_000)
+    page.get_by_text(f"{n} step ·" if n == 1 else f"{n} steps ·").first.wait_for(timeout=30_000)
     settle(page)
     return b"".join(frames)
 

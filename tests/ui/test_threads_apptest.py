@@ -40,7 +40,7 @@ def test_threads_are_listed_opened_and_answered_in_a_fork_without_writing_the_fi
     assert {"t-finished", "t-paused", "t-fanout"} <= set(threads)
     assert sum(str(t).strip().startswith("└ finish:") for t in threads) == 3  # each under its parent
     row = table[table.iloc[:, 0] == "t-paused"].iloc[0]
-    assert row.iloc[4] == "⏸" and row.iloc[3] == "review"
+    assert row.iloc[4] == "waits for an answer" and row.iloc[3] == "review"  # words: every font draws them
     assert any("read-only" in c.value for c in at.caption)
 
     at.selectbox(key=PICK_KEY).select("t-paused")
@@ -49,6 +49,12 @@ def test_threads_are_listed_opened_and_answered_in_a_fork_without_writing_the_fi
     assert not at.exception
     assert "work" in inspector_text(at) and "finish" in inspector_text(at)
     assert any("waits at an interrupt() in review" in w.value for w in at.warning)
+    # told as the paused thread it is, with its question shown now, and never as a finished run
+    assert any("Paused thread t-paused" in i.value for i in at.info)
+    assert not any("exported run" in i.value for i in at.info)
+    assert any("Publish?" in t.value for t in at.text)
+    assert not any("The run finished" in s.value for s in at.success)
+    assert "paused here" in inspector_text(at)
 
     button(at, "yg_go_on").click()
     at.run()

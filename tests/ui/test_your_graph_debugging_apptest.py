@@ -69,4 +69,6 @@ def test_a_what_if_fork_runs_forward_and_is_compared_with_the_original(graph_app
     assert [seg.label for seg in session.segments] == ["run", "what-if #1"]
     assert "5 steps" not in inspector_text(at)  # the position counts the fork's own steps
     assert len(session.all_steps()) == 5  # the original's three stay in the timeline
+    timeline = inspector_table(at, "timeline")
+    assert list(timeline["run"]) == ["run"] * 3 + ["what-if #1"] * 2  # the fork's rows say they are the fork's
 

@@ -401,7 +401,10 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
         return '<div class="rdi-position">' + esc(_("No run yet")) + f" · {esc(_(idle_hint))}</div>"
     chips = " → ".join(f"<b>{esc(shown_name(s.label))}</b>" if s is seg else esc(shown_name(s.label))
                        for s in session.segments)
-    if seg.stepper.done and session.cut_short:
+    thread = getattr(seg, "thread", None)
+    if seg.stepper.done and session.cut_short and thread is not None and thread.pending:
+        where = esc(_("the stored thread is paused here: it waits for an answer to interrupt()"))
+    elif seg.stepper.done and session.cut_short:
         where = esc(_("end of the recording: the run stopped here and never finished"))
     elif seg.stepper.done and getattr(seg, "fork_of", None) is not None and not seg.stepper.steps:
         where = esc(_("finished: the edit was made after the last step, so nothing was left to run"))
