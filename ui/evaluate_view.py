@@ -39,6 +39,7 @@ from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
 from ui.eval_runs_view import HEADINGS as RUN_HEADINGS
 from ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
+from ui.grids import data_grid
 from ui.language import in_this_language, url_language, with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.time_travel import reset_time_travel
@@ -353,9 +354,9 @@ def render_one(record: EvalRecord) -> None:
             st.caption(_("No case carries a tag."))
         else:
             st.bar_chart(tags.set_index("tag")["accuracy"].rename(_("accuracy")), height=220)
-            st.dataframe(headed(_shown(tags)), hide_index=True, width="stretch")
+            data_grid(headed(_shown(tags)), hide_index=True, width="stretch")
     with st.expander(_("Latency per node (ms, from the runs' progress steps)"), expanded=False):
-        st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
+        data_grid(headed(latency_frame(results)), hide_index=True, width="stretch")
     render_cases(results, record.eval_id)
 
 
@@ -370,7 +371,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
         st.success(_("No failures: every case ended in its expected route."))
     else:
         shown_frame = with_headings(headed(with_run_links(frame, results, url_language())), RUN_HEADINGS)
-        event = st.dataframe(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
+        event = data_grid(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
                              on_select="rerun", selection_mode="single-row",
                              column_config={**link_columns(list(shown_frame.columns)),
                                             "from run": st.column_config.LinkColumn(
@@ -418,7 +419,7 @@ def render_compare(records: list[EvalRecord]) -> None:
     shown = with_headings(headed(with_compare_links(matrix, a.results(), b.results(), url_language())), RUN_HEADINGS)
     styled = shown.style.apply(lambda _column: colors, subset=[_(HEADINGS["change"])])
     with st.container(key="eval_matrix"):
-        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),
+        data_grid(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),
                      column_config=link_columns(list(shown.columns)))
     render_change_links(a.results(), b.results(), [(c.id, c.status) for c in regressed + fixed], a.group_id)
     left, right = st.columns([2, 3])
@@ -442,7 +443,7 @@ def render_compare(records: list[EvalRecord]) -> None:
         with tab:
             results = rec.results()
             st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
-            st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
+            data_grid(headed(latency_frame(results)), hide_index=True, width="stretch")
             render_agreement(results, rec.eval_id)
             render_cases(results, rec.eval_id)
 

@@ -17,6 +17,7 @@ from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.runs.history import RunHistory
 from rag.runs.run_info import RunInfo
+from ui.grids import data_grid
 from ui.language import in_this_language
 from ui.panels.feedback import render_feedback
 from ui.panels.icons import MATERIAL
@@ -580,7 +581,7 @@ def render_page() -> None:
         else:
             st.info(_("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack."))
         return
-    st.dataframe(runs_frame(runs, counts, evaluation_names(runs)), hide_index=True, width="stretch", key="history_runs",
+    data_grid(runs_frame(runs, counts, evaluation_names(runs)), hide_index=True, width="stretch", key="history_runs",
                  column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
     render_pager(page, more, len(runs))
     by_id = {r.run_id: r for r in runs}

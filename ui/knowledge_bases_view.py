@@ -22,6 +22,7 @@ from rag.ingest.paths import kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
 from ui import streamlit_state
+from ui.grids import data_grid
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
 
@@ -237,7 +238,7 @@ def _progress_panel(name: str) -> None:
     else:
         config = {key: st.column_config.Column(_(label)) for key, label in FILE_COLUMNS.items()}
         config["chunks"] = st.column_config.NumberColumn(_("chunks"), help=_("searchable (leaf) chunks"))
-        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+        data_grid(table, hide_index=True, width="stretch", column_config=config)
     if state is not None and state.finished and st.session_state.get(WATCHING_KEY) == state.job_id:
         st.session_state.pop(WATCHING_KEY, None)
         st.rerun()  # the whole page: the buttons that waited for the job come back

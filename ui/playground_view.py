@@ -24,6 +24,7 @@ from rag.errors import PromptTemplateError
 from rag.i18n import N_, _, ngettext
 from rag.playground.ab_fork import ANSWER_STEP, FORK_NODES, ABResult, VariantResult, run_ab
 from rag.prompts.templates import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, PromptSet, validate_template
+from ui.grids import data_grid
 from ui.language import with_headings
 from ui.panels.icons import MATERIAL
 from ui.panels.progress import progress_frame
@@ -295,7 +296,7 @@ def render_side(side: VariantResult, title: str, fork_node: str) -> None:
             st.json(side.role_output or {}, expanded=True)
         if side.progress:
             with st.expander(_("Progress after the fork ({n})").format(n=len(side.progress))):
-                st.dataframe(progress_frame([p.model_dump() for p in side.progress]), hide_index=True, width="stretch")
+                data_grid(progress_frame([p.model_dump() for p in side.progress]), hide_index=True, width="stretch")
 
 
 def render_result(result: ABResult) -> None:
@@ -323,7 +324,7 @@ def render_result(result: ABResult) -> None:
         st.markdown(_("#### What differs downstream (A → B)"))
     if result.diff:
         frame = diff_table(result.diff, max_chars=300).rename(columns={"before": "A", "after": "B"})
-        st.dataframe(with_headings(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
+        data_grid(with_headings(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
     elif result.fork_node == ANSWER_STEP:
         st.success(_("A and B gave the same answer."))
     else:
@@ -351,7 +352,7 @@ def render_versions(prompts: PromptSet) -> None:
         rows = [{"name": v.name, "date": v.created_at.replace("T", " ")[:19], "note": v.note,
                  "active": _("active") if v.name == active else ""} for v in versions]
         frame = pd.DataFrame(rows, columns=["name", "date", "note", "active"])
-        st.dataframe(with_headings(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
+        data_grid(with_headings(frame, VERSION_HEADINGS), hide_index=True, width="stretch", key="pg_versions")
     else:
         st.caption(_("No saved versions yet."))
     st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=active))

@@ -25,6 +25,7 @@ from rag.eval.cases import EvalCase, cases_from_upload
 from rag.eval.from_run import make_case, split_items
 from rag.eval.scoring import ROUTES, CaseResult
 from rag.i18n import N_, _, ngettext
+from ui.grids import data_grid
 from ui.language import in_this_language, with_headings
 from ui.panels.add_to_set import set_store
 from ui.panels.icons import MATERIAL
@@ -144,7 +145,7 @@ def render_agreement(results: Sequence[CaseResult], key: str) -> None:
             st.success(_("The judge agrees with people on every case."))
         else:
             st.markdown("**" + _("Cases where the judge and people disagree") + "**")
-            st.dataframe(_headed(wrong), hide_index=True, width="stretch", column_config=_link_column(),
+            data_grid(_headed(wrong), hide_index=True, width="stretch", column_config=_link_column(),
                          key=f"qs_disagree_{key}")
 
 
@@ -314,7 +315,7 @@ def render_set(found: Any) -> None:
                   args=st.session_state[CONFIRM_KEY])
         d2.button(_("Cancel"), key="qs_delete_cancel", on_click=lambda: st.session_state.pop(CONFIRM_KEY, None))
     if found.cases:
-        st.dataframe(_headed(cases_table(found.eval_cases())), hide_index=True, width="stretch",
+        data_grid(_headed(cases_table(found.eval_cases())), hide_index=True, width="stretch",
                      column_config=_link_column(), key="qs_cases_table")
         ids = [c.case.id for c in found.cases]
         if st.session_state.get("qs_case") not in ids:

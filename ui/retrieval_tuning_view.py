@@ -24,6 +24,7 @@ from rag.eval.retrieval_eval import RetrievalCase, Workbench, run_retrieval, sum
 from rag.eval.sweep import SWEEPABLE, command_line, grid, pareto_front, run_sweep
 from rag.i18n import N_, _
 from rag.settings import RagSettings
+from ui.grids import data_grid
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, flash, guarded, show_flash
 
@@ -275,10 +276,10 @@ def _render_pass(done: dict, on_open_case) -> None:
     st.markdown(_("**Where the gold was lost** ({n} cases)").format(n=summary["cases"]))
     left, right = st.columns([2, 3])
     with left, st.container(key="retr_funnel"):
-        st.dataframe(funnel_frame(summary["lost_at"]), hide_index=True, width="stretch")
+        data_grid(funnel_frame(summary["lost_at"]), hide_index=True, width="stretch")
     with right, st.container(key="retr_metrics"):
         st.caption(_("Metrics at each stage, at k = top_k = {k}").format(k=summary["k"]))
-        st.dataframe(metrics_frame(summary["metrics"]), hide_index=True, width="stretch")
+        data_grid(metrics_frame(summary["metrics"]), hide_index=True, width="stretch")
     for stage in STAGES:
         lost = [(c, q) for c, q in done["cases"] if c["lost_at"] == stage]
         if not lost or stage == "kept":
@@ -301,7 +302,7 @@ def _render_sweep(sweep: dict) -> None:
     with st.container(key="retr_funnel_chart"):
         st.altair_chart(funnel_chart(funnel_points_frame(sweep["points"])), width="stretch")
     funnels = pd.DataFrame([{"point": i + 1, **p["lost_at"]} for i, p in enumerate(sweep["points"])])
-    st.dataframe(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
+    data_grid(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
     pick = st.selectbox(_("Point"), list(frame["point"]), key="retr_pick",
                         format_func=lambda i: f"{i}: {frame['settings'].iloc[i - 1]}")
     st.button(_("Use these settings"), key="retr_use", on_click=on_use_point,

@@ -15,6 +15,7 @@ from debugger.errors import DebuggerUserError
 from debugger.session import GraphSession
 from debugger.threads import PAGE_SIZE, WINDOW, CheckpointerError, ThreadStore, on_store, open_store, parse_checkpointer_url
 from rag.i18n import _
+from ui.grids import data_grid
 from ui.launch import launch_options
 from ui.panels.time_travel import reset_time_travel
 from ui.streamlit_state import flash, friendly, guarded
@@ -103,7 +104,7 @@ def render_threads(session: GraphSession) -> None:
         if not page.threads:
             st.info(_("No threads match."))
             return
-        st.dataframe(_rows(page), hide_index=True, key="yg_threads_table")
+        data_grid(_rows(page), hide_index=True, key="yg_threads_table")
         c1, c2, c3, c4 = st.columns([3, 1.4, 1, 1], vertical_alignment="bottom")
         c1.selectbox(_("Thread"), [t.thread_id for t in page.threads], key=PICK_KEY)
         c2.button(_("Open thread"), key="yg_open_thread", type="primary", on_click=on_open_thread,
