@@ -111,7 +111,7 @@ def load_stored(choice: str) -> tuple[str, list[EvalCase]]:
 def render_source_link(result: CaseResult) -> None:
     """A link to the run an evaluated case was made from (a replay in the step debugger; a new tab)."""
     if result.from_run:
-        st.link_button(_("Open the run it came from ({run})").format(run=result.from_run), run_href(result.from_run),
+        st.link_button(_("Open the run it came from ({run})").format(run=as_text(result.from_run)), run_href(result.from_run),
                        icon=MATERIAL["open"], help=_("The run the case was made from, in the step debugger"))
 
 
@@ -127,7 +127,7 @@ def render_agreement(results: Sequence[CaseResult], key: str) -> None:
         st.markdown("**" + _("Agreement between the judge and people") + "**")
         st.caption(ngettext("Over {n} case a person gave a verdict on: the route the judge ended in against the "
                             "route the person expects.", "Over {n} cases people gave a verdict on: the route the "
-                            "judge ended in against the route the person expects.", found.cases).format(n=found.cases))
+                            "judge ended in against the route the person expects.", found.cases).format(n=as_text(found.cases)))
         cols = st.columns(3)
         cols[0].metric(_("Agreed"), f"{found.agreed}/{found.cases}")
         cols[1].metric(_("Agreement"), f"{found.rate:.3f}")
@@ -297,7 +297,7 @@ def render_set(found: Any) -> None:
 
     st.caption(ngettext("Version {version} · {n} case · changed {when} by {person}",
                         "Version {version} · {n} cases · changed {when} by {person}", len(found.cases)).format(
-        version=found.version, n=len(found.cases), when=found.updated_at[:19].replace("T", " "),
+        version=as_text(found.version), n=len(found.cases), when=as_text(found.updated_at[:19].replace("T", " ")),
         person=as_text(found.updated_by or _("someone"))))
     c1, c2, c3 = st.columns(3)
     c1.button(_("Evaluate this set"), key="qs_evaluate", icon=MATERIAL["play"], on_click=on_evaluate,

@@ -27,6 +27,7 @@ from rag.settings import RagSettings
 from ui.grids import data_grid
 from ui.panels.icons import MATERIAL
 from ui.streamlit_state import apply_overrides, flash, guarded, show_flash
+from ui.text import as_text, code_span
 
 PASS_KEY = "retr_pass"
 SWEEP_KEY = "retr_sweep"
@@ -238,7 +239,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
 def on_use_point(point_settings: dict) -> None:
     if guarded(apply_overrides, point_overrides(point_settings)) is not None:
         flash("success", _("This session's debugger now uses: {settings}").format(
-            settings=", ".join(f"{k}={v}" for k, v in point_settings.items())))
+            settings=as_text(", ".join(f"{k}={v}" for k, v in point_settings.items()))))
 
 
 def render_tuning(settings: RagSettings, choice: str, kb: str, load: Callable[[str], Optional[tuple]],
@@ -273,12 +274,12 @@ def render_tuning(settings: RagSettings, choice: str, kb: str, load: Callable[[s
 
 def _render_pass(done: dict, on_open_case) -> None:
     summary = done["summary"]
-    st.markdown(_("**Where the gold was lost** ({n} cases)").format(n=summary["cases"]))
+    st.markdown(_("**Where the gold was lost** ({n} cases)").format(n=as_text(summary["cases"])))
     left, right = st.columns([2, 3])
     with left, st.container(key="retr_funnel"):
         data_grid(funnel_frame(summary["lost_at"]), hide_index=True, width="stretch")
     with right, st.container(key="retr_metrics"):
-        st.caption(_("Metrics at each stage, at k = top_k = {k}").format(k=summary["k"]))
+        st.caption(_("Metrics at each stage, at k = top_k = {k}").format(k=as_text(summary["k"])))
         data_grid(metrics_frame(summary["metrics"]), hide_index=True, width="stretch")
     for stage in STAGES:
         lost = [(c, q) for c, q in done["cases"] if c["lost_at"] == stage]
@@ -288,7 +289,7 @@ def _render_pass(done: dict, on_open_case) -> None:
             for i, (case, question) in enumerate(lost):
                 col1, col2 = st.columns([4, 1], vertical_alignment="center")
                 extra = f" — {', '.join(case['not_in_kb'])}" if case["not_in_kb"] else ""
-                col1.markdown(f"`{case['id']}` {question[:100]}{extra}")
+                col1.markdown(f"{code_span(case['id'])} {as_text(question[:100])}{as_text(extra)}")
                 col2.button(_("Open in step debugger"), key=f"retr_open_{stage}_{i}", on_click=on_open_case,
                             args=(question,), icon=MATERIAL["debugger"])
 

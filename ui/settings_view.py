@@ -29,7 +29,7 @@ from ui.streamlit_state import (
     show_flash,
     signed_in_email,
 )
-from ui.text import as_text
+from ui.text import as_text, in_code
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 BUNDLED_KB = N_("Bundled demo knowledge base (zh/en)")
@@ -52,8 +52,8 @@ def _apply(changes: dict) -> bool:
         settings = session_settings(overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
-        flash("error", _("Not saved: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
-                                                                 problem=err["msg"]))
+        flash("error", _("Not saved: {field}: {problem}").format(field=as_text(".".join(str(p) for p in err["loc"])),
+                                                                 problem=as_text(err["msg"])))
         return False
     st.session_state["settings_overrides"] = overrides
     get_session().settings = settings
@@ -73,7 +73,7 @@ def _save_model() -> None:
     problem = endpoint_problem(base_url) if base_url != current else None
     if problem:
         s["set_api_key"] = ""
-        flash("error", _("Not saved: {problem}.").format(problem=problem))
+        flash("error", _("Not saved: {problem}.").format(problem=as_text(problem)))
         return
     changes = {
         "model_provider": s["set_provider"],
@@ -130,7 +130,7 @@ def render_page() -> None:
     st.title(f"{MATERIAL['settings']} " + _("Settings"))
     show_flash()
     settings = current_settings()
-    st.markdown("**" + _("Active provider:") + f"** `{settings.provider_label()}`")
+    st.markdown("**" + _("Active provider:") + f"** `{in_code(settings.provider_label())}`")
     if not settings.models_configured():
         st.info(_("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader "
                   "and rewriter. Everything works without a key or network; connect a model below for real grading."),
@@ -176,7 +176,7 @@ def render_page() -> None:
             latency = report.get("latency_ms")
             st.success(_("Connected in {duration} with method `{method}` (model {model}).").format(
                 duration=duration_ms(latency) if isinstance(latency, (int, float)) else "?",
-                method=report.get("method"), model=report.get("model")))
+                method=in_code(report.get("method")), model=as_text(report.get("model"))))
         else:
             st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
             if report.get("suggestion"):
