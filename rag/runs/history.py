@@ -109,8 +109,9 @@ class RunHistory:
     def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
         self.recorder.record_document(run_id, document)
 
-    def store_imported(self, info: RunInfo, document: Mapping[str, Any]) -> RunInfo:
-        return self.recorder.store_imported(info, document)
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *,
+                       quota_bytes: Optional[int] = None) -> RunInfo:
+        return self.recorder.store_imported(info, document, quota_bytes=quota_bytes)
 
     # ----- queries ----------------------------------------------------------------------------
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,

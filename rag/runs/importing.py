@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from rag.errors import RunImportError
 from rag.i18n import _
-from rag.runs.document_limits import load_document, parse_document
+from rag.runs.document_limits import import_quota_bytes, load_document, parse_loaded
 from rag.runs.feedback import Feedback, store_carried
 from rag.runs.history import RunHistory
 from rag.runs.run_document import checksum
@@ -19,10 +19,11 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory)
     """Validate an export and store it as an `imported` run (replay only).
 
     Importing the same export twice returns the run already stored; a different run whose id is
-    taken gets a new id (its thread id is fresh too, so it never mixes with live checkpoints).
+    taken gets a new id (its thread id is fresh too, so it never mixes with live checkpoints). Imported
+    runs share a quota of the history database (`RAG_IMPORT_QUOTA_MB`): past it, a RunImportError says so.
     """
     raw = load_document(doc)
-    parsed = parse_document(raw)
+    parsed = parse_loaded(raw)
     carried = _carried_feedback(raw)
     run_id = parsed.run.run_id
     if history.has_run(run_id):
@@ -32,7 +33,7 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory)
             return history.get_run(run_id)
         run_id = new_run_id("imported")
     info = parsed.run.model_copy(update={"run_id": run_id, "thread_id": f"replay-{run_id}"})
-    stored_info = history.store_imported(info, raw)
+    stored_info = history.store_imported(info, raw, quota_bytes=import_quota_bytes())
     store_carried(history, run_id, carried)
     return stored_info
 
