@@ -50,8 +50,8 @@ def defines(spec: str, obj: Any) -> bool:
     of object a name typed in a browser may call. Not a class (its `__init__` runs), not a method or a
     callable instance (`Admin.reset_all`, whose `__module__` is the module too), not an import (`os.abort`)."""
     module, _sep, attr = (spec or "").strip().partition(":")
-    return (inspect.isfunction(obj) and getattr(obj, "__module__", None) == module
-            and "." not in attr and getattr(obj, "__qualname__", None) == attr)
+    return (inspect.isfunction(obj) and getattr(obj, "__module__", None) == module and "." not in attr
+            and "." not in str(getattr(obj, "__qualname__", ".")))  # top level: `graph = make_graph` counts
 
 
 def load_graph(spec: str, *, checkpointer: bool = True, call_factory: bool = True) -> Any:

@@ -243,7 +243,7 @@ def _seed(key: str, field: FormField) -> None:
 
 
 def render_field(field: FormField, key: str) -> None:
-    label = f"{field.name}{' *' if field.required else ''} · {type_label(field)}"
+    label = as_text(f"{field.name}{' *' if field.required else ''} · {type_label(field)}")  # names from a schema
     help_text = field.help or None
     if field.kind == "bool":
         st.checkbox(label, key=key, help=help_text)
@@ -252,7 +252,7 @@ def render_field(field: FormField, key: str) -> None:
     elif field.kind == "float":
         st.number_input(label, key=key, help=help_text, placeholder=_("(not set)"))
     elif field.kind == "json":
-        st.text_area(as_text(label) + " (JSON)", key=key, height=68, help=help_text, placeholder=_("JSON, e.g. [] or {}"))
+        st.text_area(label + " (JSON)", key=key, height=68, help=help_text, placeholder=_("JSON, e.g. [] or {}"))
     else:
         st.text_input(label, key=key, help=help_text, placeholder=_("(not set)"))
 

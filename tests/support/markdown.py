@@ -42,3 +42,9 @@ def live_markup(source: str) -> list[str]:
     for paragraph in re.split(r"\n[ \t]*\n", source):
         found += _LIVE.findall(_outside_code(paragraph))
     return found
+
+
+def shown(source: str) -> str:
+    """What a reader sees of a markdown source whose text was escaped (`ui.text.as_text`): the backslash
+    escapes removed, the rest as it is."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", source)
