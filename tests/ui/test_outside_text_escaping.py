@@ -75,3 +75,53 @@ def test_a_malformed_graph_link_is_quoted_as_text_on_your_graph(graph_app):
     shown = markdown_sources(at)
     assert any("attacker.example" in t for t in shown), "the bad value is quoted back"
     assert [t for t in shown if "attacker.example" in t and live_markup(t)] == []
+
+
+def _poisoned_import(tmp_path, run_id: str, doc_fields: dict | None = None, **run_fields) -> str:
+    """An imported run whose recorded fields say what an attacker wants (the file is re-sealed)."""
+    import json
+
+    from rag.runs.demo_pack import DEMO_RUNS_DIR
+    from rag.runs.history import RunHistory
+    from rag.runs.importing import import_run
+    from rag.runs.run_document import checksum
+
+    doc = json.loads((DEMO_RUNS_DIR / "02_en_answer_temperature.json").read_text("utf-8"))
+    doc["run"] = {**doc["run"], "run_id": run_id, **run_fields}
+    for key, value in (doc_fields or {}).items():
+        if key == "route":
+            doc["result"] = {**doc["result"], "route": value}
+        else:
+            doc[key] = value
+    doc["sha256"] = checksum(doc)
+    with RunHistory(tmp_path / "history.db") as history:  # the app test's own history (RAG_HISTORY_DB)
+        return import_run(doc, history).run_id
+
+
+def test_the_replay_banner_shows_an_imported_runs_provider_and_prompt_version_as_text(app_test, tmp_path):
+    from tests.ui.test_hardening_apptest import markdown_sources
+
+    run_id = _poisoned_import(tmp_path, "poisoned-banner", provider="![](//attacker.example/provider)",
+                              prompt_version="v` ![](//attacker.example/version) `")
+    at = app_test
+    at.query_params["run"] = run_id
+    at.switch_page("pages/debugger.py").run()
+    assert not at.exception
+    shown = markdown_sources(at)
+    assert any("attacker.example/provider" in t and "attacker.example/version" in t for t in shown), shown
+    assert [t for t in shown if "attacker.example" in t and live_markup(t)] == []
+
+
+def test_compare_shows_recorded_routes_and_prompt_versions_as_text(app_test, tmp_path):
+    from tests.ui.test_hardening_apptest import markdown_sources
+
+    a = _poisoned_import(tmp_path, "poisoned-a", {"route": "x` ![](//attacker.example/route) `",
+                                                  "prompt_version": "a` ![](//attacker.example/pa) `"})
+    b = _poisoned_import(tmp_path, "poisoned-b", {"prompt_version": "![](//attacker.example/pb)"})
+    at = app_test
+    at.query_params["compare"] = f"{a},{b}"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    shown = markdown_sources(at)
+    assert any("attacker.example/pb" in t for t in shown) and any("attacker.example/route" in t for t in shown), shown
+    assert [t for t in shown if "attacker.example" in t and live_markup(t)] == []
