@@ -307,13 +307,13 @@ def _answers(out: _Out, side_a: Any, side_b: Any) -> None:
         computed.append("B")
     for side in computed:
         out.add("caption", _("Run {side} recorded no answer; shown: the extractive answer to its evidence, computed "
-                             "now.").format(side=side) if (ta if side == "A" else tb)
-                else _("Run {side} gave no answer.").format(side=side))
+                             "now.").format(side=as_text(side)) if (ta if side == "A" else tb)
+                else _("Run {side} gave no answer.").format(side=as_text(side)))
     if ta == tb:
         out.add("caption", _("The same answer."))
         out.add("text", ta)
     else:
         for side, text in (("A", ta), ("B", tb)):
-            out.add("md", "**" + _("Answer of run {side}").format(side=side) + "**")
+            out.add("md", "**" + _("Answer of run {side}").format(side=as_text(side)) + "**")
             out.add("text", text or "—")
         out.add("fold", _("Word changes, A → B"), children=(Block("answer_diff", args=(ta, tb)),))

@@ -6,7 +6,7 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import Any, Optional, cast
 
 import streamlit as st
 
@@ -164,6 +164,17 @@ def on_follow_recorded(run_id: str) -> None:
 
 # ----- rendering -----------------------------------------------------------------------------
 
+
+def _replay_facts(info: Any, origin: str, total: int) -> str:
+    """The replayed run's one-line facts (its id, where from, when, setup, steps); every outside value escaped."""
+    from rag_debugger.ui.history_view import run_setup_parts
+
+    parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
+        run_id=in_code(info.run_id), origin=as_text(origin), at=date_time(info.created_at)),
+        *run_setup_parts(info), ngettext("{n} step", "{n} steps", total).format(n=total)]
+    return " · ".join(parts) + ("" if info.status == "done"
+                                else _(" · status {status}").format(status=as_text(info.status)))
+
 def render_replay_banner(session: DebugSession) -> None:
     seg = session.current
     info = seg.info if seg is not None else None
@@ -172,14 +183,7 @@ def render_replay_banner(session: DebugSession) -> None:
                      "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
         if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
-            from rag_debugger.ui.history_view import run_setup_parts
-
-            total = cast(ReplayStepper, seg.stepper).total_steps
-            parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
-                run_id=in_code(info.run_id), origin=as_text(origin), at=date_time(info.created_at)),
-                *run_setup_parts(info), ngettext("{n} step", "{n} steps", total).format(n=total)]
-            st.caption(" · ".join(parts)
-                       + ("" if info.status == "done" else _(" · status {status}").format(status=as_text(info.status))))
+            st.caption(_replay_facts(info, origin, cast(ReplayStepper, seg.stepper).total_steps))
         st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))
 

@@ -499,7 +499,7 @@ def render_source() -> None:
         st.error(opts.config_error)
     if len(opts.graphs) > 1:
         names = {spec: name for name, spec in opts.graphs}
-        st.selectbox(_("Graphs of {file}").format(file=os.path.basename(opts.config or "langgraph.json")),
+        st.selectbox(_("Graphs of {file}").format(file=as_text(os.path.basename(opts.config or "langgraph.json"))),
                      list(names), key=PROJECT_PICK, format_func=lambda spec: f"{names[spec]} · {spec}",
                      index=list(names).index(opts.graph) if opts.graph in names else 0, on_change=on_pick_project)
     c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")

@@ -170,7 +170,8 @@ def _use_method(method: str) -> None:
         report = st.session_state.get("connection_report") or {}
         report["switch_method"] = None
         flash("success", _("This session now uses {method} (and the settings tested). To make it the server's "
-                           "default, set RAG_STRUCTURED_OUTPUT_METHOD={method} in its environment.").format(method=method))
+                           "default, set RAG_STRUCTURED_OUTPUT_METHOD={method} in its environment.").format(
+                               method=as_text(method)))
 
 
 def render_page() -> None:
@@ -252,9 +253,9 @@ def _render_bounds(settings, locked: bool) -> None:
     caps = settings.max_tokens_settings()
     cols = st.columns(len(MAX_TOKENS_ROLES) + 1)
     for col, role in zip(cols, MAX_TOKENS_ROLES, strict=False):
-        col.number_input(_("Max tokens: {role}").format(role=role), key=f"set_max_tokens_{role}", min_value=16,
+        col.number_input(_("Max tokens: {role}").format(role=as_text(role)), key=f"set_max_tokens_{role}", min_value=16,
                          max_value=65536, step=64, value=max_tokens_for(role, caps), disabled=locked,
-                         help=_("RAG_MAX_TOKENS_{ROLE}; default {default}").format(ROLE=role.upper(),
+                         help=_("RAG_MAX_TOKENS_{ROLE}; default {default}").format(ROLE=as_text(role.upper()),
                                                                                   default=DEFAULT_MAX_TOKENS[role]))
     cols[-1].number_input(_("Parallel calls"), key="set_concurrency", min_value=1, max_value=64,
                           value=concurrency_for(settings.openai_base_url, settings.model_concurrency), disabled=locked,

@@ -34,7 +34,7 @@ def render_telemetry() -> None:
     st.toggle(_("Send every run as a trace (Phoenix, Langfuse, Jaeger, a collector)"), value=on, key="set_otel_on",
               on_change=_toggled, disabled=bool(refused))
     if refused:
-        st.caption(_("The switch is the whole server's: {why}").format(why=refused))
+        st.caption(_("The switch is the whole server's: {why}").format(why=as_text(refused)))
     status = exporter.status()
     if status.state == "off":
         st.caption(_("Off. The server's OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_EXPORTER_OTLP_HEADERS and "
