@@ -48,7 +48,7 @@ def test_tokens_appear_while_a_step_runs_and_stop_in_a_lane_leaves_the_run_befor
             assert control(page, "Step").is_disabled() and control(page, "Continue to end").is_disabled()
             assert control(page, "Stop").is_enabled()
             shown_while_running = planner.first.inner_text()
-            page.get_by_text("1 steps · paused before").first.wait_for(timeout=60_000)
+            page.get_by_text("1 step · paused before").first.wait_for(timeout=60_000)
             assert len(shown_while_running) < len(json.dumps(PLAN, ensure_ascii=False))
             assert control(page, "Stop").count() == 0 and control(page, "Step").is_enabled()
 

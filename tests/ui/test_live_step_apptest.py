@@ -54,7 +54,7 @@ def test_a_running_step_shows_its_call_turns_the_controls_off_and_stop_leaves_th
     fake.hold.set()
     press(at, "step")
     text = inspector_text(at)
-    assert "1 steps · paused before prepare_sub_questions" in text and "Stopped:" not in text
+    assert "1 step · paused before prepare_sub_questions" in text and "Stopped:" not in text
 
 
 def test_a_stop_during_the_fan_out_names_the_lanes(app_test):
@@ -82,7 +82,7 @@ def test_the_offline_rules_step_on_the_page(app_test):
     at.text_area(key="question").set_value(QUESTION).run()
     press(at, "step", wait=False)
     assert live_job(at) is None  # nothing runs off the page: the step is done when the page is drawn
-    assert "1 steps · paused before" in inspector_text(at)
+    assert "1 step · paused before" in inspector_text(at)
 
 
 
@@ -99,5 +99,5 @@ def test_a_click_refused_while_a_step_runs_says_why_at_once(app_test):
     assert "a step is still running: wait for it or press Stop" in inspector_text(at)
     fake.hold.set()
     finish_live_step(at)
-    assert "1 steps · paused before" in inspector_text(at)
+    assert "1 step · paused before" in inspector_text(at)
     assert any("a step is still running" in w.body for w in at.warning)  # drawn once more, then gone
