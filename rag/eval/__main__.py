@@ -56,6 +56,7 @@ from rag.eval.scoring import (
     summary,
 )
 from rag.models.call_cache import CallCache
+from rag.terminal import one_line
 
 
 class ProgressBar:
@@ -100,7 +101,7 @@ def case_line(res: CaseResult) -> str:
     answer = "" if said is None else ("  answer: says it" if said else "  answer: does not say " + ", ".join(
         repr(e) for e in res.expected_answer_contains))
     extra = f"  error: {res.error}" if res.error else ""
-    return f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{answer}{extra}"
+    return one_line(f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{answer}{extra}")
 
 
 def side_by_side(label_a: str, a: list[CaseResult], label_b: str, b: list[CaseResult]) -> str:
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if recorder is not None:
             print(f"recorded: {recorder.runs} runs in {recorder.location} (evaluation {recorder.group_id})")
     except (UserFixableError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     finally:
         if recorder is not None:
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             items = [c for c in changes if c.status == status]
             print(f"\n{status}: {len(items)}")
             for c in items:
-                print(f"  {c.id}: expected {c.expected_route}; {args.compare}: {c.route_a}; {label}: {c.route_b}")
+                print(one_line(f"  {c.id}: expected {c.expected_route}; {args.compare}: {c.route_a}; {label}: {c.route_b}"))
     agreed = agreement(results)
     agreed_before = agreement(before) if before is not None else None
     for found, name in ((agreed_before, f"{args.compare}"), (agreed, label if before is not None else "")):

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rag.errors import UserFixableError
 from rag.i18n import _
+from rag.terminal import has_control
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
 Verdict = Literal["good", "wrong"]
@@ -64,6 +65,14 @@ class EvalCase(BaseModel):
     def _run_id(cls, value: Optional[str]) -> Optional[str]:
         if value is not None and not RUN_ID.fullmatch(value):
             raise ValueError("from_run is not a run id (1-128 letters, digits, '_', '.', ':', '-')")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and has_control(value):
+            raise ValueError("id holds a control character (ESC, CR, a newline, a tab or a direction mark): "
+                             "an id is printed on one line of reports and terminals")
         return value
 
     @field_validator("hitl_answer")

@@ -23,7 +23,7 @@ import uuid
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UserFixableError
@@ -31,6 +31,7 @@ from rag.eval.cases import EvalCase
 from rag.i18n import _
 from rag.runs.run_info import now_iso
 from rag.runs.storage import Execute, HistoryStorage
+from rag.terminal import one_line
 
 if TYPE_CHECKING:
     from rag.runs.history import RunHistory
@@ -124,6 +125,18 @@ def _who(by: str) -> str:
     return (by or "").strip()[:200]
 
 
+def _stored_case(case_json: str) -> EvalCase:
+    """A stored case; one saved before ids were refused control characters comes back with them escaped
+    (`rag.terminal.one_line`) rather than making its whole set unreadable."""
+    try:
+        return EvalCase.model_validate_json(case_json)
+    except ValidationError:
+        data = json.loads(case_json)
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            raise
+        return EvalCase.model_validate({**data, "id": one_line(data["id"])})
+
+
 class QuestionSetStore:
     """The named sets of one history storage (`RunHistory.storage`). Thread safe as the storage is."""
 
@@ -182,7 +195,7 @@ class QuestionSetStore:
         return QuestionSet(
             set_id=r[0], name=r[1], version=r[2], created_at=r[3], created_by=r[4], updated_at=r[5], updated_by=r[6],
             owner=r[7] or "",
-            cases=[StoredCase(case=EvalCase.model_validate_json(c[0]), version=c[1], position=c[2], updated_at=c[3],
+            cases=[StoredCase(case=_stored_case(c[0]), version=c[1], position=c[2], updated_at=c[3],
                               updated_by=c[4]) for c in cases])
 
     # ----- sets -------------------------------------------------------------------------------

@@ -12,9 +12,14 @@ from rag.eval.question_sets import cli_cases
 from rag.eval.retrieval_eval import RetrievalCase, Workbench, metric_lines, run_retrieval, summarize
 from rag.eval.runner import settings_for_kb
 from rag.eval.sweep import format_table, grid, run_sweep, to_csv, to_json
+from rag.terminal import one_line
 
 
 def case_line(res: RetrievalCase) -> str:
+    return one_line(_case_line(res))
+
+
+def _case_line(res: RetrievalCase) -> str:
     if res.error:
         return f"ERR  {res.id}: {res.error}"
     if res.lost_at is None:
@@ -36,7 +41,7 @@ def main_retrieval(args) -> int:
         results = run_retrieval(cases, base, Workbench(base),
                                 on_case=None if args.quiet else (lambda r: print(case_line(r), flush=True)))
     except (UserFixableError, HistoryDamagedError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     summary = summarize(results, base.top_k)
     if args.out:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from rag.ingest import ingest_folder
+from rag.terminal import one_line
 
 
 def main(argv=None) -> int:
@@ -16,16 +17,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         report = ingest_folder(args.folder, args.store, embedder=None if args.no_embed else "auto",
-                               progress=lambda msg: print(msg, flush=True))
+                               progress=lambda msg: print(one_line(msg), flush=True))
     except (FileNotFoundError, NotADirectoryError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     print(f"store: {report.store_dir}")
     print(f"ingested {len(report.ingested)}, unchanged {len(report.unchanged)}, removed {len(report.removed)}, "
           f"skipped {len(report.skipped)}; embedded {report.embedded}; chunks by level {report.chunk_counts}; "
           f"{report.seconds:.2f}s")
     for s in report.skipped:
-        print(f"skipped {s.filename}: {s.reason}")
+        print(one_line(f"skipped {s.filename}: {s.reason}"))
     if report.embedding_error:
         print(f"warning: {report.embedding_error} (the store is sparse-only)")
     print(f"use it with: RAG_KB_DIR={report.folder}")

@@ -93,18 +93,22 @@ class Store:
     # --- read -------------------------------------------------------------------------------
     @classmethod
     def load(cls, directory: Path) -> "Store":
-        """Load a store; a missing or unreadable store loads as empty (it is rebuilt from the
-        documents, which are the source of truth)."""
+        """Load a store; a missing, unreadable or uncommitted store loads as empty (it is rebuilt from the
+        documents, which are the source of truth). The vector cache is keyed by text, so it is kept even
+        then: a rebuild re-chunks but does not re-embed."""
         store = cls(directory)
         try:
             manifest = json.loads((store.directory / MANIFEST).read_text("utf-8"))
             if manifest.get("version") != STORE_VERSION:
                 return store
-            with open(store.directory / DOCSTORE, encoding="utf-8") as fh:
-                chunks = [ChunkRecord.model_validate_json(line) for line in fh if line.strip()]
+            data = (store.directory / DOCSTORE).read_bytes()
+            committed = manifest.get("docstore_sha256")
+            if committed is not None and hashlib.sha256(data).hexdigest() != committed:
+                raise ValueError("the docstore is not the one the manifest committed (a crash between writes)")
+            chunks = [ChunkRecord.model_validate_json(line) for line in data.decode("utf-8").splitlines() if line.strip()]
             store.files, store.chunking, store.chunks = manifest["files"], manifest.get("chunking", {}), chunks
         except (OSError, ValueError, KeyError):
-            return cls(directory)
+            store = cls(directory)
         try:
             meta = json.loads((store.directory / VECTOR_KEYS).read_text("utf-8"))
             matrix = np.load(store.directory / VECTORS, allow_pickle=False)
@@ -116,10 +120,11 @@ class Store:
 
     # --- write ------------------------------------------------------------------------------
     def save(self) -> None:
-        manifest = {"version": STORE_VERSION, "chunking": self.chunking, "files": self.files}
-        _atomic_write(self.directory / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8"))
-        lines = "".join(c.model_dump_json() + "\n" for c in self.chunks)
-        _atomic_write(self.directory / DOCSTORE, lines.encode("utf-8"))
+        """Docstore and vectors first, the manifest last: renaming the manifest into place is the one commit
+        point. It carries the docstore's hash, so a crash between the writes (a new docstore beside the
+        old manifest) loads as a store to rebuild, never as files recorded as ingested with no chunks."""
+        lines = "".join(c.model_dump_json() + "\n" for c in self.chunks).encode("utf-8")
+        _atomic_write(self.directory / DOCSTORE, lines)
         used = {text_hash(c.search_text()) for c in self.leaves()}
         self.vectors.retain(used)
         keys = sorted(k for k in used if k in self.vectors)
@@ -138,6 +143,9 @@ class Store:
                     (self.directory / name).unlink()
                 except FileNotFoundError:
                     pass
+        manifest = {"version": STORE_VERSION, "chunking": self.chunking, "files": self.files,
+                    "docstore_sha256": hashlib.sha256(lines).hexdigest()}
+        _atomic_write(self.directory / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8"))
 
     # --- edit -------------------------------------------------------------------------------
     def replace_file(self, filename: str, sha256: str, chunks: list[ChunkRecord]) -> None:

@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Optional
 
+from rag.terminal import one_line
+
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rag.runs.diff", description=__doc__.splitlines()[0])
@@ -39,16 +41,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         side_a, side_b = load_side(args.a, history), load_side(args.b, history)
         rc = compare_sides(side_a, side_b)
     except CompareError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a history that cannot be read: said, not a traceback
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(one_line(f"error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 2
     finally:
         if history is not None:
             history.close()
     for line in summary_lines(rc, side_a, side_b):
-        print(line)
+        print(one_line(line))
     return 0 if rc.same_outcome else 1
 
 

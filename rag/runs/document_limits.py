@@ -4,11 +4,14 @@ what is wrong.
 
 Hostile files: nesting deeper than `MAX_DOCUMENT_DEPTH` and run ids outside `RUN_ID_PATTERN` are
 refused like any other broken file (the parser would otherwise exhaust its recursion, and a run id
-names rows, threads and download files).
+names rows, threads and download files). So is a file with more objects, lists or values than any export
+has (`MAX_DOCUMENT_CONTAINERS`, `MAX_DOCUMENT_VALUES`), counted on the text BEFORE it is parsed: 45 MB of
+`{}` is fifteen million Python dicts (2.1 GB), while the count needs no more memory than the text itself.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,6 +29,50 @@ MAX_DOCUMENT_DEPTH = 64
 #: A run id names rows, threads ("replay-<run id>") and download files: letters, digits, "-", "_" and
 #: ".", starting with a letter or digit, at most 128 characters (new_run_id makes "main-<16 hex>").
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
+#: Objects and lists in one export: a real one has about 2.5 per KB (a 350 KB export: 850), so a 50 MB
+#: export has about 125,000. Each parsed container costs 60-200 bytes whatever its text.
+MAX_DOCUMENT_CONTAINERS = 250_000
+#: Values (object members and list items) in one export: a real one has about 15 per KB, so a 50 MB
+#: export about 750,000. Each parsed value costs 30-100 bytes even when its text is one character.
+MAX_DOCUMENT_VALUES = 1_000_000
+#: Room for imported runs in the history database, in MB (`RAG_IMPORT_QUOTA_MB`; 0 turns the quota off).
+DEFAULT_IMPORT_QUOTA_MB = 1024.0
+#: A JSON string, escapes included (the unrolled form: no backtracking on long strings).
+_STRING_BYTES = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def import_quota_bytes() -> int | None:
+    """The history's room for imported runs (`RAG_IMPORT_QUOTA_MB`), in bytes; None when turned off."""
+    raw = os.environ.get("RAG_IMPORT_QUOTA_MB", "").strip()
+    try:
+        megabytes = float(raw) if raw else DEFAULT_IMPORT_QUOTA_MB
+    except ValueError:
+        megabytes = DEFAULT_IMPORT_QUOTA_MB
+    return None if megabytes <= 0 else int(megabytes * 1024 * 1024)
+
+
+def check_structure(text: str | bytes) -> None:
+    """Refuse JSON text with more containers or values than an export has, before parsing it: counted on
+    the text with the strings' own brackets and commas left out, in memory no larger than one string."""
+    if isinstance(text, (bytes, bytearray)):
+        pattern, marks = _STRING_BYTES, (b"{", b"[", b",")
+    else:
+        pattern, marks = _STRING_TEXT, ("{", "[", ",")  # type: ignore[assignment]
+    opens = text.count(marks[0]) + text.count(marks[1])  # type: ignore[arg-type]
+    commas = text.count(marks[2])  # type: ignore[arg-type]
+    if opens <= MAX_DOCUMENT_CONTAINERS and commas + opens <= MAX_DOCUMENT_VALUES:
+        return  # within the caps even if every bracket and comma counted
+    for match in pattern.finditer(text):  # type: ignore[arg-type]
+        inside = match.group(0)
+        opens -= inside.count(marks[0]) + inside.count(marks[1])
+        commas -= inside.count(marks[2])
+    if opens > MAX_DOCUMENT_CONTAINERS or commas + opens > MAX_DOCUMENT_VALUES:
+        raise RunImportError(_("the file holds more objects or values than a run export has ({containers} objects "
+                               "and lists, about {values} values; at most {max_containers} and {max_values}); is it "
+                               "a run export?").format(containers=f"{opens:,}", values=f"{commas + opens:,}",
+                                                       max_containers=f"{MAX_DOCUMENT_CONTAINERS:,}",
+                                                       max_values=f"{MAX_DOCUMENT_VALUES:,}"))
 
 
 def load_document(doc: Mapping[str, Any] | str | bytes | Path) -> dict:
@@ -37,11 +84,13 @@ def load_document(doc: Mapping[str, Any] | str | bytes | Path) -> dict:
         except OSError as exc:
             raise RunImportError(_("cannot read {path}: {error}").format(path=doc, error=exc.strerror or exc)) from exc
     if isinstance(doc, (bytes, bytearray)):
+        check_structure(doc)
         try:
             doc = doc.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise RunImportError(_("the file is not UTF-8 text; is it a run export?")) from exc
     if isinstance(doc, str):
+        check_structure(doc)
         try:
             doc = json.loads(doc)
         except RecursionError:
@@ -99,7 +148,11 @@ def check_run_id(value: Any, field: str = "run.run_id") -> str:
 def parse_document(doc: Mapping[str, Any] | str | bytes | Path) -> RunDocument:
     """Validate an export (a dict, JSON text or a file path); every failure is a RunImportError
     that says what is wrong."""
-    raw = load_document(doc)
+    return parse_loaded(load_document(doc))
+
+
+def parse_loaded(raw: Mapping[str, Any]) -> RunDocument:
+    """`parse_document` for what `load_document` returned (its checksum is not computed twice)."""
     try:
         parsed = RunDocument.model_validate(raw)
     except ValidationError as exc:

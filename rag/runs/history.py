@@ -111,8 +111,9 @@ class RunHistory:
     def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
         self.recorder.record_document(run_id, document)
 
-    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "") -> RunInfo:
-        return self.recorder.store_imported(info, document, owner=owner)
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "",
+                       quota_bytes: Optional[int] = None) -> RunInfo:
+        return self.recorder.store_imported(info, document, owner=owner, quota_bytes=quota_bytes)
 
     # ----- queries ----------------------------------------------------------------------------
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,

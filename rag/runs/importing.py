@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import RunImportError
 from rag.i18n import _
-from rag.runs.document_limits import load_document, parse_document
+from rag.runs.document_limits import import_quota_bytes, load_document, parse_loaded
 from rag.runs.feedback import Feedback, store_carried
 from rag.runs.history import RunHistory
 from rag.runs.run_document import checksum
@@ -23,11 +23,12 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory,
     Importing the same export twice returns the run already stored (its carried feedback added beside what the
     run has: `store_carried`); a different run whose id is taken, or one `permit` may not see (someone's private
     run), gets a new id (its thread id is fresh too, so it never mixes with live checkpoints).
-    AccessRefused when `permit` may not import.
+    AccessRefused when `permit` may not import. Imported runs share a quota of the history database
+    (`RAG_IMPORT_QUOTA_MB`): past it, a RunImportError says so.
     """
     permit.require("import_run")
     raw = load_document(doc)
-    parsed = parse_document(raw)
+    parsed = parse_loaded(raw)
     carried = _carried_feedback(raw)
     run_id = parsed.run.run_id
     if history.has_run(run_id):
@@ -37,7 +38,7 @@ def import_run(doc: Mapping[str, Any] | str | bytes | Path, history: RunHistory,
             return history.get_run(run_id)
         run_id = new_run_id("imported")
     info = parsed.run.model_copy(update={"run_id": run_id, "thread_id": f"replay-{run_id}"})
-    stored_info = history.store_imported(info, raw, owner=permit.owner)
+    stored_info = history.store_imported(info, raw, owner=permit.owner, quota_bytes=import_quota_bytes())
     store_carried(history, run_id, carried, owner=permit.owner)
     return stored_info
 

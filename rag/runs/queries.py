@@ -122,7 +122,8 @@ class HistoryQueries:
                        server_id: Optional[str] = None) -> list[str]:
         """Mark runs that are still `running` as `abandoned`, with `finished_at` = when (now by
         default); `run_ids=None` means every running run, or, with `server_id`, every running run that
-        server recorded (and runs recorded before servers were named). Finished or failed runs are left
+        server recorded, and nothing else: a run with no server id is the CLI's `--record`, which may be
+        running right now in another process, so a server's start or SIGTERM leaves it alone. Finished or failed runs are left
         alone, so a late or repeated call cannot rewrite an outcome. Returns the ids marked."""
         when = at or now_iso()
         with self.storage.transaction() as execute:  # one transaction: select and update together
@@ -130,7 +131,7 @@ class HistoryQueries:
                 if server_id is None:
                     rows = execute("SELECT run_id FROM runs WHERE status='running'", ())
                 else:
-                    rows = execute("SELECT run_id FROM runs WHERE status='running' AND server_id IN (?, '')",
+                    rows = execute("SELECT run_id FROM runs WHERE status='running' AND server_id=?",
                                    (server_id,))
             else:
                 ids = list(dict.fromkeys(run_ids))

@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Optional
 
-from rag.errors import UnknownRunError
+from rag.errors import RunImportError, UnknownRunError
 from rag.i18n import _
 from rag.runs.run_info import COLUMNS, ForkEdit, RunInfo, RunKind, RunStatus, dumps, from_row, new_run_id, now_iso, row_values
 from rag.runs.storage import HistoryStorage
@@ -64,11 +64,12 @@ class RunRecorder:
         self._insert(info)
         return info
 
-    def _insert(self, info: RunInfo, document: Optional[Mapping[str, Any]] = None) -> None:
+    def _insert(self, info: RunInfo, document: Optional[Mapping[str, Any]] = None,
+                values: Optional[tuple] = None) -> None:
         try:
             self.storage.execute(
                 f"INSERT INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})",
-                row_values(info, document),
+                values if values is not None else row_values(info, document),
             )
         except Exception as exc:
             if self.storage.is_duplicate(exc):
@@ -129,13 +130,25 @@ class RunRecorder:
         checkpointer, gone with the process, so its recording is stored here when it ends."""
         self.storage.execute("UPDATE runs SET document_json=? WHERE run_id=?", (dumps(dict(document)), run_id))
 
-    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "") -> RunInfo:
+    def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "",
+                       quota_bytes: Optional[int] = None) -> RunInfo:
         """Insert a finished run that came from an export document (see `rag.runs.importing.import_run`). An
         imported copy is no evaluation's case run (that evaluation lists its own runs), so `eval_id` is cleared.
-        Its owner is who imported it here (`owner`), never what the file says."""
+        Its owner is who imported it here (`owner`), never what the file says.
+        `quota_bytes`: the room all imported documents may take in the database (a RunImportError past it)."""
         info = info.model_copy(update={"origin": "imported", "server_id": self.server_id, "eval_id": None,
                                        "owner": " ".join(str(owner or "").split())[:200]})
-        self._insert(info, document)
+        values = row_values(info, document)
+        if quota_bytes is not None:
+            size = len(values[COLUMNS.index("document_json")] or "")
+            used = self.storage.execute("SELECT COALESCE(SUM(LENGTH(document_json)), 0) FROM runs "
+                                        "WHERE origin = 'imported'", ())[0][0]
+            if int(used) + size > quota_bytes:
+                raise RunImportError(_("the run history has no room for this import: imported runs take {used} MB "
+                                       "and this one {size} MB, over the {quota} MB set by RAG_IMPORT_QUOTA_MB. "
+                                       "Delete imported runs you no longer need, or ask the operator to raise "
+                                       "it.").format(used=_mb(int(used)), size=_mb(size), quota=_mb(quota_bytes)))
+        self._insert(info, document, values)
         return self._get(info.run_id)
 
 
@@ -208,3 +221,7 @@ def run_recorded(
 def _prompt_version_of(ctx: Any) -> str:
     """Which prompts drove the run: the roles' own label when they carry one, else the setting."""
     return getattr(ctx.roles, "prompt_version", None) or ctx.settings.prompt_version or "default"
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f}"

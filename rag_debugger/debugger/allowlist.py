@@ -47,16 +47,20 @@ def well_formed(spec: str) -> bool:
 
 
 def allowed(spec: str, policy: GraphPolicy) -> bool:
-    """True when `spec` may be imported: decided on its text, nothing is imported here."""
+    """True when `spec` may be imported: decided on its text, nothing is imported here. Apart from the
+    exact name the operator started the app with, a name is one public attribute of its module, even when
+    an operator's pattern matches it."""
     spec = (spec or "").strip()
     match = SPEC.fullmatch(spec)
     if match is None:
         return False
-    if spec == policy.launch or any(fnmatchcase(spec, pattern) for pattern in policy.patterns):
+    if spec == policy.launch:
         return True
     module, attr = match.group("module"), match.group("attr")
     if PUBLIC_ATTR.fullmatch(attr) is None:
-        return False
+        return False  # whatever a pattern says: `pkg.agent:*` must not reach `Admin.reset_all`
+    if any(fnmatchcase(spec, pattern) for pattern in policy.patterns):
+        return True
     launched = SPEC.fullmatch(policy.launch or "")
     return module in policy.examples or (launched is not None and module == launched.group("module"))
 

@@ -264,6 +264,10 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
+#: The picture's alternative text (also written by a run file's script, ui/panels/static/report.js).
+GRAPH_ALT = N_("the workflow graph with the current position")
+
+
 def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[str, Any]] = None) -> str:
     """The graph, then its legend. The picture is the SVG laid out once and marked for this
     position (`rag_debugger.debugger.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
@@ -272,7 +276,7 @@ def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[st
     and the same marks."""
     if svg:
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        alt = esc(_("the workflow graph with the current position"))
+        alt = esc(_(GRAPH_ALT))
         body = f'<div class="rdi-graph"><img alt="{alt}" src="data:image/svg+xml;base64,{data}"></div>'
     elif graph is not None:
         body = graph_list_html(graph, marks)

@@ -52,16 +52,25 @@ def resolve(spec: str) -> Any:
     return obj
 
 
+def defines(spec: str, obj: Any) -> bool:
+    """True when `obj`, named by `spec`, is a plain function its module defines at top level: the only kind
+    of object a name typed in a browser may call. Not a class (its `__init__` runs), not a method or a
+    callable instance (`Admin.reset_all`, whose `__module__` is the module too), not an import (`os.abort`)."""
+    module, _sep, attr = (spec or "").strip().partition(":")
+    return (inspect.isfunction(obj) and getattr(obj, "__module__", None) == module and "." not in attr
+            and "." not in str(getattr(obj, "__qualname__", ".")))  # top level: `graph = make_graph` counts
+
+
 def load_graph(spec: str, *, checkpointer: bool = True, call_factory: bool = True) -> Any:
     """A compiled graph from `module:attr`. A builder is compiled (with an `InMemorySaver` when
     `checkpointer`); a factory is called once with no arguments. With `call_factory` False (a name typed
     in a browser that the operator did not give: `rag_debugger.debugger.allowlist.operator_named`) only a function
     defined in the named module itself is called, never one it imported (`os.abort`)."""
     obj = resolve(spec)
-    defined_here = getattr(obj, "__module__", None) == spec.strip().partition(":")[0]
-    if callable(obj) and not _is_compiled(obj) and not _is_builder(obj) and not (call_factory or defined_here):
-        raise GraphLoadError(_("{spec} is a function the module imported, not one it defines: it is not called (only "
-                               "a graph the operator named may be such a factory)").format(spec=spec))
+    if callable(obj) and not _is_compiled(obj) and not _is_builder(obj) and not (call_factory or defines(spec, obj)):
+        raise GraphLoadError(_("{spec} is not a function the module defines (a class, a method, an object or a "
+                               "function it imported): it is not called (only a graph the operator named may be "
+                               "such a factory)").format(spec=spec))
     if callable(obj) and not _is_compiled(obj) and not _is_builder(obj):
         try:
             params = [p for p in inspect.signature(obj).parameters.values()
@@ -109,13 +118,21 @@ def with_checkpointer(graph: Any) -> Any:
     return graph.copy(update={"checkpointer": InMemorySaver()})
 
 
+def _own_dataclass(spec: str, obj: Any) -> bool:
+    """A dataclass the module defines at top level: the usual runtime context, whose `__init__` is generated."""
+    import dataclasses
+
+    module, _sep, attr = (spec or "").strip().partition(":")
+    return (inspect.isclass(obj) and dataclasses.is_dataclass(obj) and obj.__module__ == module
+            and obj.__qualname__ == attr)
+
+
 def load_context(spec: str, *, trusted: bool = True) -> Any:
     """The runtime context named by `module:attr`: a class or function is called with no
-    arguments, anything else is used as it is. Not `trusted` (typed in a browser): only a class or
-    function defined in that module is called, never one it imported."""
+    arguments, anything else is used as it is. Not `trusted` (typed in a browser): only a function or a
+    dataclass defined at the top of that module is called, never one it imported, a method or another class."""
     obj = resolve(spec)
-    defined_here = getattr(obj, "__module__", None) == spec.partition(":")[0]
-    if (inspect.isclass(obj) or inspect.isfunction(obj)) and (trusted or defined_here):
+    if (inspect.isclass(obj) or inspect.isfunction(obj)) and (trusted or defines(spec, obj) or _own_dataclass(spec, obj)):
         try:
             return obj()
         except Exception as exc:  # noqa: BLE001 - the user's code: say what happened

@@ -17,6 +17,7 @@ from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
 from rag.runs.compare import outcome_differences, prompt_version_name
+from rag_debugger.ui.text import as_text, in_code
 
 CAUSES = {
     "none": N_("The runs took the same steps with the same values: no divergence."),
@@ -72,10 +73,6 @@ class _Out:
         self.blocks.append(Block(kind, text, **kw))
 
 
-def code_name(value: Any) -> str:
-    """A name put in a code span of a sentence (a node, a field, a graph): a run from an imported file can
-    name anything, and a backtick in it would end the span and let the rest be read as markup."""
-    return " ".join(str(value).replace("`", "'").split())
 
 
 def short(value: Any, limit: int = 300) -> str:
@@ -110,21 +107,21 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
         out.add("warning", _("The runs took the same steps with the same values, but they differ in: {what}.").format(
             what=", ".join(_(OUTCOME_PARTS[d]) for d in differs)))
     else:
-        node = code_name(first.node or "-")
+        node = in_code(first.node or "-")
         where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=node)
         if first.field:
-            where += _(", in `{field}`").format(field=code_name(first.field))
+            where += _(", in `{field}`").format(field=in_code(first.field))
         out.add("subheader", where)
         edit = getattr(rc, "edit", None) or (0, "-")
         out.add("md", _(CAUSES.get(rc.cause, CAUSES["other"])).format(
-            node=node, field=code_name(first.field or "-"), edit=code_name(edit[1]), edit_step=edit[0]))
+            node=node, field=in_code(first.field or "-"), edit=in_code(edit[1]), edit_step=int(edit[0])))
     if rc.graphs[0] != rc.graphs[1]:
         out.add("warning", _("Run A is {a} and run B is {b}: only the steps they share are aligned.").format(
-            a=f"`{code_name(rc.graphs[0])}`", b=f"`{code_name(rc.graphs[1])}`"))
+            a=f"`{in_code(rc.graphs[0])}`", b=f"`{in_code(rc.graphs[1])}`"))
     if getattr(rc, "generic", False):
         _generic_rows(out, rc, side_a, side_b, show_all)
         return out.blocks
-    outcome = _("Route: `{a}` → `{b}`").format(a=rc.route[0], b=rc.route[1])
+    outcome = _("Route: `{a}` → `{b}`").format(a=in_code(rc.route[0]), b=in_code(rc.route[1]))
     if rc.answered:
         outcome += " · " + (_("the same answer") if rc.answer_same else _("a different answer"))
     else:
@@ -160,7 +157,7 @@ def _generic_rows(out: _Out, rc: Any, side_a: Any, side_b: Any, show_all: bool) 
     steps_a, steps_b = _steps(side_a), _steps(side_b)
     if rc.final_fields:
         out.add("md", _("Final state: different in {fields}").format(
-            fields=", ".join(f"`{code_name(f)}`" for f in rc.final_fields)))
+            fields=", ".join(f"`{in_code(f)}`" for f in rc.final_fields)))
     else:
         out.add("md", _("Final state: the same"))
     _aligned_steps(out, rc, steps_a, steps_b, show_all, _state_pair, with_segment=False)
@@ -210,7 +207,7 @@ def _lanes(out: _Out, row: Any) -> None:
 
 def _duration(out: _Out, sa: Any, sb: Any) -> None:
     out.add("caption", _("Duration: {a} ms → {b} ms ({delta:+.0f} ms)").format(
-        a=round(sa.duration_ms), b=round(sb.duration_ms), delta=sb.duration_ms - sa.duration_ms))
+        a=round(sa.duration_ms), b=round(sb.duration_ms), delta=float(sb.duration_ms - sa.duration_ms)))
 
 
 def _state_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
@@ -230,10 +227,10 @@ def _settings(out: _Out, rc: Any) -> None:
         out.add("subheader", _("Settings that differ"))
         out.add("table", rows=tuple({_("setting"): k, "A": short(a), "B": short(b)} for k, a, b in rc.settings))
     if rc.prompt_versions[0] != rc.prompt_versions[1]:
-        out.add("md", _("Prompt version: `{a}` → `{b}`").format(a=prompt_version_name(rc.prompt_versions[0]),
-                                                                b=prompt_version_name(rc.prompt_versions[1])))
+        out.add("md", _("Prompt version: `{a}` → `{b}`").format(a=in_code(prompt_version_name(rc.prompt_versions[0])),
+                                                                b=in_code(prompt_version_name(rc.prompt_versions[1]))))
     for role, text in rc.prompt_diffs.items():
-        out.add("fold", _("Prompt of the {role} role, A → B").format(role=role),
+        out.add("fold", _("Prompt of the {role} role, A → B").format(role=as_text(role)),
                 children=(Block("code", text, code_language="diff"),))
 
 
@@ -310,13 +307,13 @@ def _answers(out: _Out, side_a: Any, side_b: Any) -> None:
         computed.append("B")
     for side in computed:
         out.add("caption", _("Run {side} recorded no answer; shown: the extractive answer to its evidence, computed "
-                             "now.").format(side=side) if (ta if side == "A" else tb)
-                else _("Run {side} gave no answer.").format(side=side))
+                             "now.").format(side=as_text(side)) if (ta if side == "A" else tb)
+                else _("Run {side} gave no answer.").format(side=as_text(side)))
     if ta == tb:
         out.add("caption", _("The same answer."))
         out.add("text", ta)
     else:
         for side, text in (("A", ta), ("B", tb)):
-            out.add("md", "**" + _("Answer of run {side}").format(side=side) + "**")
+            out.add("md", "**" + _("Answer of run {side}").format(side=as_text(side)) + "**")
             out.add("text", text or "—")
         out.add("fold", _("Word changes, A → B"), children=(Block("answer_diff", args=(ta, tb)),))

@@ -6,7 +6,7 @@ so, Run and HITL answers are disabled (nothing can execute), Step / Continue / R
 travel walk the recording."""
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import Any, Optional, cast
 
 import streamlit as st
 
@@ -38,7 +38,7 @@ from rag_debugger.ui.question_row import (
 )
 from rag_debugger.ui.run_link import open_from_url, remember_link
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.ui.text import as_text, in_code
 
 N_("Replay — recorded run, no model and no knowledge base")
 """`rag.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;
@@ -116,18 +116,19 @@ def run_pending(session: DebugSession) -> None:
     if not pending or seg is None or session.done:
         return
     run = shown_name(seg.label)
-    with st.status(_("Running {run}…").format(run=run), expanded=True) as status:
+    with st.status(_("Running {run}…").format(run=as_text(run)), expanded=True) as status:
         ended = guarded(session.continue_, breakpoints() if pending == "continue" else (), _progress_lines)
         if seg.stepper.error:
-            status.update(label=_("{run}: a step failed").format(run=run), state="error")
+            status.update(label=_("{run}: a step failed").format(run=as_text(run)), state="error")
         elif ended is not None and ended.hit:
-            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=run, node=ended.hit),
+            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=as_text(run),
+                                                                                          node=as_text(ended.hit)),
                           state="complete", expanded=False)
             flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-                  .format(node=ended.hit))
+                  .format(node=in_code(ended.hit)))
         else:
             steps = len(seg.stepper.steps)
-            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=run, n=steps),
+            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=as_text(run), n=steps),
                           state="complete", expanded=False)
 
 
@@ -138,7 +139,7 @@ def _progress_lines(record: StepRecord) -> None:
         st.write(f"**{as_text(translate_progress(p.get('label', '')))}**{group} — "
                  f"{as_text(translate_progress(p.get('detail', '')))} · {duration_ms(p.get('elapsed_ms', 0))}")
     if not record.annotations.get("progress"):
-        st.write(f"`{', '.join(record.nodes)}` · {duration_ms(record.duration_ms)}")
+        st.write(f"`{in_code(', '.join(record.nodes))}` · {duration_ms(record.duration_ms)}")
 
 
 def on_restart() -> None:
@@ -163,6 +164,17 @@ def on_follow_recorded(run_id: str) -> None:
 
 # ----- rendering -----------------------------------------------------------------------------
 
+
+def _replay_facts(info: Any, origin: str, total: int) -> str:
+    """The replayed run's one-line facts (its id, where from, when, setup, steps); every outside value escaped."""
+    from rag_debugger.ui.history_view import run_setup_parts
+
+    parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
+        run_id=in_code(info.run_id), origin=as_text(origin), at=date_time(info.created_at)),
+        *run_setup_parts(info), ngettext("{n} step", "{n} steps", total).format(n=total)]
+    return " · ".join(parts) + ("" if info.status == "done"
+                                else _(" · status {status}").format(status=as_text(info.status)))
+
 def render_replay_banner(session: DebugSession) -> None:
     seg = session.current
     info = seg.info if seg is not None else None
@@ -171,14 +183,7 @@ def render_replay_banner(session: DebugSession) -> None:
                      "are disabled.").format(banner=_(REPLAY_BANNER)), icon=MATERIAL["replay"])
         if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
-            from rag_debugger.ui.history_view import run_setup_parts
-
-            total = cast(ReplayStepper, seg.stepper).total_steps
-            parts = [_("Run `{run_id}` from {origin} · recorded {at}").format(
-                run_id=info.run_id, origin=origin, at=date_time(info.created_at)), *run_setup_parts(info),
-                ngettext("{n} step", "{n} steps", total).format(n=total)]
-            st.caption(" · ".join(parts)
-                       + ("" if info.status == "done" else _(" · status {status}").format(status=info.status)))
+            st.caption(_replay_facts(info, origin, cast(ReplayStepper, seg.stepper).total_steps))
         st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))
 

@@ -23,6 +23,7 @@ from rag.eval.scoring import CaseResult
 from rag.i18n import N_, _
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.run_link import RUN_PARAM, STEP_PARAM, expect_links
+from rag_debugger.ui.text import as_text
 
 DEBUGGER_PAGE = "pages/debugger.py"
 COMPARE_PAGE = "pages/compare.py"
@@ -200,7 +201,7 @@ def render_change_links(a: Sequence[CaseResult], b: Sequence[CaseResult], change
     lang = _lang()
     with st.container(key=f"eval_compare_links_{key}", horizontal=True):
         for case_id, params in links:
-            st.page_link(COMPARE_PAGE, label=_("Compare {case}").format(case=case_id), icon=MATERIAL["compare"],
+            st.page_link(COMPARE_PAGE, label=_("Compare {case}").format(case=as_text(case_id)), icon=MATERIAL["compare"],
                          query_params={**params, **({"lang": lang} if lang else {})})
 
 

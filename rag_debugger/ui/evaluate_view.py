@@ -39,6 +39,7 @@ from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
 from rag_debugger.ui.eval_runs_view import HEADINGS as RUN_HEADINGS
 from rag_debugger.ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, url_language, with_headings
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
@@ -202,7 +203,7 @@ def _config_inputs(side: str, label: str, versions: list[str], settings: RagSett
     model = settings.models_configured()
     widths = [1, 3, 2, 2, 2] if model else [1, 3, 2, 2]
     cols = st.columns(widths, vertical_alignment="bottom")
-    cols[0].markdown(_("**Configuration {label}**").format(label=label)
+    cols[0].markdown(_("**Configuration {label}**").format(label=as_text(label))
                      if label != "A" or st.session_state.get("eval_compare") else _("**Configuration**"))
     version = cols[1].selectbox(
         _("Prompt version"), versions, key=f"eval_{side}_prompt",
@@ -268,7 +269,7 @@ def _upload_summary(where) -> None:
         if loaded:
             name, cases = loaded
             st.caption(ngettext("{name}: {n} case read", "{name}: {n} cases read", len(cases)).format(
-                name=name, n=number(len(cases))))
+                name=as_text(name), n=number(len(cases))))
 
 
 def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[EvalConfig], concurrency: int,
@@ -353,9 +354,9 @@ def render_one(record: EvalRecord) -> None:
             st.caption(_("No case carries a tag."))
         else:
             st.bar_chart(tags.set_index("tag")["accuracy"].rename(_("accuracy")), height=220)
-            st.dataframe(headed(_shown(tags)), hide_index=True, width="stretch")
+            data_grid(headed(_shown(tags)), hide_index=True, width="stretch")
     with st.expander(_("Latency per node (ms, from the runs' progress steps)"), expanded=False):
-        st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
+        data_grid(headed(latency_frame(results)), hide_index=True, width="stretch")
     render_cases(results, record.eval_id)
 
 
@@ -370,7 +371,7 @@ def render_cases(results: list[CaseResult], key: str) -> None:
         st.success(_("No failures: every case ended in its expected route."))
     else:
         shown_frame = with_headings(headed(with_run_links(frame, results, url_language())), RUN_HEADINGS)
-        event = st.dataframe(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
+        event = data_grid(shown_frame, hide_index=True, width="stretch", key=f"eval_cases_{key}",
                              on_select="rerun", selection_mode="single-row",
                              column_config={**link_columns(list(shown_frame.columns)),
                                             "from run": st.column_config.LinkColumn(
@@ -396,20 +397,20 @@ def render_compare(records: list[EvalRecord]) -> None:
     regressed = [c for c in changes if c.status == "regressed"]
     fixed = [c for c in changes if c.status == "fixed"]
     cols = st.columns(4)
-    cols[0].metric(_("Route accuracy {label}").format(label=a.label), _fmt(a.summary.get("route_accuracy")))
+    cols[0].metric(_("Route accuracy {label}").format(label=as_text(a.label)), _fmt(a.summary.get("route_accuracy")))
     delta = None
     if a.summary.get("route_accuracy") is not None and b.summary.get("route_accuracy") is not None:
         delta = round(b.summary["route_accuracy"] - a.summary["route_accuracy"], 3)
-    cols[1].metric(_("Route accuracy {label}").format(label=b.label), _fmt(b.summary.get("route_accuracy")),
+    cols[1].metric(_("Route accuracy {label}").format(label=as_text(b.label)), _fmt(b.summary.get("route_accuracy")),
                    delta=delta)
     cols[2].metric(_("Regressed"), len(regressed))
     cols[3].metric(_("Fixed"), len(fixed))
     with st.container(key="eval_changes"):
         if regressed:
             st.error(_("Regressed (right under A, wrong under B): {cases}").format(
-                cases=", ".join(c.id for c in regressed)))
+                cases=as_text(", ".join(c.id for c in regressed))))
         if fixed:
-            st.success(_("Fixed (wrong under A, right under B): {cases}").format(cases=", ".join(c.id for c in fixed)))
+            st.success(_("Fixed (wrong under A, right under B): {cases}").format(cases=as_text(", ".join(c.id for c in fixed))))
         if not regressed and not fixed:
             st.info(_("No case changed between the two configurations."))
     st.markdown(_("**Cases × configurations** (regressions red, fixes green)"))
@@ -418,7 +419,7 @@ def render_compare(records: list[EvalRecord]) -> None:
     shown = with_headings(headed(with_compare_links(matrix, a.results(), b.results(), url_language())), RUN_HEADINGS)
     styled = shown.style.apply(lambda _column: colors, subset=[_(HEADINGS["change"])])
     with st.container(key="eval_matrix"):
-        st.dataframe(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),
+        data_grid(styled, hide_index=True, width="stretch", height=min(38 + 35 * len(matrix), 420),
                      column_config=link_columns(list(shown.columns)))
     render_change_links(a.results(), b.results(), [(c.id, c.status) for c in regressed + fixed], a.group_id)
     left, right = st.columns([2, 3])
@@ -442,17 +443,17 @@ def render_compare(records: list[EvalRecord]) -> None:
         with tab:
             results = rec.results()
             st.table(headed(_shown(accuracy_frame(accuracy_by_route(results), "route"))))
-            st.dataframe(headed(latency_frame(results)), hide_index=True, width="stretch")
+            data_grid(headed(latency_frame(results)), hide_index=True, width="stretch")
             render_agreement(results, rec.eval_id)
             render_cases(results, rec.eval_id)
 
 
 def render_results(records: list[EvalRecord]) -> None:
     first = records[0]
-    st.subheader(_("{set} on {kb} · {provider}").format(set=as_text(first.set_name), kb=first.kb,
-                                                       provider=first.provider))
-    st.caption(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records)
-               + " · " + _("saved {when} UTC").format(when=first.created_at[:19].replace("T", " ")))
+    st.subheader(_("{set} on {kb} · {provider}").format(set=as_text(first.set_name), kb=as_text(first.kb),
+                                                       provider=as_text(first.provider)))
+    st.caption(as_text(" · ".join(f"{r.label}: {r.config.get('description', '')}" for r in records))
+               + " · " + _("saved {when} UTC").format(when=as_text(first.created_at[:19].replace("T", " "))))
     if len(records) == 1:
         render_one(first)
     else:
@@ -517,7 +518,7 @@ def render_page() -> None:
         kb = c2.selectbox(_("Knowledge base"), kbs, key=f"eval_kb_{choice}", index=kbs.index(default_kb(choice)))
         concurrency = c3.slider(_("Cases at a time"), 1, 4, 2, key="eval_concurrency")
         st.caption(_("Model: **{model}** (change it on the Settings page). Model calls are cached on disk, so "
-                     "re-running an unchanged configuration costs no call.").format(model=settings.provider_label()))
+                     "re-running an unchanged configuration costs no call.").format(model=as_text(settings.provider_label())))
         versions = _prompt_versions()
         configs = [_config_inputs("a", "A", versions, settings)]
         if st.session_state.get("eval_compare"):
@@ -542,7 +543,7 @@ def render_page() -> None:
         store = _store()
     except Exception as exc:  # noqa: BLE001 - an unwritable disk: say so, keep the page
         st.error(_("Evaluation results cannot be kept: {reason}. Set RAG_HISTORY_DB to a writable file.").format(
-            reason=friendly(exc)))
+            reason=as_text(friendly(exc))))
         return
     group = st.session_state.get(GROUP_KEY)
     if group:

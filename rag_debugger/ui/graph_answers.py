@@ -23,6 +23,7 @@ from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import flash, guarded
+from rag_debugger.ui.text import in_code
 
 UPDATE_KEY = "yg_ans_update"
 KIND_LABELS = {"text": N_("Text"), "number": N_("Number"), "bool": N_("True / false"), "json": N_("JSON")}
@@ -141,7 +142,7 @@ def render_interrupt(index: int, p: PendingInterrupt, *, several: bool, get_sess
                      render_field: FieldRenderer, seed: Seeder) -> None:
     ask = ask_for(p.value)
     with st.container(border=True, key=f"yg_interrupt_{index}"):
-        st.markdown(f"### {MATERIAL['ask']} " + _("`{node}` asks you (interrupt)").format(node=p.node))
+        st.markdown(f"### {MATERIAL['ask']} " + _("`{node}` asks you (interrupt)").format(node=in_code(p.node)))
         st.text(ask.question)
         if ask.kind == "options" and not several:
             cols = st.columns(min(len(ask.options), 4))

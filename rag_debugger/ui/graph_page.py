@@ -37,6 +37,7 @@ from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style,
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
+from rag_debugger.ui.text import as_text, in_code
 from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
@@ -232,7 +233,7 @@ def follow_link() -> None:
     except Exception as exc:  # noqa: BLE001 - a link must never break the page
         messages.append(_("The link could not be opened: {error}").format(error=friendly(exc)))
     if messages:
-        flash("warning", " ".join(messages))
+        flash("warning", as_text(" ".join(messages)))
 
 
 # ----- the input form ----------------------------------------------------------------------------
@@ -273,7 +274,7 @@ def _seed(key: str, field: FormField) -> None:
 
 
 def render_field(field: FormField, key: str) -> None:
-    label = f"{field.name}{' *' if field.required else ''} · {type_label(field)}"
+    label = as_text(f"{field.name}{' *' if field.required else ''} · {type_label(field)}")  # names from a schema
     help_text = field.help or None
     if field.kind == "bool":
         st.checkbox(label, key=key, help=help_text)
@@ -385,7 +386,7 @@ def _say_compiled_pause(session: GraphSession) -> None:
     else:
         text = _("The graph's own breakpoint (compiled with interrupt_after): paused after `{node}`, where "
                  "LangGraph pauses. Continue goes on.")
-    flash("info", text.format(node=node))
+    flash("info", text.format(node=in_code(node)))
 
 
 def _continue(session: GraphSession) -> None:
@@ -393,7 +394,7 @@ def _continue(session: GraphSession) -> None:
     hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
     if hit:
         flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-              .format(node=hit))
+              .format(node=in_code(hit)))
     else:
         _say_compiled_pause(session)
 
@@ -418,7 +419,7 @@ def on_step_into(name: str) -> None:
         st.session_state[SESSION_KEY] = child
         reset_time_travel()
         flash("info", _("Inside the subgraph `{name}`, on the input the parent hands it. Step through it; "
-                        "“Back to the parent graph” returns (the parent still runs it as one step).").format(name=name))
+                        "“Back to the parent graph” returns (the parent still runs it as one step).").format(name=in_code(name)))
         st.session_state[FULL_RERUN_KEY] = True
 
 
@@ -434,11 +435,11 @@ def render_subgraph_controls(session: GraphSession) -> None:
     if session.parent is not None:
         with st.container(border=True, key="yg_inside"):
             st.markdown(_("**Inside a subgraph:** `{spec}` — a run of its own on the input the parent "
-                          "hands it; the parent's run has not moved.").format(spec=session.spec))
+                          "hands it; the parent's run has not moved.").format(spec=in_code(session.spec)))
             st.button(_("Back to the parent graph"), icon=":material/arrow_upward:", key="yg_step_out",
                       on_click=on_step_out)
     for name in session.subgraphs_next():
-        st.button(_("Step into the subgraph `{name}`").format(name=name), icon=":material/subdirectory_arrow_right:",
+        st.button(_("Step into the subgraph `{name}`").format(name=in_code(name)), icon=":material/subdirectory_arrow_right:",
                   key=f"yg_into_{name}", on_click=on_step_into, args=(name,),
                   help=_("Run the subgraph node by node on the input the parent would give it now"))
 
@@ -451,11 +452,11 @@ def on_open_recording() -> None:
     try:
         data = json.loads(upload.getvalue().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        flash("warning", _("{file} is not a JSON file: {error}").format(file=upload.name, error=friendly(exc)))
+        flash("warning", _("{file} is not a JSON file: {error}").format(file=as_text(upload.name), error=as_text(friendly(exc))))
         return
     if guarded(open_any_recording, session, data) is not None:
         reset_time_travel()
-        flash("info", _("Opened {file} read-only: Step walks the recording, nothing runs.").format(file=upload.name))
+        flash("info", _("Opened {file} read-only: Step walks the recording, nothing runs.").format(file=as_text(upload.name)))
 
 
 def open_any_recording(session: GraphSession, data: Any) -> Any:
@@ -484,7 +485,7 @@ def render_source() -> None:
         st.error(opts.config_error)
     if len(opts.graphs) > 1:
         names = {spec: name for name, spec in opts.graphs}
-        st.selectbox(_("Graphs of {file}").format(file=os.path.basename(opts.config or "langgraph.json")),
+        st.selectbox(_("Graphs of {file}").format(file=as_text(os.path.basename(opts.config or "langgraph.json"))),
                      list(names), key=PROJECT_PICK, format_func=lambda spec: f"{names[spec]} · {spec}",
                      index=list(names).index(opts.graph) if opts.graph in names else 0, on_change=on_pick_project)
     c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
@@ -500,16 +501,16 @@ def render_source() -> None:
 def render_lint(session: GraphSession) -> None:
     findings = session.lint()
     if not findings:
-        st.caption(_("Graph lint: no findings for `{spec}`.").format(spec=session.spec))
+        st.caption(_("Graph lint: no findings for `{spec}`.").format(spec=in_code(session.spec)))
         return
     with st.container(border=True, key="yg_lint"):
         st.markdown(ngettext("**Graph lint: {n} finding** (also `python -m rag_debugger.debugger.lint {spec}`)",
                              "**Graph lint: {n} findings** (also `python -m rag_debugger.debugger.lint {spec}`)",
-                             len(findings)).format(n=len(findings), spec=session.spec))
+                             len(findings)).format(n=len(findings), spec=as_text(session.spec)))
         for f in findings:
             # the finding's own words are the lint CLI's (English); the frame around them is the page's
-            st.warning(_("**{code}** · `{node}` — {message} *Fix:* {fix}").format(code=f.code, node=f.node,
-                                                                              message=f.message, fix=f.fix),
+            st.warning(_("**{code}** · `{node}` — {message} *Fix:* {fix}").format(code=as_text(f.code), node=in_code(f.node),
+                                                                              message=as_text(f.message), fix=as_text(f.fix)),
                        icon=":material/warning:")
 
 
@@ -563,7 +564,7 @@ def render_page() -> None:
     if session.subgraphs():
         st.caption(_("Subgraphs ({names}) are drawn as clusters. A step of this graph runs a subgraph as one task; "
                      "when one is next, “Step into” runs it node by node on its own.").format(
-            names=", ".join(session.subgraphs())))
+            names=as_text(", ".join(session.subgraphs()))))
     render_lint(session)
     render_threads(session)
     render_input_form(session)
@@ -595,7 +596,7 @@ def _workbench() -> None:
     show_flash()
     if session.replay_mode and session.current and session.current.run_id:
         st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
-                  "runs. What if… forks it live.").format(run=session.current.run_id), icon=MATERIAL["replay"])
+                  "runs. What if… forks it live.").format(run=as_text(session.current.run_id)), icon=MATERIAL["replay"])
     elif session.replay_mode and session.current and session.current.thread is not None:
         render_thread_banner(session)
     elif session.replay_mode:

@@ -47,12 +47,14 @@ def graph_run_session(history: Any, run_id: str, policy: GraphPolicy) -> tuple[A
         except Exception:  # noqa: BLE001 - a module that fails to import: the recording still draws
             session, why = None, NOT_LOADED
     note = None
+    # validated once and the raw document let go: the file's memory is a small multiple of the run's
+    checkpoints = [RecordedCheckpoint.model_validate(c) for c in doc.pop("checkpoints", None) or []]
     if session is None:
         note = lambda: _(why).format(spec=spec)  # noqa: E731 - said in the language being drawn
-        checkpoints = [RecordedCheckpoint.model_validate(c) for c in doc.get("checkpoints") or []]
         steps = ReplayStepper(checkpoints, head=doc.get("head_checkpoint_id")).all_steps
         session = GraphSession(spec=spec, graph=graph_from_steps(steps))
-    seg = session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"),
+        del steps
+    seg = session.open_recorded(checkpoints, head=doc.get("head_checkpoint_id"),
                                 inp=doc.get("input"), run_id=info.run_id, info=info)
     seg.stepper.run_to_end()
     return session, note

@@ -20,6 +20,7 @@ from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.panels.what_if import parse_value, value_text
 from rag_debugger.ui.streamlit_state import flash, guarded
+from rag_debugger.ui.text import as_text, in_code
 
 STEP_KEY = "yg_what_if_step"
 FIELD_KEY = "yg_what_if_field"
@@ -58,9 +59,9 @@ def fork_now(session: GraphSession, step: int, field: str, text: str) -> None:
         reset_time_travel()
         said = edit_said(seg.message_edit)
         flash("success", _("{run}: `{field}` edited after step {n} and run forward. The original steps stay in the "
-                           "timeline; the final states are compared above.").format(run=shown_name(seg.label), field=field,
-                                                                                   n=step + 1)
-              + (" " + _("The edit {what} (add_messages).").format(what=said) if said else ""))
+                           "timeline; the final states are compared above.").format(
+                  run=as_text(shown_name(seg.label)), field=in_code(field), n=step + 1)
+              + (" " + _("The edit {what} (add_messages).").format(what=as_text(said)) if said else ""))
 
 
 def _on_fork(get_session: Callable[[], Optional[GraphSession]]) -> None:
@@ -108,4 +109,4 @@ def render_graph_what_if(session: GraphSession, travel: Optional[int],
                      key=f"{VALUE_KEY}_{int(step) - 1}_{field}", height=120)
         st.button(_("Run the fork"), key="yg_what_if_run", on_click=_on_fork, args=(get_session,), type="primary",
                   help=_("Writes the value as {node}'s output (LangGraph update_state, as_node) and runs to the end.")
-                  .format(node=record.nodes[-1] if record.nodes else "?"))
+                  .format(node=as_text(record.nodes[-1] if record.nodes else "?")))

@@ -17,12 +17,13 @@ from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time, duration_ms
 from rag.runs.history import RunHistory
 from rag.runs.run_info import RunInfo
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language
 from rag_debugger.ui.panels.feedback import render_feedback
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import current_person, current_settings, flash, friendly, get_session, guarded, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.ui.text import as_text, in_code
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"
@@ -223,7 +224,7 @@ def on_open(run_id: str) -> None:
         reset_time_travel()
         st.session_state[GOTO_KEY] = True
         flash("info", _("Opened run {run} in replay mode at step {step}: press Step to walk the recording.").format(
-            run=as_text(run_id), step=at_step))
+            run=as_text(run_id), step=as_text(at_step)))
 
 
 def on_delete_request(run_id: str) -> None:
@@ -321,7 +322,7 @@ def render_fork(info: RunInfo) -> None:
         return
     st.info(_("What-if fork of run {run} at step {step}: `{field}` was {old} and was set to {new}, then the run went "
               "on from there. Opening it replays the fork's branch.").format(
-        run=as_text(info.parent_run_id or "?"), step=fork.step, field=fork.field,
+        run=as_text(info.parent_run_id or "?"), step=as_text(fork.step), field=in_code(fork.field),
         old=as_text(edit_text(fork.old)), new=as_text(edit_text(fork.new))), icon=":material/call_split:")
 
 
@@ -402,7 +403,7 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
         if info.status == "abandoned":
             st.caption(_("Abandoned {date}: it never finished (the app restarted, the page was reloaded or closed, or "
                          "a new run replaced it). Its recorded steps can still be replayed.").format(
-                date=_date(info.finished_at)))
+                date=as_text(_date(info.finished_at))))
         # two rows: open (the step and the button, its label whole), then export and delete. Four in a row cut
         # "Open in the step debugger" at 1024 px and put the report's download under the export
         c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
@@ -439,7 +440,7 @@ def render_selected(history: RunHistory, info: RunInfo, others: Optional[dict[st
 
             render_for_run(history, info)
         if st.session_state.get(CONFIRM_KEY) == info.run_id:
-            st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=info.run_id))
+            st.warning(_("Delete run `{run}` and all its checkpoints? This cannot be undone.").format(run=in_code(info.run_id)))
             d1, d2, _rest = st.columns([1, 1, 4])
             d1.button(_("Yes, delete"), key="history_delete_confirm", on_click=on_delete_confirm, args=(info.run_id,),
                       type="primary")
@@ -459,15 +460,16 @@ def render_unusable(exc: BaseException) -> None:
     if is_shared():
         st.error(_("The shared run history database `{location}` cannot be used ({cause}). The step debugger still "
                    "works, in memory: runs are not recorded until the database is back and the app restarts.").format(
-            location=shown_location(), cause=cause))
+            location=in_code(shown_location()), cause=as_text(cause)))
         st.info("**" + _("To recover:") + "** " + _(DATABASE_RECOVERY))
     elif isinstance(exc, HistoryDamagedError) or is_damage(exc) or problem():
         st.error(_("The run history file `{path}` is damaged or unreadable ({cause}). The step debugger still works, "
-                   "in memory: runs are not recorded until the file is replaced.").format(path=shown_location(), cause=cause))
+                   "in memory: runs are not recorded until the file is replaced.").format(
+                       path=in_code(shown_location()), cause=as_text(cause)))
         st.info("**" + _("To recover:") + "** " + _(FILE_RECOVERY))
     else:
         st.error(_("The run history cannot be opened: {cause}. Set RAG_HISTORY_DB to a writable file.").format(
-            cause=cause))
+            cause=as_text(cause)))
 
 
 def render_filters(history: RunHistory) -> Optional[tuple[bool, Optional[str], str]]:
@@ -561,10 +563,10 @@ def render_page() -> None:
 
     if history.engine == "postgresql":
         st.caption(_("Runs of the step debugger are recorded in `{location}` shared by every app server pointed at it "
-                     "and survive restarts.").format(location=shown(history.location)))
+                     "and survive restarts.").format(location=in_code(shown(history.location))))
     else:
         st.caption(_("Runs of the step debugger are recorded in `{location}` and survive restarts.").format(
-            location=shown(history.location)))
+            location=in_code(shown(history.location))))
     render_tools()
     filters = render_filters(history)
     if filters is None:
@@ -609,7 +611,7 @@ def render_page() -> None:
         else:
             st.info(_("No runs yet. Run a question in the Step debugger, import an export, or load the demo pack."))
         return
-    st.dataframe(runs_frame(runs, counts, evaluation_names(runs)), hide_index=True, width="stretch", key="history_runs",
+    data_grid(runs_frame(runs, counts, evaluation_names(runs)), hide_index=True, width="stretch", key="history_runs",
                  column_config={key: st.column_config.Column(_(label)) for key, label in COLUMN_LABELS.items()})
     render_pager(page, more, len(runs))
     by_id = {r.run_id: r for r in runs}

@@ -22,8 +22,10 @@ from rag.ingest.paths import kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save_document
 from rag.ingest.words import translate_ingest
 from rag_debugger.ui import streamlit_state
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
+from rag_debugger.ui.text import as_text
 
 SELECTED_KEY = "kb_selected"
 NEW_NAME_KEY = "kb_new_name"
@@ -69,7 +71,7 @@ def _on_create() -> None:
                             permit=streamlit_state.permit())
         st.session_state[SELECTED_KEY] = folders.name
         st.session_state[NEW_NAME_KEY] = ""
-        flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=folders.name))
+        flash("success", _("Knowledge base **{name}** created. Upload documents to it below.").format(name=as_text(folders.name)))
     guarded(create)
 
 
@@ -84,7 +86,7 @@ def _on_upload(name: str) -> None:
         folders = existing_kb(name)
         kb_jobs.require_change(folders.name, streamlit_state.permit())  # before a byte is written
         if kb_jobs.is_busy(folders.name):
-            flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=folders.name))
+            flash("warning", _("**{name}** is being ingested; upload again when it finishes.").format(name=as_text(folders.name)))
             return
         used = folder_bytes(folders.docs)
         total = folder_bytes(kbs_root())  # every knowledge base's documents, chunks and vectors
@@ -101,7 +103,7 @@ def _on_upload(name: str) -> None:
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
         flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
-                               len(written)).format(n=len(written)) + note)
+                               len(written)).format(n=len(written)) + as_text(note))
     guarded(upload)
 
 
@@ -115,12 +117,13 @@ def _on_delete_file(name: str) -> None:
             flash("warning", _("Wait for the ingestion to finish before deleting a file."))
             return
         if not streamlit_state.permit().allows("change_kb", read_owner(existing_kb(name).root)):
-            flash("warning", _("Only the creator of **{name}** or an administrator can delete its files.").format(name=name))
+            flash("warning",
+                _("Only the creator of **{name}** or an administrator can delete its files.").format(name=as_text(name)))
             return
         delete_document(name, filename)
         st.session_state[DELETE_FILE_KEY] = None
         kb_jobs.start_ingest(name, current_settings(), permit=streamlit_state.permit())
-        flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=filename))
+        flash("info", _("Deleted **{file}**; its chunks leave the index with this ingestion.").format(file=as_text(filename)))
     guarded(delete)
 
 
@@ -146,7 +149,7 @@ def _on_delete_kb(name: str) -> None:
             apply_overrides({"kb_dir": None})
         st.session_state.pop(SELECTED_KEY, None)
         st.session_state["kb_delete_confirm"] = False
-        flash("success", _("Knowledge base **{name}** deleted.").format(name=name))
+        flash("success", _("Knowledge base **{name}** deleted.").format(name=as_text(name)))
     guarded(delete)
 
 
@@ -154,7 +157,7 @@ def _on_use(name: str) -> None:
     def use():
         folders = existing_kb(name)
         apply_overrides({"kb_dir": str(folders.docs)})
-        flash("success", _("The debugger now searches **{name}** (in this browser session).").format(name=folders.name))
+        flash("success", _("The debugger now searches **{name}** (in this browser session).").format(name=as_text(folders.name)))
     guarded(use)
 
 
@@ -224,14 +227,14 @@ def _progress_panel(name: str) -> None:
         st.success(_summary(state))
         if state.report is not None and state.report.embedding_error:
             st.warning(_("No dense vectors: {error}. The knowledge base is searched sparse-only.").format(
-                error=state.report.embedding_error))
+                error=as_text(state.report.embedding_error)))
     table = _files_table(name, state)
     if table.empty:
         st.caption(_("No documents yet."))
     else:
         config = {key: st.column_config.Column(_(label)) for key, label in FILE_COLUMNS.items()}
         config["chunks"] = st.column_config.NumberColumn(_("chunks"), help=_("searchable (leaf) chunks"))
-        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+        data_grid(table, hide_index=True, width="stretch", column_config=config)
     if state is not None and state.finished and st.session_state.get(WATCHING_KEY) == state.job_id:
         st.session_state.pop(WATCHING_KEY, None)
         st.rerun()  # the whole page: the buttons that waited for the job come back
@@ -258,7 +261,7 @@ def _kb_panel(name: str) -> None:
     if active:
         c2.page_link("pages/debugger.py", label=_("Ask it a question in the step debugger"), icon=MATERIAL["debugger"])
     else:
-        c2.caption(_("The debugger now searches **{name}**.").format(name=kb_label(settings.kb_dir)))
+        c2.caption(_("The debugger now searches **{name}**.").format(name=as_text(kb_label(settings.kb_dir))))
     c3.button(_("Use the bundled demo KB"), key="kb_use_bundled", on_click=_on_use_bundled,
               disabled=settings.kb_dir is None, width="stretch")
 
@@ -291,7 +294,7 @@ def _kb_panel(name: str) -> None:
         c3.button(_("Re-ingest"), key="kb_reingest", on_click=_on_reingest, args=(name,), disabled=busy or unchangeable,
                   width="stretch", help=_("Check every file again (unchanged files cost nothing)"))
         c1, c2 = st.columns([4, 1], vertical_alignment="center")
-        c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=name),
+        c1.checkbox(_("Delete **{name}**: its documents, chunks and index (cannot be undone)").format(name=as_text(name)),
                     key="kb_delete_confirm", disabled=busy or not allowed)
         c2.button(_("Delete it"), key="kb_delete_kb", on_click=_on_delete_kb, args=(name,), disabled=busy or not allowed,
                   width="stretch")
@@ -310,9 +313,10 @@ def _who_may_delete(name: str, allowed: bool) -> None:
     owner = read_owner(existing_kb(name).root)
     if allowed:
         st.caption(_("Only its creator ({owner}) and the administrators (RAG_ADMINS) can delete it.").format(
-            owner=owner or _("not recorded")))
+            owner=as_text(owner or _("not recorded"))))
     elif owner:
-        st.caption(_("Only {owner}, who created it, or an administrator (RAG_ADMINS) can delete it.").format(owner=owner))
+        st.caption(_("Only {owner}, who created it, or an administrator (RAG_ADMINS) can delete it.").format(
+            owner=as_text(owner)))
     else:
         st.caption(_("Only an administrator (RAG_ADMINS) can delete it: nobody is recorded as its creator."))
 

@@ -24,11 +24,12 @@ from rag.i18n import N_, _, ngettext
 from rag.playground.ab_fork import ANSWER_STEP, FORK_NODES, ABResult, VariantResult, run_ab
 from rag.prompts.templates import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, PromptSet, validate_template
 from rag_debugger.debugger import diff_table
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import with_headings
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.progress import progress_frame
 from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.ui.text import as_text, code_span, in_code
 
 ROLE_KEY = "pg_role"
 QUESTION_KEY = "pg_question"
@@ -142,7 +143,8 @@ def on_save() -> None:
 
     info = guarded(save)
     if info is not None:  # said beside the Save button, where the eye is
-        s[SAVED_KEY] = _("Saved prompt version “{name}” in {folder}.").format(name=info.name, folder=_versions_dir_note())
+        s[SAVED_KEY] = _("Saved prompt version “{name}” in {folder}.").format(name=as_text(info.name),
+                                                                             folder=as_text(_versions_dir_note()))
 
 
 def on_load() -> None:
@@ -154,7 +156,7 @@ def on_load() -> None:
         for role in ROLES:
             st.session_state[store_key(role)] = prompts.get(role)
             st.session_state.pop(widget_key(role), None)
-        flash("success", _("Loaded version “{name}” into variant B (every role).").format(name=name))
+        flash("success", _("Loaded version “{name}” into variant B (every role).").format(name=as_text(name)))
 
 
 def on_compare() -> None:
@@ -180,7 +182,7 @@ def on_set_active() -> None:
 
     if guarded(activate):
         flash("success", _("Active prompt version: “{name}”. New debugger runs and variant A use it; outside the "
-                           "app, RAG_PROMPT_VERSION=active follows it.").format(name=name))
+                           "app, RAG_PROMPT_VERSION=active follows it.").format(name=as_text(name)))
 
 
 # ----- rendering ---------------------------------------------------------------------------------
@@ -192,9 +194,11 @@ def used_by(role: str) -> str:
 
 
 def render_editor(role: str, prompts: PromptSet) -> str:
-    st.markdown(_("**{role}** — {what}; {used_by}.").format(role=role, what=_(ROLE_HELP[role]), used_by=used_by(role)))
-    required = ", ".join(f"`{{{v}}}`" for v in sorted(REQUIRED_VARIABLES[role]))
-    optional = ", ".join(f"`{{{v}}}`" for v in sorted(ALLOWED_VARIABLES[role] - REQUIRED_VARIABLES[role])) or _("none")
+    st.markdown(_("**{role}** — {what}; {used_by}.").format(
+        role=as_text(role), what=_(ROLE_HELP[role]), used_by=used_by(role)))
+    required = ", ".join(code_span("{" + v + "}") for v in sorted(REQUIRED_VARIABLES[role]))
+    optional = ", ".join(code_span("{" + v + "}")
+                         for v in sorted(ALLOWED_VARIABLES[role] - REQUIRED_VARIABLES[role])) or _("none")
     st.markdown(_("Input variables — required: {required} · optional: {optional}. Literal braces are written "
                   "{braces}.").format(required=required, optional=optional, braces="`{{` `}}`"))
     a_text = prompts.get(role)
@@ -203,7 +207,7 @@ def render_editor(role: str, prompts: PromptSet) -> str:
     st.session_state[widget_key(role)] = st.session_state[store_key(role)]
     left, right = st.columns(2)
     with left:
-        st.markdown(_("**Variant A — current** (version `{version}`)").format(version=prompts.version))
+        st.markdown(_("**Variant A — current** (version `{version}`)").format(version=in_code(prompts.version)))
         st.code(a_text, language="markdown", wrap_lines=True)
     with right:
         st.markdown(_("**Variant B — edit me**"))
@@ -212,12 +216,12 @@ def render_editor(role: str, prompts: PromptSet) -> str:
         try:
             names = validate_template(role, text)
         except PromptTemplateError as exc:
-            st.error(_("Not runnable: {reason}").format(reason=exc), icon=MATERIAL["invalid"])
+            st.error(_("Not runnable: {reason}").format(reason=as_text(exc)), icon=MATERIAL["invalid"])
         else:
             uses = ", ".join("{" + n + "}" for n in sorted(names))
             message = (_("Valid template (identical to A) — uses {variables}") if text == a_text
                        else _("Valid template — uses {variables}"))
-            st.success(message.format(variables=uses), icon=MATERIAL["valid"])
+            st.success(message.format(variables=as_text(uses)), icon=MATERIAL["valid"])
         st.button(_("Reset B to A"), key="pg_reset_b", on_click=on_reset_b, args=(role,))
     return text
 
@@ -274,36 +278,38 @@ def render_answer(answer: Optional[dict]) -> None:
     if answer.get("mode") == "extractive":
         st.markdown(_("**Extractive answer** — sentences quoted from the evidence; no model wrote this"))
     else:
-        st.markdown(_("**Answer** — generated by `{model}` from the evidence").format(model=answer.get("model") or "?"))
+        st.markdown(_("**Answer** — generated by `{model}` from the evidence").format(model=in_code(answer.get("model") or "?")))
     if answer.get("error"):
         st.warning(as_text(answer["error"]))
     if answer.get("text"):
         st.markdown(as_text(answer["text"]))
     for cite in answer.get("citations") or []:
         page = (" · " + _("page {page}").format(page=cite["page_number"])) if cite.get("page_number") is not None else ""
-        st.caption(f"[{cite['n']}] {as_text(cite.get('filename'))}{page}")
+        st.caption(f"[{as_text(cite['n'])}] {as_text(cite.get('filename'))}{as_text(page)}")
 
 
 def render_side(side: VariantResult, title: str, fork_node: str) -> None:
     with st.container(border=True, key=f"pg_side_{side.label.lower()}"):
-        st.markdown(f"### {title}")
+        st.markdown(f"### {as_text(title)}")
         if side.error:
             st.error(_("This variant failed: {error}").format(error=as_text(side.error)))
         if fork_node == ANSWER_STEP:
             st.caption(ngettext("{n} call to the answering model", "{n} calls to the answering model",
-                                side.role_calls).format(n=side.role_calls))
+                                side.role_calls).format(n=as_text(side.role_calls)))
             render_answer(side.role_output)
         else:
             route = side.route or "?"
             st.markdown(_("`{node}` decided `{decided}` → final **`{route}`** / `{status}`").format(
-                node=fork_node, decided=side.decided_route or "—", route=route, status=side.retrieval_status))
+                node=in_code(fork_node), decided=in_code(side.decided_route or "—"), route=in_code(route),
+                    status=in_code(side.retrieval_status)))
             st.caption(ngettext("{n} call to the role's model after the fork",
-                                "{n} calls to the role's model after the fork", side.role_calls).format(n=side.role_calls))
+                                "{n} calls to the role's model after the fork",
+                                    side.role_calls).format(n=as_text(side.role_calls)))
             st.markdown(_("**Structured output**"))
             st.json(side.role_output or {}, expanded=True)
         if side.progress:
             with st.expander(_("Progress after the fork ({n})").format(n=len(side.progress))):
-                st.dataframe(progress_frame([p.model_dump() for p in side.progress]), hide_index=True, width="stretch")
+                data_grid(progress_frame([p.model_dump() for p in side.progress]), hide_index=True, width="stretch")
 
 
 def render_result(result: ABResult) -> None:
@@ -311,13 +317,13 @@ def render_result(result: ABResult) -> None:
     if result.fork_node == ANSWER_STEP:
         st.caption(_("“{question}” · role `{role}` · the graph ran once to the end (checkpoint `{checkpoint}`, "
                      "{n} progress steps); A and B answered from the same evidence.").format(
-            question=as_text(result.question), role=result.role, checkpoint=result.fork_checkpoint_id,
+            question=as_text(result.question), role=in_code(result.role), checkpoint=in_code(result.fork_checkpoint_id),
             n=len(result.upstream_progress)))
     else:
         st.caption(_("“{question}” · role `{role}` · both variants started from checkpoint `{checkpoint}` before "
                      "`{node}` — upstream (retrieval included) ran once ({n} progress steps) and is identical for A "
-                     "and B.").format(question=as_text(result.question), role=result.role,
-                                      checkpoint=result.fork_checkpoint_id, node=result.fork_node,
+                     "and B.").format(question=as_text(result.question), role=in_code(result.role),
+                                      checkpoint=in_code(result.fork_checkpoint_id), node=in_code(result.fork_node),
                                       n=len(result.upstream_progress)))
     render_notes(result)
     left, right = st.columns(2)
@@ -331,7 +337,7 @@ def render_result(result: ABResult) -> None:
         st.markdown(_("#### What differs downstream (A → B)"))
     if result.diff:
         frame = diff_table(result.diff, max_chars=300).rename(columns={"before": "A", "after": "B"})
-        st.dataframe(with_headings(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
+        data_grid(with_headings(frame, DIFF_HEADINGS), hide_index=True, width="stretch", key="pg_diff")
     elif result.fork_node == ANSWER_STEP:
         st.success(_("A and B gave the same answer."))
     else:
@@ -354,7 +360,7 @@ def render_versions(prompts: PromptSet) -> None:
     st.divider()
     st.markdown(_("## Prompt versions"))
     st.caption(_("Versions are JSON files in `{folder}` (RAG_PROMPT_DIR), one line of a template per line of JSON, "
-                 "so they diff in git.").format(folder=_versions_dir_note()))
+                 "so they diff in git.").format(folder=in_code(_versions_dir_note())))
     versions = list_versions()
     active = get_active() or "default"
     names = ["default"] + [v.name for v in versions]
@@ -368,11 +374,11 @@ def render_versions(prompts: PromptSet) -> None:
         saved = st.session_state.pop(SAVED_KEY, None)
         if saved:
             st.success(saved)
-    st.dataframe(with_headings(version_rows(versions, active), VERSION_HEADINGS), hide_index=True, width="stretch",
-                 key="pg_versions")
+    data_grid(with_headings(version_rows(versions, active), VERSION_HEADINGS), hide_index=True, width="stretch",
+              key="pg_versions")
     if not versions:
         st.caption(_("No saved versions yet."))
-    st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=active))
+    st.caption(_("Active version: **{name}** (variant A and new debugger runs use it).").format(name=as_text(active)))
     if st.session_state.get(VERSION_KEY) not in names:
         st.session_state[VERSION_KEY] = active if active in names else "default"
     # one picker, three things to do with the version it names
@@ -389,13 +395,13 @@ def render_versions(prompts: PromptSet) -> None:
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
         a, b, diffs = compared
-        st.markdown(f"**{a} → {b}**")
+        st.markdown(f"**{as_text(a)} → {as_text(b)}**")
         for role in ROLES:
             if diffs.get(role):
-                st.markdown(f"`{role}`")
+                st.markdown(f"`{in_code(role)}`")
                 st.code(diffs[role], language="diff")
             else:
-                st.caption(_("{role}: identical").format(role=role))
+                st.caption(_("{role}: identical").format(role=as_text(role)))
 
 
 def render_page() -> None:
@@ -405,7 +411,7 @@ def render_page() -> None:
         prompts = current_prompts()
     except ValueError as exc:
         st.error(_("The active prompt version cannot be loaded: {reason}. Showing the built-in prompts.").format(
-            reason=friendly(exc)))
+            reason=as_text(friendly(exc))))
         from rag.prompts.templates import load_default_prompts
 
         prompts = load_default_prompts()
@@ -424,6 +430,6 @@ def render_page() -> None:
     result: Optional[ABResult] = st.session_state.get(RESULT_KEY)
     if result is not None:
         if result.role != role:
-            st.caption(_("Last result is for the {role} role.").format(role=result.role))
+            st.caption(_("Last result is for the {role} role.").format(role=as_text(result.role)))
         render_result(result)
     render_versions(prompts)

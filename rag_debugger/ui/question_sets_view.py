@@ -25,6 +25,7 @@ from rag.eval.cases import EvalCase, cases_from_upload
 from rag.eval.from_run import make_case, split_items
 from rag.eval.scoring import ROUTES, CaseResult
 from rag.i18n import N_, _, ngettext
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, with_headings
 from rag_debugger.ui.panels.add_to_set import set_store
 from rag_debugger.ui.panels.icons import MATERIAL
@@ -111,7 +112,7 @@ def load_stored(choice: str) -> tuple[str, list[EvalCase]]:
 def render_source_link(result: CaseResult) -> None:
     """A link to the run an evaluated case was made from (a replay in the step debugger; a new tab)."""
     if result.from_run:
-        st.link_button(_("Open the run it came from ({run})").format(run=result.from_run), run_href(result.from_run),
+        st.link_button(_("Open the run it came from ({run})").format(run=as_text(result.from_run)), run_href(result.from_run),
                        icon=MATERIAL["open"], help=_("The run the case was made from, in the step debugger"))
 
 
@@ -127,7 +128,7 @@ def render_agreement(results: Sequence[CaseResult], key: str) -> None:
         st.markdown("**" + _("Agreement between the judge and people") + "**")
         st.caption(ngettext("Over {n} case a person gave a verdict on: the route the judge ended in against the "
                             "route the person expects.", "Over {n} cases people gave a verdict on: the route the "
-                            "judge ended in against the route the person expects.", found.cases).format(n=found.cases))
+                            "judge ended in against the route the person expects.", found.cases).format(n=as_text(found.cases)))
         cols = st.columns(3)
         cols[0].metric(_("Agreed"), f"{found.agreed}/{found.cases}")
         cols[1].metric(_("Agreement"), f"{found.rate:.3f}")
@@ -145,7 +146,7 @@ def render_agreement(results: Sequence[CaseResult], key: str) -> None:
             st.success(_("The judge agrees with people on every case."))
         else:
             st.markdown("**" + _("Cases where the judge and people disagree") + "**")
-            st.dataframe(_headed(wrong), hide_index=True, width="stretch", column_config=_link_column(),
+            data_grid(_headed(wrong), hide_index=True, width="stretch", column_config=_link_column(),
                          key=f"qs_disagree_{key}")
 
 
@@ -304,7 +305,7 @@ def render_set(found: Any) -> None:
 
     st.caption(ngettext("Version {version} · {n} case · changed {when} by {person}",
                         "Version {version} · {n} cases · changed {when} by {person}", len(found.cases)).format(
-        version=found.version, n=len(found.cases), when=found.updated_at[:19].replace("T", " "),
+        version=as_text(found.version), n=len(found.cases), when=as_text(found.updated_at[:19].replace("T", " ")),
         person=as_text(found.updated_by or _("someone"))))
     refused = refusal("edit_set", found.owner)  # the store refuses too (rag/access.py); this only says so early
     if refused:
@@ -325,7 +326,7 @@ def render_set(found: Any) -> None:
                   args=st.session_state[CONFIRM_KEY])
         d2.button(_("Cancel"), key="qs_delete_cancel", on_click=lambda: st.session_state.pop(CONFIRM_KEY, None))
     if found.cases:
-        st.dataframe(_headed(cases_table(found.eval_cases())), hide_index=True, width="stretch",
+        data_grid(_headed(cases_table(found.eval_cases())), hide_index=True, width="stretch",
                      column_config=_link_column(), key="qs_cases_table")
         ids = [c.case.id for c in found.cases]
         if st.session_state.get("qs_case") not in ids:

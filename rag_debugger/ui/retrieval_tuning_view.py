@@ -24,8 +24,10 @@ from rag.eval.retrieval_eval import RetrievalCase, Workbench, run_retrieval, sum
 from rag.eval.sweep import SWEEPABLE, command_line, grid, pareto_front, run_sweep
 from rag.i18n import N_, _
 from rag.settings import RagSettings
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import apply_overrides, flash, guarded, show_flash
+from rag_debugger.ui.text import as_text, code_span
 
 PASS_KEY = "retr_pass"
 SWEEP_KEY = "retr_sweep"
@@ -237,7 +239,7 @@ def run_sweep_live(cases: list[EvalCase], settings: RagSettings, specs: list[str
 def on_use_point(point_settings: dict) -> None:
     if guarded(apply_overrides, point_overrides(point_settings)) is not None:
         flash("success", _("This session's debugger now uses: {settings}").format(
-            settings=", ".join(f"{k}={v}" for k, v in point_settings.items())))
+            settings=as_text(", ".join(f"{k}={v}" for k, v in point_settings.items()))))
 
 
 def render_tuning(settings: RagSettings, choice: str, kb: str, load: Callable[[str], Optional[tuple]],
@@ -272,13 +274,13 @@ def render_tuning(settings: RagSettings, choice: str, kb: str, load: Callable[[s
 
 def _render_pass(done: dict, on_open_case) -> None:
     summary = done["summary"]
-    st.markdown(_("**Where the gold was lost** ({n} cases)").format(n=summary["cases"]))
+    st.markdown(_("**Where the gold was lost** ({n} cases)").format(n=as_text(summary["cases"])))
     left, right = st.columns([2, 3])
     with left, st.container(key="retr_funnel"):
-        st.dataframe(funnel_frame(summary["lost_at"]), hide_index=True, width="stretch")
+        data_grid(funnel_frame(summary["lost_at"]), hide_index=True, width="stretch")
     with right, st.container(key="retr_metrics"):
-        st.caption(_("Metrics at each stage, at k = top_k = {k}").format(k=summary["k"]))
-        st.dataframe(metrics_frame(summary["metrics"]), hide_index=True, width="stretch")
+        st.caption(_("Metrics at each stage, at k = top_k = {k}").format(k=as_text(summary["k"])))
+        data_grid(metrics_frame(summary["metrics"]), hide_index=True, width="stretch")
     for stage in STAGES:
         lost = [(c, q) for c, q in done["cases"] if c["lost_at"] == stage]
         if not lost or stage == "kept":
@@ -287,7 +289,7 @@ def _render_pass(done: dict, on_open_case) -> None:
             for i, (case, question) in enumerate(lost):
                 col1, col2 = st.columns([4, 1], vertical_alignment="center")
                 extra = f" — {', '.join(case['not_in_kb'])}" if case["not_in_kb"] else ""
-                col1.markdown(f"`{case['id']}` {question[:100]}{extra}")
+                col1.markdown(f"{code_span(case['id'])} {as_text(question[:100])}{as_text(extra)}")
                 col2.button(_("Open in step debugger"), key=f"retr_open_{stage}_{i}", on_click=on_open_case,
                             args=(question,), icon=MATERIAL["debugger"])
 
@@ -301,7 +303,7 @@ def _render_sweep(sweep: dict) -> None:
     with st.container(key="retr_funnel_chart"):
         st.altair_chart(funnel_chart(funnel_points_frame(sweep["points"])), width="stretch")
     funnels = pd.DataFrame([{"point": i + 1, **p["lost_at"]} for i, p in enumerate(sweep["points"])])
-    st.dataframe(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
+    data_grid(frame.merge(funnels, on="point"), hide_index=True, width="stretch", key="retr_points")
     pick = st.selectbox(_("Point"), list(frame["point"]), key="retr_pick",
                         format_func=lambda i: f"{i}: {frame['settings'].iloc[i - 1]}")
     st.button(_("Use these settings"), key="retr_use", on_click=on_use_point,

@@ -164,6 +164,7 @@ def open_from_url(session: Any) -> Any:
 
     from rag_debugger.ui.panels.time_travel import reset_time_travel
     from rag_debugger.ui.streamlit_state import flash, friendly
+    from rag_debugger.ui.text import as_text
 
     params = _params()
     known = (st.session_state.get(RECEIVED_KEY), st.session_state.get(WRITTEN_KEY))
@@ -180,7 +181,7 @@ def open_from_url(session: Any) -> Any:
         messages.append(_("The link could not be opened: {error}").format(error=friendly(exc)))
         reset_time_travel()
     if messages:
-        flash("warning", " ".join(messages))
+        flash("warning", as_text(" ".join(messages)))
     return session
 
 

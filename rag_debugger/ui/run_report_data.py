@@ -6,9 +6,9 @@ small and regular: the step's title, a diff whose rows hold short text, whole nu
 or nothing, the "viewing step n" line and the timeline. Those go into the file as data and the script
 draws them with the words of each language written here once. Everything else is drawn here by the
 app's own functions and stored once per language (deduplicated): rows holding trees, lists, long text
-or floats, parallel lanes, progress tables, a degraded run's banner, each distinct graph picture, and the
-last position whole. So a position costs what its unusual parts cost, and a plain step costs a few
-microseconds.
+or floats, parallel lanes, progress tables, a degraded run's banner, and the last position whole. The
+graph's picture is stored unmarked, once, and the script marks it for each position (`marked_pictures`).
+So a position costs what its unusual parts cost, and a plain step costs a few microseconds.
 
 Kept in step with the app by tests/ui/test_browser_report_data.py: in Chromium, every position of
 several runs, in both languages, must draw the same DOM as the app's functions draw (the file written
@@ -22,6 +22,7 @@ from rag.i18n import _, use_language
 from rag_debugger.debugger.diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.html_view import (
     ABSENT_NULL_EMPTY,
+    GRAPH_ALT,
     LANE_MAX_CHARS,
     NO_CHANGE,
     PAUSED,
@@ -32,7 +33,9 @@ from rag_debugger.debugger.html_view import (
     container_paths,
     diff_row_html,
     lanes_html,
+    legend_html,
 )
+from rag_debugger.debugger.svg import MARK_STYLE, layout_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import LEAF_PREVIEW_CHARS
 from rag_debugger.ui.panels.degradation import degraded_html
@@ -167,12 +170,15 @@ def render_data(session: Any, parts: InspectorParts, store: DataStore, opened: f
     picture_of: list[int] = []
     banners: dict[int, list[int]] = {}
     seen: dict[tuple, int] = {}
-    for travel, ((seg, rec), key) in enumerate(zip(pairs, session.drawing_keys(), strict=True)):
+    keys = session.drawing_keys()
+    marked = marked_pictures(session, keys, store)
+    for travel, ((seg, rec), key) in enumerate(zip(pairs, keys, strict=True)):
         steps.append(step_data(rec, store, parts, opened))
-        if key not in seen:
+        if marked is None and key not in seen:
             seen[key] = len(pictures)
             pictures.append(store.per_lang(lambda t=travel: graph_section(session.drawing(t))))  # type: ignore[misc]
-        picture_of.append(seen[key])
+        if marked is None:
+            picture_of.append(seen[key])
         values = rec.values_after or seg.stepper.state_at(rec.after_checkpoint_id or "")
         if degraded_html(values):
             banners[travel] = store.per_lang(lambda v=values: degraded_html(v))  # type: ignore[misc]
@@ -185,8 +191,45 @@ def render_data(session: Any, parts: InspectorParts, store: DataStore, opened: f
                                                per_position_only=True, position_line=line)
             last["docs"] = (parts.node_docs or (lambda: ""))()
             last["progress"] = session_progress_html(pairs, parts, opened)
-            langs[lang] = {"words": words(timeline["cols"]), "line": store.ref(line),
+            langs[lang] = {"words": {**words(timeline["cols"]), "alt": _(GRAPH_ALT)}, "line": store.ref(line),
                            "end": {name: store.ref(text) for name, text in last.items()},
-                           "header": header() if header else ""}
+                           "header": header() if header else "", "legend": store.ref(legend_html())}
     return {"mode": "data", "order": store.langs, "parts": store.parts, "langs": langs, "steps": steps, "pics": pictures,
-            "pic": picture_of, "banners": banners, "timeline": timeline, "positions": len(pairs) + 1}
+            "pic": picture_of, "svgs": marked, "banners": banners, "timeline": timeline, "positions": len(pairs) + 1}
+
+
+def marked_pictures(session: Any, keys: list[tuple], store: DataStore) -> Optional[dict[str, Any]]:
+    """The graph's pictures as the file's script marks them (`markSvg` in report.js, the twin of
+    `debugger.svg.mark_svg`): each distinct unmarked layout once per language, and per position only the
+    indices of its marked nodes. A file of K positions over a graph of K nodes then holds one picture and
+    K short lists, not K pictures (a 200-node stand-in graph made a 338 MB file). None without a layout
+    program: the node-list pictures are drawn here then."""
+    layouts: list[list[int]] = []
+    layout_ids: dict[tuple, int] = {}
+    marks: list[dict[str, Any]] = []
+    names: dict[str, int] = {}
+    layout_of: list[int] = []
+    mark_of: list[int] = []
+    done: dict[tuple, tuple[int, int]] = {}
+    for travel, key in enumerate(keys):
+        if key not in done:
+            drawing = session.drawing(travel)
+            svgs = []
+            for lang in store.langs:
+                with use_language(lang):
+                    svg = layout_svg(drawing.layout_dot())
+                if svg is None:
+                    return None
+                svgs.append(store.ref(svg))
+            layout = layout_ids.setdefault(tuple(svgs), len(layouts))
+            if layout == len(layouts):
+                layouts.append(svgs)
+            found = drawing.marks()
+            marks.append({"c": [names.setdefault(str(n), len(names)) for n in found.get("current") or ()],
+                          "d": [names.setdefault(str(n), len(names)) for n in found.get("done") or ()],
+                          "s": dict(found.get("send") or {})})
+            done[key] = (layout, len(marks) - 1)
+        layout_of.append(done[key][0])
+        mark_of.append(done[key][1])
+    return {"layouts": layouts, "layout": layout_of, "marks": marks, "mark": mark_of, "names": list(names),
+            "style": MARK_STYLE}

@@ -31,7 +31,7 @@ from rag_debugger.ui.streamlit_state import (
     show_flash,
     signed_in_email,
 )
-from rag_debugger.ui.text import as_text
+from rag_debugger.ui.text import as_text, in_code
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 BUNDLED_KB = N_("Bundled demo knowledge base (zh/en)")
@@ -54,8 +54,8 @@ def _apply(changes: dict) -> bool:
         settings = session_settings(overrides)
     except ValidationError as exc:
         err = exc.errors()[0]
-        flash("error", _("Not saved: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
-                                                                 problem=err["msg"]))
+        flash("error", _("Not saved: {field}: {problem}").format(field=as_text(".".join(str(p) for p in err["loc"])),
+                                                                 problem=as_text(err["msg"])))
         return False
     st.session_state["settings_overrides"] = overrides
     get_session().settings = settings
@@ -100,7 +100,7 @@ def _save_model() -> None:
         return
     changes, problem = _typed_model_changes()
     if problem:
-        flash("error", _("Not saved: {problem}.").format(problem=problem))
+        flash("error", _("Not saved: {problem}.").format(problem=as_text(problem)))
         return
     if _apply(changes):
         st.session_state.pop("tested_changes", None)
@@ -141,14 +141,14 @@ def _test_connection() -> None:
     else:
         changes, problem = _typed_model_changes()
         if problem:
-            flash("error", _("Not tested: {problem}.").format(problem=problem))
+            flash("error", _("Not tested: {problem}.").format(problem=as_text(problem)))
             return
     try:
         settings = session_settings({**settings_overrides(), **changes})
     except ValidationError as exc:
         err = exc.errors()[0]
-        flash("error", _("Not tested: {field}: {problem}").format(field=".".join(str(p) for p in err["loc"]),
-                                                                  problem=err["msg"]))
+        flash("error", _("Not tested: {field}: {problem}").format(field=as_text(".".join(str(p) for p in err["loc"])),
+                                                                  problem=as_text(err["msg"])))
         return
     if not is_really_set(settings.openai_api_key) and not is_really_set(settings.openai_base_url):
         flash("warning", _("Type a base URL (and an API key if the endpoint needs one) first."))
@@ -170,14 +170,15 @@ def _use_method(method: str) -> None:
         report = st.session_state.get("connection_report") or {}
         report["switch_method"] = None
         flash("success", _("This session now uses {method} (and the settings tested). To make it the server's "
-                           "default, set RAG_STRUCTURED_OUTPUT_METHOD={method} in its environment.").format(method=method))
+                           "default, set RAG_STRUCTURED_OUTPUT_METHOD={method} in its environment.").format(
+                               method=as_text(method)))
 
 
 def render_page() -> None:
     st.title(f"{MATERIAL['settings']} " + _("Settings"))
     show_flash()
     settings = current_settings()
-    st.markdown("**" + _("Active provider:") + f"** `{settings.provider_label()}`")
+    st.markdown("**" + _("Active provider:") + f"** `{in_code(settings.provider_label())}`")
     if not settings.models_configured():
         st.info(_("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader "
                   "and rewriter. Everything works without a key or network; connect a model below for real grading."),
@@ -252,9 +253,9 @@ def _render_bounds(settings, locked: bool) -> None:
     caps = settings.max_tokens_settings()
     cols = st.columns(len(MAX_TOKENS_ROLES) + 1)
     for col, role in zip(cols, MAX_TOKENS_ROLES, strict=False):
-        col.number_input(_("Max tokens: {role}").format(role=role), key=f"set_max_tokens_{role}", min_value=16,
+        col.number_input(_("Max tokens: {role}").format(role=as_text(role)), key=f"set_max_tokens_{role}", min_value=16,
                          max_value=65536, step=64, value=max_tokens_for(role, caps), disabled=locked,
-                         help=_("RAG_MAX_TOKENS_{ROLE}; default {default}").format(ROLE=role.upper(),
+                         help=_("RAG_MAX_TOKENS_{ROLE}; default {default}").format(ROLE=as_text(role.upper()),
                                                                                   default=DEFAULT_MAX_TOKENS[role]))
     cols[-1].number_input(_("Parallel calls"), key="set_concurrency", min_value=1, max_value=64,
                           value=concurrency_for(settings.openai_base_url, settings.model_concurrency), disabled=locked,
@@ -270,7 +271,7 @@ def _render_report(locked: bool) -> None:
         latency = report.get("latency_ms")
         st.success(_("Connected in {duration} with method `{method}` (model {model}).").format(
             duration=duration_ms(latency) if isinstance(latency, (int, float)) else "?",
-            method=report.get("method"), model=report.get("model")))
+            method=in_code(report.get("method")), model=as_text(report.get("model"))))
     else:
         st.error(f"{as_text(report.get('error_kind'))}: {as_text(report.get('message'))}")
     failed = [a for a in report.get("attempts") or [] if not a.get("ok")]
@@ -280,7 +281,7 @@ def _render_report(locked: bool) -> None:
         st.info(report["suggestion"])
     method = report.get("switch_method")
     if method and not locked:
-        st.button(_("Use {method} for this session").format(method=method), key="use_tested_method",
+        st.button(_("Use {method} for this session").format(method=as_text(method)), key="use_tested_method",
                   on_click=_use_method, args=(method,), type="primary")
 
 

@@ -15,7 +15,7 @@ from rag.errors import UserFixableError
 from rag.i18n import _
 from rag_debugger.debugger.errors import DebuggerUserError
 from rag_debugger.ui.panels.icons import MATERIAL
-from rag_debugger.ui.text import as_text
+from rag_debugger.ui.text import as_text, in_code
 
 if TYPE_CHECKING:
     from rag.access import Permit
@@ -57,7 +57,7 @@ def current_settings() -> RagSettings:
     try:
         return session_settings(settings_overrides())
     except Exception as exc:  # noqa: BLE001 - a bad override must not lock the user out
-        flash("error", _("Settings were not valid and were reset: {error}").format(error=friendly(exc)))
+        flash("error", _("Settings were not valid and were reset: {error}").format(error=as_text(friendly(exc))))
         st.session_state[OVERRIDES_KEY] = {}
         return RagSettings()
 
@@ -167,7 +167,7 @@ def history_notice() -> None:
         else:
             text = _("**Run history off** — `{location}` is damaged or unreadable, so runs are debugged in memory and "
                      "not recorded. The Run history page says how to recover.")
-        st.sidebar.warning(text.format(location=shown_location()), icon=":material/warning:")
+        st.sidebar.warning(text.format(location=in_code(shown_location())), icon=":material/warning:")
 
 
 def shared_checkpointer() -> Any:
@@ -234,7 +234,7 @@ def provider_banner(where: Any = None) -> None:
     from rag.ingest.paths import kb_label
 
     where.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
-        kb=as_text(kb_label(settings.kb_dir)), retriever=settings.retriever_backend))
+        kb=as_text(kb_label(settings.kb_dir)), retriever=in_code(settings.retriever_backend)))
 
 
 BADGE_STATE_KEY = "model_badge_state"
@@ -251,13 +251,14 @@ def model_badge(settings: RagSettings, where: Any = None) -> None:
     health = last_call(settings.openai_base_url)
     st.session_state[BADGE_STATE_KEY] = health.state if health else None
     if health is None:
-        where.info(_("Model: {model} · not called yet").format(model=model), icon=MATERIAL["model"])
+        where.info(_("Model: {model} · not called yet").format(model=as_text(model)), icon=MATERIAL["model"])
     elif health.ok:
         where.success(_("Model: {model} · last call OK ({role}, {time})").format(
-            model=model, role=health.role, time=_clock(health.at)), icon=MATERIAL["model"])
+            model=as_text(model), role=as_text(health.role), time=as_text(_clock(health.at))), icon=MATERIAL["model"])
     else:
         where.error(_("Model: {model} · last call FAILED ({role}: {kind}, {time}); runs degrade until it "
-                      "answers").format(model=model, role=health.role, kind=health.kind, time=_clock(health.at)),
+                      "answers").format(model=as_text(model), role=as_text(health.role), kind=as_text(health.kind),
+                                        time=as_text(_clock(health.at))),
                     icon=MATERIAL["model"])
 
 

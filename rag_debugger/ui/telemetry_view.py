@@ -11,6 +11,7 @@ import streamlit as st
 from rag.access import AccessRefused
 from rag.i18n import _
 from rag.telemetry import exporter
+from rag_debugger.ui.text import as_text
 
 
 def _toggled() -> None:
@@ -33,7 +34,7 @@ def render_telemetry() -> None:
     st.toggle(_("Send every run as a trace (Phoenix, Langfuse, Jaeger, a collector)"), value=on, key="set_otel_on",
               on_change=_toggled, disabled=bool(refused))
     if refused:
-        st.caption(_("The switch is the whole server's: {why}").format(why=refused))
+        st.caption(_("The switch is the whole server's: {why}").format(why=as_text(refused)))
     status = exporter.status()
     if status.state == "off":
         st.caption(_("Off. The server's OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_EXPORTER_OTLP_HEADERS and "
@@ -41,10 +42,11 @@ def render_telemetry() -> None:
                      "OpenTelemetry default receiver on this machine (localhost:4318)."))
     elif status.state == "waiting":
         st.info(_("On: traces go to {endpoint} ({protocol}) as service {service}; nothing sent yet.").format(
-            endpoint=status.endpoint, protocol=status.protocol, service=status.service_name))
+            endpoint=as_text(status.endpoint), protocol=as_text(status.protocol), service=as_text(status.service_name)))
     elif status.state == "ok":
         st.success(_("On: {count} spans sent to {endpoint} ({protocol}) as service {service}.").format(
-            count=status.sent, endpoint=status.endpoint, protocol=status.protocol, service=status.service_name))
+            count=as_text(status.sent), endpoint=as_text(status.endpoint), protocol=as_text(status.protocol),
+            service=as_text(status.service_name)))
     else:
         st.warning(_("The receiver at {endpoint} does not take the traces ({problem}): runs go on, their spans "
-                     "are dropped until it answers.").format(endpoint=status.endpoint, problem=status.problem))
+                     "are dropped until it answers.").format(endpoint=as_text(status.endpoint), problem=as_text(status.problem)))

@@ -23,9 +23,11 @@ from rag_debugger.debugger.threads import (
     open_store,
     parse_checkpointer_url,
 )
+from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.launch import launch_options
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded
+from rag_debugger.ui.text import as_text, in_code
 
 STORE_KEY = "threads_store"
 FILTER_KEY = "threads_filter"
@@ -65,10 +67,10 @@ def on_go_on(session: GraphSession, after_step: Optional[int] = None) -> None:
         reset_time_travel()
         if live.thread is not None and live.thread.forked:
             flash("info", _("Copied thread {id} into the debugger's own checkpointer as a fork: Step, Continue and "
-                            "answers run there; your database is not written.").format(id=live.thread.thread_id))
+                            "answers run there; your database is not written.").format(id=as_text(live.thread.thread_id)))
         else:
             flash("info", _("Going on with thread {id} in place, in your checkpointer (started writable).").format(
-                id=live.thread.thread_id if live.thread else ""))
+                id=as_text(live.thread.thread_id if live.thread else "")))
 
 
 def INTERRUPT_MARK() -> str:
@@ -104,7 +106,7 @@ def render_threads(session: GraphSession) -> None:
         assert store is not None
         mode = (_("writable: answers and Continue go on in place") if store.source.writable else
                 _("read-only: nothing is written there; going on copies the thread into the debugger as a fork"))
-        st.caption(f"`{store.source.shown}` · {mode}")
+        st.caption(f"`{in_code(store.source.shown)}` · {as_text(mode)}")
         if store.note:
             st.info(store.note, icon=":material/content_copy:")
         st.text_input(_("Filter by thread id"), key=FILTER_KEY, on_change=lambda: st.session_state.update({OFFSET_KEY: 0}))
@@ -118,7 +120,7 @@ def render_threads(session: GraphSession) -> None:
         if not page.threads:
             st.info(_("No threads match."))
             return
-        st.dataframe(_rows(page), hide_index=True, key="yg_threads_table")
+        data_grid(_rows(page), hide_index=True, key="yg_threads_table")
         c1, c2, c3, c4 = st.columns([3, 1.4, 1, 1], vertical_alignment="bottom")
         c1.selectbox(_("Thread"), [t.thread_id for t in page.threads], key=PICK_KEY)
         c2.button(_("Open thread"), key="yg_open_thread", type="primary", on_click=on_open_thread,
@@ -127,7 +129,7 @@ def render_threads(session: GraphSession) -> None:
         c4.button(_("Older"), key="yg_threads_next", disabled=offset + PAGE_SIZE >= page.total,
                   on_click=_page_move, args=(PAGE_SIZE,))
         st.caption(_("Threads {first}–{last} of {total}, newest first").format(
-            first=offset + 1, last=offset + len(page.threads), total=page.total))
+            first=offset + 1, last=as_text(offset + len(page.threads)), total=as_text(page.total)))
         render_opened(session)
 
 
@@ -147,7 +149,7 @@ def render_opened(session: GraphSession) -> None:
             st.button(_("Read older checkpoints"), key="yg_older", on_click=on_older, args=(session,))
         if thread.pending:
             st.warning(_("This thread waits at an interrupt() in {nodes}.").format(
-                nodes=", ".join(sorted({p.node for p in thread.pending}))), icon=":material/pan_tool:")
+                nodes=as_text(", ".join(sorted({p.node for p in thread.pending})))), icon=":material/pan_tool:")
             render_pending_questions(thread.pending)
         if thread.pending or seg.stepper.cut_short:
             label = _("Answer it here") if thread.pending else _("Go on from here")
@@ -158,9 +160,9 @@ def render_opened(session: GraphSession) -> None:
         live = session.current.thread if session.current else None
         if live is not None and live.forked:
             st.caption(_("Running a fork of thread {id} in the debugger's own checkpointer; your database is not "
-                         "written.").format(id=live.thread_id))
+                         "written.").format(id=as_text(live.thread_id)))
         elif live is not None:
-            st.caption(_("Running thread {id} in place, in your checkpointer.").format(id=live.thread_id))
+            st.caption(_("Running thread {id} in place, in your checkpointer.").format(id=as_text(live.thread_id)))
 
 
 def render_pending_questions(pending: Any) -> None:
@@ -170,10 +172,10 @@ def render_pending_questions(pending: Any) -> None:
     for p in pending:
         ask = ask_for(p.value)
         with st.container(border=True, key=f"yg_thread_question_{p.interrupt_id[:16]}"):
-            st.markdown(_("**`{node}` asks:**").format(node=p.node))
+            st.markdown(_("**`{node}` asks:**").format(node=in_code(p.node)))
             st.text(ask.question)
             if ask.options:
-                st.caption(_("Options: {options}").format(options=", ".join(ask.options)))
+                st.caption(_("Options: {options}").format(options=as_text(", ".join(ask.options))))
 
 
 def render_travel_go_on(session: GraphSession, travel: Optional[int]) -> None:
@@ -197,14 +199,14 @@ def render_thread_banner(session: GraphSession) -> None:
     if seg is None or thread is None:
         return
     if thread.pending:
-        nodes = ", ".join(sorted({p.node for p in thread.pending}))
+        nodes = as_text(", ".join(sorted({p.node for p in thread.pending})))
         st.info(_("Paused thread {id} from your checkpointer: it waits for an answer to interrupt() in {nodes} (its "
                   "question is shown above). Step and time travel walk its stored steps; nothing runs until you "
-                  "answer.").format(id=thread.thread_id, nodes=nodes), icon=":material/pan_tool:")
+                  "answer.").format(id=as_text(thread.thread_id), nodes=as_text(nodes)), icon=":material/pan_tool:")
     elif session.cut_short:
         st.info(_("Thread {id} from your checkpointer stopped before its end (a breakpoint, an error or an "
                   "application that stopped): Step and time travel walk its stored steps; nothing runs.").format(
-            id=thread.thread_id), icon=":material/history:")
+            id=as_text(thread.thread_id)), icon=":material/history:")
     else:
         st.info(_("Thread {id} from your checkpointer, finished: Step and time travel walk its stored steps; "
-                  "nothing runs.").format(id=thread.thread_id), icon=":material/history:")
+                  "nothing runs.").format(id=as_text(thread.thread_id)), icon=":material/history:")

@@ -21,5 +21,5 @@ def render_page() -> None:
     values = seg.stepper.current_values()
     progress = _("finished") if seg.stepper.done else _("in progress")
     st.caption(_("Question: {question} · {run} · {progress}").format(
-        question=as_text(session.question), run=as_text(shown_name(seg.label)), progress=progress))
+        question=as_text(session.question), run=as_text(shown_name(seg.label)), progress=as_text(progress)))
     render_trace(values.get("rag_trace"))

@@ -60,10 +60,54 @@ def test_a_function_a_module_imported_is_never_called(tmp_path, monkeypatch):
     (tmp_path / "yg_attack_mod.py").write_text("from os import abort\nCALLED = []\n"
                                                "def graph():\n    CALLED.append(1)\n    return 42\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(GraphLoadError, match="imported, not one it defines"):
+    with pytest.raises(GraphLoadError, match="not a function the module defines"):
         load_graph("yg_attack_mod:abort", call_factory=False)  # it would have killed this test process
     with pytest.raises(GraphLoadError, match="is a int"):
         load_graph("yg_attack_mod:graph", call_factory=False)  # defined there: called (and found wanting)
     import yg_attack_mod
 
     assert yg_attack_mod.CALLED == [1]
+
+
+@pytest.mark.parametrize("spec", [
+    "pkg.agent:Admin.reset_all",        # a pattern like `pkg.agent:*` matched: still one public attribute only
+    "team_graphs.sales:graph.invoke",
+    "team_graphs.sales:_hidden",
+    "team_graphs.sales:__builtins__",
+    "team_graphs.x:os.system",
+])
+def test_a_pattern_never_lifts_the_one_public_attribute_rule(spec):
+    policy = GraphPolicy.from_text("launch.mod:graph", [], "pkg.agent:*, team_graphs.*")
+    assert not allowed(spec, policy)
+
+
+def test_the_launch_name_may_still_be_dotted():
+    """The operator typed it: trusted as it is."""
+    assert allowed("launch.mod:Factory.graph", GraphPolicy.from_text("launch.mod:Factory.graph", [], ""))
+
+
+def test_only_a_function_the_module_defines_is_called_whatever_the_pattern(tmp_path, monkeypatch):
+    """Hole 8 of the second review: `pkg.agent:Admin.reset_all` ran that method under `pkg.agent:*`."""
+    from rag_debugger.debugger.allowlist import GraphPolicy as Policy
+    from rag_debugger.debugger.errors import DebuggerUserError, GraphLoadError
+    from rag_debugger.debugger.session import GraphSession
+
+    (tmp_path / "yg_admin_mod.py").write_text(
+        "CALLED = []\n"
+        "class Admin:\n"
+        "    @staticmethod\n"
+        "    def reset_all():\n        CALLED.append('reset')\n        return 1\n"
+        "    def __call__(self):\n        CALLED.append('instance')\n        return 1\n"
+        "    def __init__(self):\n        CALLED.append('init')\n"
+        "admin = Admin.__new__(Admin)\n"
+        "reset = Admin.reset_all\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    policy = Policy.from_text("launch.mod:graph", [], "yg_admin_mod:*")
+    with pytest.raises(DebuggerUserError):
+        GraphSession.open("yg_admin_mod:Admin.reset_all", policy=policy)
+    for name in ("Admin", "admin"):  # a class (its __init__ would run) and a callable instance
+        with pytest.raises(GraphLoadError, match="not called"):
+            GraphSession.open(f"yg_admin_mod:{name}", policy=policy)
+    import yg_admin_mod
+
+    assert yg_admin_mod.CALLED == []

@@ -3,7 +3,7 @@ below, never one above. Function-level imports count too: a lazy import is still
 
 The layers, lowest first, and why they sit where they do:
 - foundations: the error tree, the data contracts, settings, the trace protocol, secret redaction,
-  the UI's words (`rag.i18n`)
+  the UI's words (`rag.i18n`), terminal-safe text (`rag.terminal`)
   (import nothing above them);
 - rules: the workflow's pure rules (routing, fast path, HITL, synthesis), tested as tables;
 - prompts: the templates and their saved versions;
@@ -37,7 +37,7 @@ from tests.house.sources import module_name, python_files
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("debugger core", ("rag_debugger.debugger",)),  # imports none of ours (tests/debugger/test_package.py)
     ("foundations", ("rag.errors", "rag.access", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings",
-                     "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
+                     "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words", "rag.terminal")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
     ("ingest", ("rag.ingest",)),

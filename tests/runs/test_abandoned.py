@@ -53,12 +53,25 @@ def test_the_list_can_leave_abandoned_runs_out(history_target):
 
 
 def test_a_server_marks_only_its_own_leftovers(history_target):
-    """Two app servers on one history: the one that restarts abandons its own unfinished runs (and runs
-    recorded before servers were named), never the other server's run that is being stepped right now."""
+    """Two app servers on one history: the one that restarts abandons its own unfinished runs, never the
+    other server's run that is being stepped right now, nor a run with no server (the CLI's `--record`)."""
     with RunHistory(history_target, server_id="host-a:8501") as a, RunHistory(history_target, server_id="host-b:8501") as b:
         mine = a.record_start("left behind by a").run_id
         theirs = b.record_start("being stepped on b").run_id
-        unnamed = a.recorder.__class__(a.storage).record_start("from an older app").run_id  # no server id
-        assert sorted(a.mark_abandoned(server_id="host-a:8501")) == sorted([mine, unnamed])
+        unnamed = a.recorder.__class__(a.storage).record_start("a CLI run going on").run_id  # no server id
+        assert a.mark_abandoned(server_id="host-a:8501") == [mine]
         assert b.get_run(theirs).status == "running" and b.get_run(theirs).server_id == "host-b:8501"
+        assert a.get_run(unnamed).status == "running"
         assert a.get_run(mine).server_id == "host-a:8501"
+
+
+def test_a_server_starting_leaves_the_cli_recording_runs_alone(history_target):
+    """Hole 11 of the second review: a server's start (or SIGTERM) marked the CLI's `--record` runs
+    abandoned while they were still running."""
+    from rag_debugger.ui import history_store
+
+    with RunHistory(history_target) as cli:  # what `python -m rag ... --record` opens: no server id
+        running = cli.record_start("a long CLI run").run_id
+        with RunHistory(history_target, server_id=history_store.server_id()) as server:
+            assert server.mark_abandoned(server_id=server.server_id) == []
+        assert cli.get_run(running).status == "running"

@@ -74,7 +74,7 @@ def markdown_sources(at) -> list[str]:
 
 
 #: The hostile question's markup where it is still live (not backslash-escaped) in a markdown source.
-_LIVE = re.compile(r"(?<!\\)!\[x|\]\(http|(?<!\\):red\[|(?<!\\)\*\*bold|(?<!\\)\$x\^2")
+_LIVE = re.compile(r"(?<!\\)!\[x|(?<!\\)\]\(http|(?<!\\):red\[|(?<!\\)\*\*bold|(?<!\\)\$x\^2")
 
 
 def raw_markup(texts: list[str]) -> list[str]:
@@ -106,10 +106,10 @@ def test_questions_and_recorded_text_are_shown_as_text_not_markup(app_test):
 def test_as_text_escapes_markup_and_leaves_plain_sentences_alone():
     from rag_debugger.ui.text import as_text
 
-    plain = ["run.json was not imported: the file is not valid JSON (line 1)", "scope_select", "[offline rules] 1+1",
+    plain = ["run.json was not imported: the file is not valid JSON (line 1)", "scope_select", "1+1",
              "Nova 的电池续航是多少？", "http://127.0.0.1:9/v1"]
     assert [as_text(t) for t in plain] == plain
-    assert as_text("![x](u)") == "\\![x]\\(u)"
-    assert as_text(":red[a] :tada: $x$ **b** `c` <b>") == "\\:red[a] \\:tada: \\$x\\$ \\*\\*b\\*\\* \\`c\\` \\<b>"
+    assert as_text("![x](u)") == "!\\[x\\](u)" and as_text("[offline rules]") == "\\[offline rules\\]"
+    assert as_text(":red[a] :tada: $x$ **b** `c` <b>") == "\\:red\\[a\\] \\:tada: \\$x\\$ \\*\\*b\\*\\* \\`c\\` \\<b>"
     assert as_text("# h\n- item\n12. one\n> q") == "\\# h\n\\- item\n12\\. one\n\\> q"
     assert as_text(None) == "" and as_text("_x_") == "\\_x\\_"

@@ -57,7 +57,9 @@ def test_key_is_never_shown_back_and_a_real_endpoint_runs_the_graph(app_test, fa
     assert at.text_input(key="set_api_key").value == ""
     assert KEY not in all_text(at)
     # the badge names the model and says its health only once a call has told it
-    assert any("openai-compatible:fast-model/grade-model" in i.body and "not called yet" in i.body
+    from tests.support.markdown import shown
+
+    assert any("openai-compatible:fast-model/grade-model" in shown(i.body) and "not called yet" in i.body
                for i in at.sidebar.info)
     assert not at.sidebar.success
 

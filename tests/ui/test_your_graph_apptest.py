@@ -31,7 +31,9 @@ def test_a_launch_graph_opens_at_root_with_lint_and_a_form_from_its_schema(page)
     assert at.title[0].value == ":material/account_tree: Your graph"
     assert at.text_input(key=GRAPH_FIELD).value == "rag_debugger.examples.chain:graph"
     assert any("Graph lint: no findings" in c.value for c in at.caption)
-    labels = [w.label for w in (*at.text_input, *at.number_input, *at.text_area)]
+    from tests.support.markdown import shown as read
+
+    labels = [read(w.label) for w in (*at.text_input, *at.number_input, *at.text_area)]
     assert "text · str" in labels and "repeat · int" in labels and "log · list[str] (JSON)" in labels
     # no RAG panels on this page
     text = shown(at)

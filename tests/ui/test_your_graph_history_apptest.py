@@ -20,7 +20,10 @@ def problems(at) -> list:
 
 
 def warnings(at) -> str:
-    return "\n".join(w.body for w in at.warning)
+    """The warnings as a reader sees them (their outside text is escaped in the markdown source)."""
+    from tests.support.markdown import shown
+
+    return "\n".join(shown(w.body) for w in at.warning)
 
 
 def chain_run(graph_app, text="one two three", steps=None):

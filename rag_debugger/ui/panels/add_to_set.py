@@ -223,7 +223,7 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
                                 "feedback's. Empty: the answer is not judged."))
         right.text_input(_("Tags (comma-separated)"), key=f"{field_key}_tags")
         if facts.run_id:
-            st.caption(_("The case links back to run {run}.").format(run=facts.run_id))
+            st.caption(_("The case links back to run {run}.").format(run=as_text(facts.run_id)))
         else:
             st.caption(_("This run is not in the run history, so the case will not link back to it."))
         st.button(_("Add to the set"), key=f"{key}_add", type="primary", on_click=on_add,

@@ -90,7 +90,7 @@ def render_feedback(history: Any, run_id: Optional[str], *, key: str, person: st
         problem = _("The feedback of this run cannot be read right now; the run history does not answer.")
     counts = summary_text(_summary(items))
     if counts:  # outside the label: a label that changes would be a new expander, closing it on every save
-        st.caption(_("Feedback on this run: {counts}").format(counts=counts))
+        st.caption(_("Feedback on this run: {counts}").format(counts=as_text(counts)))
     with lazy_expander(_("Feedback on this run"), key=f"{key}_folded") as is_open:
         if not is_open:
             return

@@ -66,7 +66,7 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
         normalized = normalize_rag_trace(raw) or {}
     except InvalidTraceError as exc:  # a collaborator wrote a field of the wrong type
         st.error(_("The trace does not fit the protocol, so a client would get an error instead of it: {error}")
-                 .format(error=exc))
+                 .format(error=as_text(exc)))
         with st.expander(_("Raw trace (as the run left it)")):
             st.json(raw)
         return
@@ -75,21 +75,22 @@ def render_trace(raw: Optional[dict], *, key: str = "trace") -> None:
         for f in group:
             counts[field_state(raw, normalized, f)] += 1
     st.caption(_("{present} present · {null} null (dropped by normalization) · {absent} absent — of the 59 protocol "
-                 "fields").format(present=counts["present"], null=counts["null"], absent=counts["absent"]))
+                 "fields").format(present=as_text(counts["present"]), null=as_text(counts["null"]),
+                                  absent=as_text(counts["absent"])))
     only_present = st.toggle(_("Only fields that are present"), key=f"{key}_present", value=False)
     for name, group in FIELD_GROUPS.items():
         frame = trace_frame(raw, normalized, group)
         present = int((frame["state"] == "present").sum())
         if only_present:
             frame = frame[frame["state"] == "present"]
-        with st.expander(f"{group_title(name)} ({present}/{len(group)})",
+        with st.expander(f"{as_text(group_title(name))} ({as_text(present)}/{len(group)})",
                          expanded=name in ("tool and retrieval", "grade and route")):
             st.table(display_frame(frame)) if not frame.empty else st.caption(_("none present"))
     subs = normalized.get("sub_traces") or []
     if subs:
         st.markdown("**sub_traces**")
         for i, sub in enumerate(subs, start=1):
-            with st.expander(f"{i}. {as_text(sub.get('query'))} → {as_text(sub.get('route'))} / "
+            with st.expander(f"{as_text(i)}. {as_text(sub.get('query'))} → {as_text(sub.get('route'))} / "
                              f"{as_text(sub.get('retrieval_status'))}"):
                 st.json(sub, expanded=1)
     extras = {k: v for k, v in raw.items() if k not in FIELD_MEANINGS}

@@ -23,6 +23,7 @@ from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.panels.values import is_chunk
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded
+from rag_debugger.ui.text import as_text, in_code
 
 STEP_KEY = "what_if_step"
 FIELD_KEY = "what_if_field"
@@ -99,7 +100,7 @@ def _fork(step: int, field: Optional[str], value: Any) -> None:
         route = seg.stepper.current_values().get("route")
         flash("success", _("{run}: `{field}` edited after step {n} and run forward — route now `{route}`. The original "
                            "steps stay in the timeline; the final states are compared above.").format(
-            run=shown_name(seg.label), field=field, n=step + 1, route=route))
+            run=as_text(shown_name(seg.label)), field=in_code(field), n=step + 1, route=in_code(route)))
 
 
 def _run_fork() -> None:
@@ -147,4 +148,4 @@ def render_what_if(travel: Any) -> None:
                      key=f"{VALUE_KEY}_{int(step) - 1}_{field}", height=120, help=_(EXAMPLES))
         st.button(_("Run the fork"), key="what_if_run", on_click=_run_fork, type="primary",
                   help=_("Writes the value as {node}'s output (LangGraph update_state, as_node) and runs to the end.")
-                  .format(node=record.nodes[-1]))
+                  .format(node=as_text(record.nodes[-1])))

@@ -23,6 +23,51 @@
     });
   }
   function code(text) { return "<code>" + esc(text) + "</code>"; }
+  function unesc(text) {  // Python's html.unescape for what Graphviz writes in a <title>
+    return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, function (m, e) {
+      if (e[0] === "#") return String.fromCodePoint(e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+      return {amp: "&", lt: "<", gt: ">", quot: '"', apos: "'"}[e];
+    });
+  }
+  // ---- the graph's picture: debugger/svg.py mark_svg and debugger/html_view.py graph_html, here ----
+  function markSvg(svg, m, names) {
+    var current = {}, done = {}, send = m.s || {}, out = [], at = 0, match;
+    m.c.forEach(function (i) { current[names[i]] = true; });
+    m.d.forEach(function (i) { done[names[i]] = true; });
+    var group = /<g id="([^"]*)" class="(node|edge)">(\s*<title>)([\s\S]*?)(<\/title>)/g;
+    while ((match = group.exec(svg)) !== null) {
+      var name = unesc(match[4]);
+      if (match[2] === "node") {
+        var mark = current[name] ? "rdi-current" : done[name] ? "rdi-done" : "";
+        if (mark) {
+          out.push(svg.slice(at, match.index), '<g id="' + match[1] + '" class="node ' + mark + '">', match[3], match[4], match[5]);
+          at = group.lastIndex;
+        }
+      } else if (Object.prototype.hasOwnProperty.call(send, name)) {
+        var end = svg.indexOf("</g>", group.lastIndex);
+        var text = /(<text\b[^>]*>)([^<]*)(<\/text>)/g;
+        text.lastIndex = group.lastIndex;
+        var label = text.exec(svg);
+        if (label && (end < 0 || label.index + label[0].length <= end)) {
+          out.push(svg.slice(at, label.index), label[1],
+            String(send[name]).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"), label[3]);
+          at = label.index + label[0].length;
+        }
+      }
+    }
+    out.push(svg.slice(at));
+    var marked = out.join(""), head = marked.indexOf(">") + 1;
+    return head > 0 ? marked.slice(0, head) + data.svgs.style + marked.slice(head) : marked;
+  }
+  function base64(text) {
+    var bytes = new TextEncoder().encode(text), binary = "";
+    for (var i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+    return btoa(binary);
+  }
+  function pictureHtml(layout, m, L) {
+    return '<div class="rdi-graph"><img alt="' + esc(L.words.alt) + '" src="data:image/svg+xml;base64,'
+      + base64(markSvg(data.parts[layout], m, data.svgs.names)) + '"></div>' + data.parts[L.legend];
+  }
   function absent(v) { return v !== null && typeof v === "object"; }
 
   // ---- data mode: the markup of rag_debugger/debugger/html_view.py (step_html, diff_html, timeline_html) ----
@@ -82,6 +127,10 @@
       return ["r" + id, function () { return id === null || id === undefined ? "" : data.parts[id]; }];
     }
     var s = data.steps[pos];
+    if (name === "graph" && data.svgs) {
+      var S = data.svgs, layout = S.layouts[S.layout[pos]][li], mk = S.mark[pos];
+      return ["g" + layout + ":" + mk, function () { return pictureHtml(layout, S.marks[mk], L); }];
+    }
     if (name === "graph") {
       var pic = data.pics[data.pic[pos]][li];
       return ["r" + pic, function () { return data.parts[pic]; }];
