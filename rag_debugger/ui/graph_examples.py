@@ -27,8 +27,11 @@ option would change the option when the language does)."""
 _GRAPH_LINE = re.compile(r"^graph\s*=", re.M)
 
 
-def bundled_examples(folder: Path) -> list[str]:
-    """`examples.<module>:graph` for each module of `folder` that assigns `graph`, sorted."""
+EXAMPLES_PACKAGE = "rag_debugger.examples"
+
+
+def bundled_examples(folder: Path, package: str = EXAMPLES_PACKAGE) -> list[str]:
+    """`<package>.<module>:graph` for each module of `folder` (the package's folder) that assigns `graph`, sorted."""
     found = []
     for path in sorted(folder.glob("*.py")):
         if path.stem.startswith("_"):
@@ -38,7 +41,7 @@ def bundled_examples(folder: Path) -> list[str]:
         except OSError:
             continue
         if _GRAPH_LINE.search(text):
-            found.append(f"{folder.name}.{path.stem}:graph")
+            found.append(f"{package}.{path.stem}:graph")
     return found
 
 

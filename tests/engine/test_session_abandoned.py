@@ -75,7 +75,7 @@ def test_a_disconnected_tab_leaves_its_run_behind(settings, history):
 
 def test_the_next_start_abandons_what_a_previous_process_left_running(tmp_path):
     path = tmp_path / "shared.db"
-    with RunHistory(path) as before:
+    with RunHistory(path, server_id=history_store.server_id()) as before:  # this server, before a restart
         left = before.record_start("the server was killed here").run_id
         done = before.record_start("finished").run_id
         before.record_finish(done, status="done", duration_ms=1)
