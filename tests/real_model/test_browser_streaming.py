@@ -70,7 +70,8 @@ def test_the_planners_and_graders_tokens_appear_as_written_and_stop_cancels_a_gr
               const live = document.querySelector('.rdi-live[data-state="running"]');
               if (live && live.querySelector('.rdi-live-call[data-role="grader"]')) return true;
               const pos = document.querySelector('.rdi-position');
-              return !live && pos && !pos.innerText.includes(` ${before} steps`);
+              const shown = pos && pos.innerText.match(/(\d+) steps?\b/);
+              return !live && shown && Number(shown[1]) !== before;
             }""", arg=before, timeout=300_000, polling=100)
             if page.locator('.rdi-live[data-state="running"] .rdi-live-call[data-role="grader"]').count():
                 break

@@ -127,7 +127,8 @@ def test_the_evaluate_page_in_chinese_compares_two_configurations(tmp_path):
         headers = matrix.locator("thead th").all_inner_texts()
         assert "正确" in headers and "answer" in headers  # headings in Chinese, routes as they are
         assert page.get_by_text("mine.jsonl，知识库 bundled").first.is_visible()
-        no_english(page, "mine.jsonl")
+        # route names are the protocol's values, shown as they are (the matrix's headings say so above)
+        no_english(page, "mine.jsonl", "answer", "clarify", "scope_select", "no_knowledge")
         page.locator(".st-key-eval_changes").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "zh_evaluate_compare.png"))
         matrix.scroll_into_view_if_needed()

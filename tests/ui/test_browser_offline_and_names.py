@@ -37,7 +37,8 @@ def visible_button_names(page) -> list[str]:
     names = []
     for i in range(buttons.count()):
         b = buttons.nth(i)
-        if b.is_visible():
+        # a select box's arrow is Streamlit's own "Open" toggle, part of the labelled combobox, not a button of ours
+        if b.is_visible() and not b.evaluate("e => !!e.closest('[data-testid=\"stSelectbox\"]')"):
             names.append(b.evaluate("e => (e.getAttribute('aria-label') || e.innerText || '').trim()"))
     return names
 
