@@ -22,7 +22,7 @@ from rag.i18n import N_, _
 from rag.ingest import words
 from rag.ingest.owners import write_owner
 from rag.ingest.paths import LAST_INGEST, kbs_root
-from rag.ingest.store import DOCSTORE, Store
+from rag.ingest.store import DOCSTORE, MANIFEST, Store
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 NAME_RULE = N_("1 to 40 characters: lowercase letters, digits, '-' and '_', starting with a letter or digit")
@@ -133,8 +133,8 @@ def delete_kb(name: str) -> None:
 
 @functools.lru_cache(maxsize=16)
 def _leaf_counts(store_dir: str, version: tuple) -> dict[str, int]:
-    """filename → leaf chunks in a store, read once per docstore version: the page asks twice a
-    second while a job runs, and parsing a large docstore each time would compete with the job."""
+    """filename → leaf chunks in a store, read once per store version (docstore and manifest): the page asks
+    twice a second while a job runs, and parsing a large docstore each time would compete with the job."""
     counts: dict[str, int] = {}
     for chunk in Store.load(Path(store_dir)).leaves():
         counts[chunk.filename] = counts.get(chunk.filename, 0) + 1
@@ -156,8 +156,10 @@ def file_rows(name: str, skipped: Optional[dict[str, str]] = None) -> list[FileR
     folders = existing_kb(name)
     skipped = skipped or {}
     try:
-        st = (folders.store / DOCSTORE).stat()
-        version = (st.st_mtime_ns, st.st_size, st.st_ino)  # a save is a rename: a new inode
+        # a save renames the docstore, then the manifest (its commit point) into place: a read between the two
+        # sees an uncommitted docstore, so the version is both files' (a rename gives each a new inode)
+        version = tuple((s.st_mtime_ns, s.st_size, s.st_ino)
+                        for s in ((folders.store / DOCSTORE).stat(), (folders.store / MANIFEST).stat()))
     except OSError:
         version = None
     leaves = _leaf_counts(str(folders.store), version) if version is not None else {}
