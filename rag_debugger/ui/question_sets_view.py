@@ -27,7 +27,7 @@ from rag.eval.scoring import ROUTES, CaseResult
 from rag.i18n import N_, _, ngettext
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, with_headings
-from rag_debugger.ui.panels.add_to_set import set_store
+from rag_debugger.ui.panels.add_to_set import listed_sets, set_store
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.run_link import run_href
 from rag_debugger.ui.streamlit_state import refusal
@@ -362,11 +362,8 @@ def render_question_sets() -> None:
     with st.container(key="qs_message"):
         if message:
             getattr(st, message[0])(as_text(message[1]))
-    try:
-        sets = set_store().list_sets()
-    except Exception as exc:  # noqa: BLE001 - no usable history: say so, keep the page
-        st.warning(_("Question sets live in the run history, which cannot be used now: {error}").format(
-            error=as_text(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)))
+    sets = listed_sets()
+    if sets is None:
         return
     new_col, upload_col = st.columns(2)
     with new_col.container(border=True):

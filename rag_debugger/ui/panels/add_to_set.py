@@ -38,6 +38,16 @@ def set_store() -> Any:
     return QuestionSetStore(history().storage)
 
 
+def listed_sets() -> Optional[list[Any]]:
+    """The stored sets, or None after saying on the page that the history holding them cannot be used."""
+    try:
+        return list(set_store().list_sets())
+    except Exception as exc:  # noqa: BLE001 - no usable history: say so, keep the page
+        st.warning(_("Question sets live in the run history, which cannot be used now: {error}").format(
+            error=as_text(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)))
+        return None
+
+
 def facts_for_run(history: Any, run_id: str) -> RunFacts:
     """The form's starting point for a recorded run: its chain of parents and the answers it was given."""
     from rag.eval.from_run import answers_to
@@ -184,11 +194,8 @@ def render_add_to_set(load: Callable[[], Optional[RunFacts]], *, key: str,
         if facts is None:
             st.caption(_("Run a question first (or open a recorded run): a case is made from a run."))
             return
-        try:
-            sets = set_store().list_sets()
-        except Exception as exc:  # noqa: BLE001 - no usable history: say so, keep the page
-            st.warning(_("Question sets live in the run history, which cannot be used now: {error}").format(
-                error=as_text(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)))
+        sets = listed_sets()
+        if sets is None:
             return
         field_key = f"{key}_{facts.run_id or 'unrecorded'}"
         corrected = correction(facts.run_id)
