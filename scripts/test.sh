@@ -34,7 +34,7 @@ fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 echo "ruff: lint and import order (pyproject.toml)"
 python3 -m ruff check .
-echo "mypy: types of rag/, debugger/ and ui/, with the pydantic plugin (pyproject.toml; cached in .mypy_cache)"
+echo "mypy: types of rag/ and rag_debugger/, with the pydantic plugin (pyproject.toml; cached in .mypy_cache)"
 python3 -m mypy
 echo "real-model lane: llama.cpp's server and SmolLM2 in .cache/real-model/ (the engine is built once, then cached)"
 bash scripts/real_model.sh >/dev/null
