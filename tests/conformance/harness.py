@@ -29,7 +29,8 @@ from tests.conformance.case import Case
 MODULES = ("graphs_states", "graphs_control", "graphs_interrupts", "graphs_policies", "graphs_functional",
            "graphs_agents", "graphs_more")
 
-CHECKS = ("steps", "final", "breakpoint", "time_travel", "what_if", "export_replay", "html", "compare", "lint")
+CHECKS = ("steps", "final", "breakpoint", "time_travel", "what_if", "export_replay", "html", "compare", "lint",
+          "marks")
 
 #: Checks expected to fail while the work that makes them pass is in progress, each with the reason. A listed
 #: pair is expected to fail; when it starts passing the test fails too, so the entry is removed with the fix
@@ -504,6 +505,37 @@ class Run:
         result = compare_runs(a, b)
         _expect(result.first is None, f"two identical runs differ: {result.first}")
 
+    def check_marks(self) -> None:
+        """Retry attempts and cache hits as LangGraph reports them: its callbacks see every attempt of a node
+        (one `on_chain_start` each), its `updates` stream marks a task served from the cache. Each side runs
+        the input twice from an empty cache, so the second run is the one that hits it."""
+        graph = self.oracle.graph
+        cache = getattr(graph, "cache", None)
+        retried = any(getattr(node, "retry_policy", None) for node in graph.builder.nodes.values()) \
+            if getattr(graph, "builder", None) is not None else False
+        if (cache is None and not retried) or self.case.answers:
+            raise NotApplicable
+        runs = 2 if cache is not None else 1
+        if cache is not None:
+            cache.clear()
+        expected = []
+        for _run in range(runs):
+            expected.append(_oracle_marks(Oracle(self.case), self.case.input))
+        if cache is not None:
+            cache.clear()
+        session = open_session(self.case)
+        session_cache = getattr(session.graph, "cache", None)
+        if session_cache is not None and session_cache is not cache:
+            session_cache.clear()
+        got = []
+        for _run in range(runs):
+            drive(session, self.case)
+            got.append(_session_marks(session))
+        for n, (a, b) in enumerate(zip(expected, got, strict=True), start=1):
+            _expect(a == b, f"run {n}: (step, node, attempts, cached):\n langgraph {a}\n session   {b}")
+        _expect(any(attempts > 1 or hit for run in got for _s, _n, attempts, hit in run) or not retried,
+                "a node with a retry policy: no run showed a retry")
+
     def check_lint(self) -> None:
         from rag_debugger.debugger.lint import lint_graph
 
@@ -531,6 +563,57 @@ class Outcome:
 _RUNS: dict[str, Any] = {}
 OUTCOMES: list[Outcome] = []
 """Every check made in this process, for the figure printed at the end of a pytest run."""
+
+
+class _Starts:
+    """LangChain callbacks that count each task's starts (a retried attempt starts again), by task id."""
+
+    def __new__(cls) -> Any:
+        from langchain_core.callbacks import BaseCallbackHandler
+
+        class Handler(BaseCallbackHandler):
+            def __init__(self) -> None:
+                self.starts: dict[str, int] = {}
+
+            def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None,
+                               tags: Any = None, metadata: Any = None, **kwargs: Any) -> None:
+                meta = metadata or {}
+                node, step = meta.get("langgraph_node"), meta.get("langgraph_step")
+                task = str(meta.get("langgraph_checkpoint_ns") or "").rpartition(":")[2]
+                if node is not None and kwargs.get("name") == node and f"graph:step:{step}" in (tags or ()):
+                    self.starts[task] = self.starts.get(task, 0) + 1
+
+        return Handler()
+
+
+def _oracle_marks(oracle: Oracle, inp: Any) -> list[tuple[int, str, int, bool]]:
+    """(superstep order, node, attempts, served from the cache) for one run by LangGraph alone."""
+    starts = _Starts()
+    config = {**oracle.config, "callbacks": [starts]}
+    tasks: list[tuple[int, str, str]] = []
+    hits: set[tuple[int, str]] = set()
+    step = 0
+    try:
+        for mode, ev in oracle.events(inp, config, stream_mode=["debug", "updates"]):
+            if mode == "debug" and ev["type"] == "task":
+                step = ev["step"]
+                tasks.append((step, ev["payload"]["name"], ev["payload"]["id"]))
+            elif mode == "updates" and (ev.get("__metadata__") or {}).get("cached"):
+                hits.update((step, name) for name in ev if name != "__metadata__")
+    except Exception:  # noqa: BLE001 - a node's error ends the run; its attempts are counted all the same
+        pass
+    order = {s: i for i, s in enumerate(sorted({s for s, _n, _t in tasks}))}
+    return sorted((order[s], name, starts.starts.get(task, 0) if (s, name) not in hits else 0, (s, name) in hits)
+                  for s, name, task in tasks)
+
+
+def _session_marks(session: Any) -> list[tuple[int, str, int, bool]]:
+    """The same for the session's current run: each lane's attempts and cache mark, as the page shows them."""
+    out = []
+    for i, (_seg, record) in enumerate(session.all_steps()):
+        for lane in record.lanes:
+            out.append((i, lane.node, 0 if lane.cached else lane.attempts, bool(lane.cached)))
+    return sorted(out)
 
 
 def run_of(case: Case) -> Any:
