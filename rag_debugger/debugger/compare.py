@@ -181,19 +181,27 @@ def match_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord],
 def pair_lanes(a: Sequence[LaneRecord], b: Sequence[LaneRecord], *, run_ids: bool = True
                ) -> tuple[tuple[str, Optional[int], Optional[int]], ...]:
     """Lanes of one step paired the way a person reads two fan-outs: a lane of A with the lane of B of the
-    same node that wrote the same (by meaning: `same_meaning`), then the rest of each node's lanes in their
-    order. So when B sent one `Send` fewer, the lanes it has still pair with their twins in A and the one
-    it lacks shows as missing, instead of every later lane pairing with its neighbour."""
+    same node that was sent the same argument (`LaneRecord.sent`), then one that wrote the same (both by
+    meaning: `same_meaning`), then the rest of each node's lanes in their order. So when B sent its `Send`s
+    in another order, or one fewer, each lane still pairs with its twin in A and the one B lacks shows as
+    missing, instead of every later lane pairing with its neighbour."""
     keys_a = _numbered([lane.node for lane in a])
     match: dict[int, int] = {}
     used: set[int] = set()
-    for i, lane in enumerate(a):
-        for j, other in enumerate(b):
-            if j not in used and other.node == lane.node and \
-                    same_meaning(lane.writes or {}, other.writes or {}, run_ids=run_ids):
-                match[i] = j
-                used.add(j)
-                break
+
+    def twin_by(same: Callable[[LaneRecord, LaneRecord], bool]) -> None:
+        for i, lane in enumerate(a):
+            if i in match:
+                continue
+            for j, other in enumerate(b):
+                if j not in used and other.node == lane.node and same(lane, other):
+                    match[i] = j
+                    used.add(j)
+                    break
+
+    twin_by(lambda x, y: x.sent is not None and y.sent is not None
+            and same_meaning({"sent": x.sent}, {"sent": y.sent}, run_ids=run_ids))
+    twin_by(lambda x, y: same_meaning(x.writes or {}, y.writes or {}, run_ids=run_ids))
     for i, lane in enumerate(a):
         if i in match:
             continue

@@ -33,6 +33,9 @@ class LaneRecord(BaseModel):
     """The error of each attempt a `RetryPolicy` retried, oldest first."""
     cached: bool = False
     """The writes came from the node's `CachePolicy` cache: the node did not run."""
+    sent: Any = None
+    """What the `Send` that made this task handed it (its argument); None for a task an edge triggered, and in
+    a replay. Compare pairs the lanes of two fan-outs by it."""
     handles: Optional[str] = None
     """Set on an `error_handler` task (`__error_handler__<node>`): the node whose error it handled."""
     started_ms: Optional[float] = None

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 _UNSET: Any = object()
 MAX_ERROR_CHARS = 2000
+PUSH = "__pregel_push"
+"""The trigger LangGraph's task stream gives a task a `Send` made (private there, so named here; a test of
+`LaneRecord.sent` fails if it changes)."""
 
 StepHook = Callable[[StepRecord], Any]
 
@@ -288,6 +291,7 @@ class GraphStepper:
             and (getattr(node, "cache_policy", None) or getattr(graph, "cache_policy", None)))
         self._attempts: Optional[_Attempts] = None
         self._task_times: dict[str, list[Optional[float]]] = {}
+        self._task_sent: dict[str, Any] = {}
         self._serde = getattr(graph.checkpointer, "serde", None)
         self._node_order = {name: i for i, name in enumerate(getattr(graph, "nodes", None) or ())}
         self._async = needs_async(graph)
@@ -321,6 +325,7 @@ class GraphStepper:
         self._results_so_far = results  # what streamed before a failure, for the step's lanes
         t0 = time.perf_counter()
         self._task_times = {}
+        self._task_sent = {}
         config: dict[str, Any] = self.config
         self._attempts = None
         if self._retries:  # only then: callbacks cost every runnable of every node a little
@@ -342,6 +347,8 @@ class GraphStepper:
                     times[1] = at
                 else:
                     times[0] = at
+                    if PUSH in (payload.get("triggers") or ()):  # a `Send`: its argument is the lane's input
+                        self._task_sent[str(payload.get("id"))] = payload.get("input")
         finally:
             self._moved(running=False)  # a head read by another thread meanwhile is dropped
         return checkpoints, results
@@ -623,6 +630,9 @@ class GraphStepper:
             # came from the cache (a lane kept from a failed try of the step is not re-run either: no policy)
             update["cached"] = (lane.node in self._cached_nodes and times[1] is None and lane.writes is not None
                                 and lane.error is None)
+        if lane.task_id in self._task_sent:
+            sent = self._task_sent[lane.task_id]
+            update["sent"] = self._stored(sent) if self._serde is not None else sent
         tries = self._attempts.errors.get(lane.task_id) if self._attempts else None
         if tries and len(tries) > 1:
             update.update(attempts=len(tries), failed_attempts=tuple(e or "" for e in tries[:-1]))

@@ -40,8 +40,9 @@ def checked_step(s: GraphStepper, step: Optional[Callable[[], StepRecord]] = Non
         del g.get_state
     before = g.get_state({"configurable": {"thread_id": s.thread_id, "checkpoint_id": record.before_checkpoint_id}})
     head = g.get_state(s.config)
-    untimed = tuple(lane.model_copy(update={"started_ms": None, "ended_ms": None}) for lane in record.lanes)
-    assert untimed == tuple(_lane(t) for t in before.tasks)  # timings exist only for what ran now
+    untimed = tuple(lane.model_copy(update={"started_ms": None, "ended_ms": None, "sent": None})
+                    for lane in record.lanes)
+    assert untimed == tuple(_lane(t) for t in before.tasks)  # timings and Send arguments exist only for what ran now
     # both read as the checkpoint holds them (by id: a failed or interrupted step's pending writes are not
     # applied), which is what time travel to the step reads too
     assert record.values_before == _by_id(s, live_before)

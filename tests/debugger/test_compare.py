@@ -1,7 +1,14 @@
 """Two runs of a graph aligned step by step: table tests on real LangGraph runs of the toy graphs."""
 from __future__ import annotations
 
+import operator
+from typing import Annotated
+
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+from typing_extensions import TypedDict
 
 from rag_debugger.debugger import GraphStepper
 from rag_debugger.debugger.compare import Segment, compare_runs, match_lanes
@@ -129,3 +136,44 @@ def test_a_missing_send_lane_shows_as_missing_and_the_others_pair_with_their_twi
     # lanes that wrote differently still pair in their order (their fields then differ)
     assert pair_lanes(lanes("x", "y"), lanes("p", "q")) == (("work", 0, 0), ("work #2", 1, 1))
     assert pair_lanes(lanes("x"), lanes("x", "y")) == (("work", 0, 0), ("work #2", None, 1))
+
+
+
+class Sent(TypedDict, total=False):
+    out: Annotated[list[str], operator.add]
+
+
+def _fanout(order: list[str], loud: bool = False) -> object:
+    """A graph that sends one lane per item of `order` (in that order); `loud`: every lane writes its item loud."""
+    b = StateGraph(Sent)
+    b.add_node("work", lambda item: {"out": [item["x"].upper() if loud else item["x"]]})
+    b.add_conditional_edges(START, lambda s: [Send("work", {"x": x}) for x in order], ["work"])
+    b.add_edge("work", END)
+    return b.compile(checkpointer=InMemorySaver())
+
+
+def test_a_send_lane_knows_the_argument_langgraph_gave_it():
+    stepper = GraphStepper(_fanout(["x", "y"]))
+    stepper.start({})
+    (record,) = stepper.run_to_end()
+    assert [lane.sent for lane in record.lanes] == [{"x": "x"}, {"x": "y"}]
+    # a task an edge triggered was sent nothing
+    linear = GraphStepper(tg.linear_graph())
+    linear.start({"n": 0})
+    assert all(lane.sent is None for r in linear.run_to_end() for lane in r.lanes)
+
+
+def test_send_lanes_sent_in_another_order_pair_by_their_argument():
+    from rag_debugger.debugger.compare import pair_lanes
+
+    a = run(_fanout(["x", "y", "z"]), {})[0].steps[0].lanes
+    b = run(_fanout(["z", "x", "y"], loud=True), {})[0].steps[0].lanes
+    # each lane pairs with the one sent the same item, whatever it wrote and wherever it came (no lane of B
+    # wrote what a lane of A did, so only the argument can pair them)
+    pairs = [(a[i].sent, b[j].sent) for _key, i, j in pair_lanes(a, b)]
+    assert pairs == [({"x": "x"}, {"x": "x"}), ({"x": "y"}, {"x": "y"}), ({"x": "z"}, {"x": "z"})]
+    loud = compare_runs(run(_fanout(["x", "y", "z"]), {}), run(_fanout(["z", "x", "y"], loud=True), {}))
+    assert loud.first is not None and loud.first.field == "out"
+    # the same lanes sent in another order: paired crosswise
+    swapped = compare_runs(run(_fanout(["x", "y"]), {}), run(_fanout(["y", "x"]), {}))
+    assert swapped.rows[0].lanes == (("work", 0, 1), ("work #2", 1, 0))
