@@ -28,14 +28,14 @@ from rag_debugger.ui.graph_examples import picked_input, render_example_picker
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
 from rag_debugger.ui.launch import launch_options
-from rag_debugger.ui.panels.breakpoints import breakpoints, render_breakpoints
-from rag_debugger.ui.panels.controls import take_action
+from rag_debugger.ui.panels.breakpoints import render_breakpoints
 from rag_debugger.ui.panels.feedback import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
+from rag_debugger.ui.step_controller import StepController
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
 from rag_debugger.ui.text import as_text, in_code
 from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
@@ -325,10 +325,15 @@ def render_input_form(session: GraphSession) -> None:
                   help=_("A new run on a fresh thread, paused before its first node"))
 
 
-# ----- actions -----------------------------------------------------------------------------------
+# ----- what this page hands the one controller (rag_debugger/ui/step_controller.py) -------------
 
 def _start_from_form(session: GraphSession) -> None:
+    """A run starts from the input form. When that changes what the page was drawn with (the first run,
+    another input), the whole page is drawn again: the form, outside the fragment, folds to a summary."""
+    before = (bool(session.segments), session.last_input)
     session.start(_form_input(session))
+    if (bool(session.segments), session.last_input) != before:
+        st.session_state[FULL_RERUN_KEY] = True
 
 
 def on_start_from_form() -> None:
@@ -338,76 +343,13 @@ def on_start_from_form() -> None:
         reset_time_travel()
 
 
-def _ensure_started(session: GraphSession) -> None:
-    if not session.segments:
-        _start_from_form(session)
+def _run_name(session: GraphSession, seg: Any) -> str:
+    return session.spec
 
 
-def _act(action) -> None:
-    session = _session()
-    if session is None:
-        return
-
-    def run() -> bool:
-        action(session)
-        return True
-    before = (bool(session.segments), session.last_input)
-    guarded(run)
-    reset_time_travel()
-    if (bool(session.segments), session.last_input) != before:
-        st.session_state[FULL_RERUN_KEY] = True  # the input form, outside the fragment, folds to a summary
-
-
-def on_run() -> None:
-    def run(session: GraphSession) -> None:
-        _start_from_form(session)
-        session.run_to_end(from_input=True)  # as graph.invoke(input): it pauses at the graph's own breakpoints
-        _say_compiled_pause(session)
-
-    _act(run)
-
-
-def on_step() -> None:
-    def step(session: GraphSession) -> None:
-        _ensure_started(session)
-        session.step()
-
-    _act(step)
-
-
-def _say_compiled_pause(session: GraphSession) -> None:
-    pause = session.compiled_pause
-    if not pause:
-        return
-    where, node = pause.split(":", 1)
-    if where == "before":
-        text = _("The graph's own breakpoint (compiled with interrupt_before): paused before `{node}`, where "
-                 "LangGraph pauses. Continue goes on.")
-    else:
-        text = _("The graph's own breakpoint (compiled with interrupt_after): paused after `{node}`, where "
-                 "LangGraph pauses. Continue goes on.")
-    flash("info", text.format(node=in_code(node)))
-
-
-def _continue(session: GraphSession) -> None:
-    _ensure_started(session)
-    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
-    if hit:
-        flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-              .format(node=in_code(hit)))
-    else:
-        _say_compiled_pause(session)
-
-
-def on_continue() -> None:
-    _act(_continue)
-
-
-def on_restart() -> None:
-    _act(lambda s: s.restart())
-
-
-ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+CONTROLLER = StepController(get_session=_session, start_run=_start_from_form, breakpoint_scope=BREAKPOINT_SCOPE,
+                            run_name=_run_name)
+"""Run / Step / Continue / Restart; the rule for which are on."""
 
 
 def on_step_into(name: str) -> None:
@@ -588,11 +530,10 @@ def _workbench() -> None:
     session = _session()
     if session is None:
         return
-    enabled = {"run": not session.replay_mode, "step": not session.done, "continue": not session.done,
-               "restart": bool(session.segments)}
-    take_action(ACTION_HANDLERS, enabled)
+    CONTROLLER.take_click(session)  # the queued click, if its button is on
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
+    CONTROLLER.run_pending(session)  # Run / Continue, with each step's progress as it comes
     show_flash()
     if session.replay_mode and session.current and session.current.run_id:
         st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "

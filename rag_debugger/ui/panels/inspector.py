@@ -32,6 +32,7 @@ from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import TypedValues, state_html
 from rag_debugger.debugger.waterfall import waterfall_html
+from rag_debugger.ui.control_rule import control_state
 from rag_debugger.ui.panels.answer import answer_html
 from rag_debugger.ui.panels.controls import controls_html, queue_action, target_texts
 from rag_debugger.ui.panels.degradation import degraded_html
@@ -279,8 +280,8 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections: dict[str, Any] = {
-        "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
-                                  box=box, loaded=session.question, caption=parts.controls_caption)
+        "controls": controls_html(control_state(session, box=box), box=box, loaded=session.question,
+                                  caption=parts.controls_caption)
         if interactive else "",
         "head": head,
         "live": "",  # the running step's model calls (rag_debugger/ui/panels/live_call.py), filled while one runs
