@@ -4,8 +4,10 @@ schema, the same inspector as the RAG debugger (graph with highlights, Run / Ste
 Restart, Send lanes, reducer-aware diffs, timeline with time travel), `interrupt()` answered in the
 page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapshot) do not appear.
 
-The page's logic is here and in `rag_debugger.debugger.session` (the generic session); the panels it shares with the RAG debugger
-take their RAG parts as parameters (`rag_debugger.ui.panels.inspector.InspectorParts`).
+The page's logic is here and in `rag_debugger.debugger.session` (the generic session); what the buttons do
+and which are on is the controller both debugger pages share (`rag_debugger.ui.step_controller`), which this
+page hands the input form as the way a run starts. The panels it shares with the RAG debugger take their RAG
+parts as parameters (`rag_debugger.ui.panels.inspector.InspectorParts`).
 """
 from __future__ import annotations
 
@@ -430,7 +432,8 @@ def render_source() -> None:
         st.selectbox(_("Graphs of {file}").format(file=as_text(os.path.basename(opts.config or "langgraph.json"))),
                      list(names), key=PROJECT_PICK, format_func=lambda spec: f"{names[spec]} · {spec}",
                      index=list(names).index(opts.graph) if opts.graph in names else 0, on_change=on_pick_project)
-    c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
+    # the button column holds "Load graph" whole down to a 1024 px wide window (at [5, 4, 1.4] it read "Load …")
+    c1, c2, c3 = st.columns([4, 3, 1.5], vertical_alignment="bottom")
     c1.text_input(_("Graph (package.module:attr)"), key=GRAPH_FIELD, placeholder=_("e.g. rag_debugger.examples.chain:graph"),
                   help=_("A compiled graph, a StateGraph builder, or a zero-argument function returning either. "
                          "The module must be importable from where the app runs."))
@@ -533,21 +536,27 @@ def _workbench() -> None:
     CONTROLLER.take_click(session)  # the queued click, if its button is on
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
+    # What a Run or Continue says while it runs (its progress box) goes below the inspector, as on the Step
+    # debugger: the controls and the graph stay where they were. What it leads to is drawn above.
+    above, inspector_slot = st.container(), st.container()
     CONTROLLER.run_pending(session)  # Run / Continue, with each step's progress as it comes
-    show_flash()
-    if session.replay_mode and session.current and session.current.run_id:
-        st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
-                  "runs. What if… forks it live.").format(run=as_text(session.current.run_id)), icon=MATERIAL["replay"])
-    elif session.replay_mode and session.current and session.current.thread is not None:
-        render_thread_banner(session)
-    elif session.replay_mode:
-        st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
-                icon=MATERIAL["replay"])
-    render_interrupts(session, _session, render_field=render_field, seed=_seed)
-    render_subgraph_controls(session)
-    travel = travel_step(len(session.all_steps()))
-    render_travel_go_on(session, travel)
-    values = render_inspector(session, travel, parts=graph_parts(session))
+    with above:
+        show_flash()
+        if session.replay_mode and session.current and session.current.run_id:
+            st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; "
+                      "nothing runs. What if… forks it live.").format(run=as_text(session.current.run_id)),
+                    icon=MATERIAL["replay"])
+        elif session.replay_mode and session.current and session.current.thread is not None:
+            render_thread_banner(session)
+        elif session.replay_mode:
+            st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
+                    icon=MATERIAL["replay"])
+        render_interrupts(session, _session, render_field=render_field, seed=_seed)
+        render_subgraph_controls(session)
+        travel = travel_step(len(session.all_steps()))
+        render_travel_go_on(session, travel)
+    with inspector_slot:
+        values = render_inspector(session, travel, parts=graph_parts(session))
     from rag_debugger.ui.graph_link import WRITTEN_KEY, graph_link_for
 
     st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL
