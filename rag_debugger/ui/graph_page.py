@@ -391,7 +391,7 @@ def _say_compiled_pause(session: GraphSession) -> None:
 
 def _continue(session: GraphSession) -> None:
     _ensure_started(session)
-    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
+    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE)).hit
     if hit:
         flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
               .format(node=in_code(hit)))
