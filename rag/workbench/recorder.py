@@ -1,7 +1,9 @@
-"""Recording a session's runs into the run history, and what happens when the history fails.
+"""Recording the RAG session's runs into the run history, and what happens when the history fails.
 
-Every segment is a run of the history: `start` when it starts, `finish` when it ends or fails (a
-resume links to its parent run, a fork to the run it forked from with the edit), on the history's
+`RunRecorder` is one of the session's `SessionHooks` (`rag_debugger.debugger.session`), as Your graph's
+`rag.runs.graph_runs.GraphRunRecorder` is: the generic session tells it a run `started`, `ended` (finished or
+failed) or was `dropped` (replaced before it ended), and it writes the history. Every segment is a run of the
+history (a resume links to its parent run, a fork to the run it forked from with the edit), on the history's
 own checkpointer, so the history page can list, export and replay it after a restart. Recording never
 breaks debugging: a failing write is logged and the run goes on; a history that turns out damaged or
 stops answering is dropped (the session goes on in memory, the page says so once) and re-attached
@@ -14,9 +16,10 @@ import weakref
 from typing import Any, Callable, Optional
 
 from rag.workbench import run_owners
-from rag.workbench.segments import Outcome, Segment
+from rag.workbench.outcome import Outcome
 from rag_debugger.debugger.diff import json_default
 from rag_debugger.debugger.replay import step_timings
+from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -39,8 +42,9 @@ def plain(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
-class RunRecorder:
-    """The history a session records into (None: in memory only) and the runs it left open."""
+class RunRecorder(SessionHooks):
+    """The history a session records into (None: in memory only) and the runs it left open. The session
+    (`rag.workbench.session.DebugSession`) reads `question`, `settings`, `run_by` and `owner` from itself."""
 
     def __init__(self, owner: Any, history: Any, checkpointer: Any, memory_saver: Callable[[], Any]):
         self._owner = weakref.ref(owner)  # run_owners holds sessions weakly: no cycle through here
@@ -83,6 +87,35 @@ class RunRecorder:
             abandon_runs(history, self._cut_runs)
         return True
 
+    # ----- the session's hooks ------------------------------------------------------------------
+    def started(self, session: GraphSession, seg: Segment) -> None:
+        """A run, a HITL resume (its parent: the run before it) or a what-if fork began."""
+        settings, run_by, owner = (getattr(session, "settings", None), getattr(session, "run_by", ""),
+                                   getattr(session, "owner", ""))
+        if seg.fork_of is not None:
+            origin, index, field, new = seg.fork_of
+            old = origin.stepper.steps[index].values_after.get(field) if index < len(origin.stepper.steps) else None
+            self.start_fork(origin, seg, index, field, old, new, question=session.question, settings=settings,
+                            run_by=run_by, owner=owner)
+            return
+        at = session.segments.index(seg) if seg in session.segments else len(session.segments)
+        parent = session.segments[at - 1].run_id if seg.kind == "resume" and at > 0 else None
+        given = session.last_input if isinstance(session.last_input, dict) else {}
+        self.start(seg, given.get("question") or session.question, parent, settings=settings, run_by=run_by,
+                   owner=owner)
+
+    def ended(self, session: GraphSession, seg: Segment) -> None:
+        self.finish(seg, seg.outcome)
+
+    def dropped(self, session: GraphSession, seg: Segment) -> None:
+        """A new run or a replay replaced the run before it finished: abandoned in the history."""
+        if seg.run_id is None:
+            return
+        run_owners.release([seg.run_id])
+        if seg.run_id in self.open_runs:
+            self.open_runs.discard(seg.run_id)
+            abandon_runs(self.history, {seg.run_id})
+
     # ----- runs ------------------------------------------------------------------------------
     def start(self, seg: Segment, question: str, parent_run_id: Optional[str], *, settings: Any, run_by: str,
               fork: Optional[dict] = None, owner: str = "") -> None:
@@ -103,12 +136,6 @@ class RunRecorder:
         if holder is not None:
             run_owners.claim(info.run_id, holder, getattr(holder, "client_id", None))
         run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
-
-    def abandon_open(self, segments: list[Segment]) -> None:
-        """A new run or a replay replaces the session's runs: the unfinished ones are abandoned."""
-        run_owners.release(seg.run_id for seg in segments if seg.run_id)
-        if self.open_runs:
-            abandon_runs(self.history, self.open_runs)
 
     def finish(self, seg: Segment, outcome: Optional[Outcome]) -> None:
         """Close the segment's run in the history when it finished or failed (again after a retry)."""
