@@ -206,19 +206,18 @@ def answered(move: Callable[[], Any], say: Callable[[Any], str]) -> Any:
     return done
 
 
-# ----- where the two sessions differ (one place) ---------------------------------------------------
+# ----- moving the session ------------------------------------------------------------------------
 
 def _move(session: Any, kind: str, stops: Iterable[str], on_step: Callable[[StepRecord], None]) -> Optional[str]:
-    """Run (`kind` "run") or Continue; returns the breakpoint node it stopped before, or None. A session
-    that knows breakpoints compiled into the graph runs a Run as `graph.invoke(input)` does (it pauses
-    before a first node compiled with `interrupt_before`, which Continue, always taking a step, would pass);
-    `continue_` returns the node, or a result that names it in `hit`."""
-    if kind == "run" and hasattr(session, "compiled_breakpoints"):
+    """Run (`kind` "run") or Continue; returns the breakpoint node it stopped before, or None. Both step
+    through `continue_`, which hands each record to `on_step` as it comes; a graph with breakpoints compiled
+    into it runs a Run as `graph.invoke(input)` does instead (it pauses before a first node compiled with
+    `interrupt_before`, which Continue, always taking a step, would pass), its lines written once it stops."""
+    if kind == "run" and session.compiled_breakpoints():
         for record in session.run_to_end(from_input=True):
             on_step(record)
         return None
-    ended = session.continue_(stops, on_step=on_step)
-    return getattr(ended, "hit", ended)
+    return session.continue_(stops, on_step=on_step).hit
 
 
 def compiled_pause(session: Any) -> Optional[str]:
