@@ -189,7 +189,7 @@ def render_inspector(session: InspectedSession, travel: Optional[int], *, box: s
     state values shown, for the panels that stay outside (full state)."""
     sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts,
                                           opened=opened_parts())
-    sections["live"] = live  # after a Stop: one quiet line (rag_debugger/ui/live_step_view.py)
+    sections["live"] = live  # after a Stop: one quiet line (rag_debugger/ui/step_controller.py)
     st.session_state[SHOWN_KEY] = sections
     _mount(sections)
     return values
