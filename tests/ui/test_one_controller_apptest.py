@@ -78,3 +78,23 @@ def test_a_click_on_a_button_that_is_off_does_nothing(app_test, graph_app, page)
     assert len(at.session_state[key].all_steps()) == steps
     assert PENDING_ACTION_KEY not in at.session_state
     assert not at.warning and not at.error
+
+
+@pytest.mark.parametrize("page", ["rag", "graph"])
+def test_a_run_that_cannot_start_says_why_the_same_way_on_both_pages(app_test, graph_app, page):
+    """A user error (the RAG page's `UserInputError`, the graph page's `DebuggerUserError`) is one warning,
+    never a traceback, and starts nothing."""
+    if page == "rag":
+        at = app_test.run()
+        at.text_area(key="question").set_value("   ").run()
+        key, words = "debug_session", "empty"
+    else:
+        at = graph_app("rag_debugger.examples.chain:graph")
+        next(w for w in at.text_area if w.label.startswith("log")).input("[not json").run()
+        key, words = "any_graph_session", "log: not valid JSON"
+    press(at, "run")
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and words in warnings[0], warnings
+    assert not any("Traceback" in e.value for e in at.error)
+    assert not at.session_state[key].segments
