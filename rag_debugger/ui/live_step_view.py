@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional
 
 import streamlit as st
 
-from rag.workbench.live_step import JobKind
+from rag_debugger.debugger.live import JobKind
 from rag_debugger.ui.panels.controls import controls_html, take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
 from rag_debugger.ui.panels.live_call import ended_note_html, live_html
