@@ -10,14 +10,13 @@ stops answering is dropped (the session goes on in memory, the page says so once
 when one answers again, with the runs the outage cut short marked abandoned there."""
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from typing import Any, Callable, Optional
 
+from rag.runs.fork_rows import fork_row, record_origin_head
 from rag.workbench import run_owners
 from rag.workbench.outcome import Outcome
-from rag_debugger.debugger.diff import json_default
 from rag_debugger.debugger.replay import step_timings
 from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
 
@@ -35,11 +34,6 @@ def abandon_runs(history: Any, run_ids: set) -> None:
         history.mark_abandoned(ids)
     except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
         log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
-
-
-def plain(value: Any) -> Any:
-    """JSON-able, as the export will write it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
 class RunRecorder(SessionHooks):
@@ -92,11 +86,10 @@ class RunRecorder(SessionHooks):
         """A run, a HITL resume (its parent: the run before it) or a what-if fork began."""
         settings, run_by, owner = (getattr(session, "settings", None), getattr(session, "run_by", ""),
                                    getattr(session, "owner", ""))
-        if seg.fork_of is not None:
-            origin, index, field, new = seg.fork_of
-            old = origin.stepper.steps[index].values_after.get(field) if index < len(origin.stepper.steps) else None
-            self.start_fork(origin, seg, index, field, old, new, question=session.question, settings=settings,
-                            run_by=run_by, owner=owner)
+        forked = fork_row(seg)
+        if forked is not None:
+            self.start_fork(forked[0], seg, forked[1], question=session.question, settings=settings, run_by=run_by,
+                            owner=owner)
             return
         at = session.segments.index(seg) if seg in session.segments else len(session.segments)
         parent = session.segments[at - 1].run_id if seg.kind == "resume" and at > 0 else None
@@ -165,16 +158,14 @@ class RunRecorder(SessionHooks):
         except Exception:  # noqa: BLE001
             log.warning("could not record the end of a run", exc_info=True)
 
-    def start_fork(self, parent: Segment, fork: Segment, index: int, field: str, old: Any, new: Any, *,
-                   question: str, settings: Any, run_by: str, owner: str = "") -> None:
-        """Record a fork as a run of its own: parent run, the parent's step (1-based) and the edit. The
-        live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
+    def start_fork(self, parent: Segment, fork: Segment, edit: dict[str, Any], *, question: str, settings: Any,
+                   run_by: str, owner: str = "") -> None:
+        """Record a fork as a run of its own: parent run, the parent's step and the edit (`fork_rows.fork_row`).
+        The live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
         if self.history is None or parent.run_id is None:
             return
-        if not parent.replay and parent.stepper.steps:
-            try:
-                self.history.record_head(parent.run_id, parent.stepper.steps[-1].after_checkpoint_id)
-            except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
-                log.warning("could not record the head of a forked run", exc_info=True)
-        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner,
-                   fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})
+        try:
+            record_origin_head(self.history, parent)
+        except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+            log.warning("could not record the head of a forked run", exc_info=True)
+        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner, fork=edit)

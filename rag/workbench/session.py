@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, ClassVar, Iterable, Iterator, Optional
+from typing import Any, ClassVar, Iterator, Optional
 
 from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -33,7 +33,7 @@ from rag.settings import RagSettings
 from rag.telemetry.graph_session import TelemetryHook
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
-from rag.workbench.live_step import JobKind, LaneView, LiveJob, LiveStepRunner
+from rag.workbench.live_step import LiveStepRunner
 from rag.workbench.outcome import Outcome, settle
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
@@ -76,7 +76,7 @@ class DebugSession(GraphSession):
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
-        self.live = LiveStepRunner()
+        self.live: LiveStepRunner = LiveStepRunner()
         """The Step / Continue / Run that calls a live model, in its worker thread (rag/workbench/live_step.py)."""
         self.owner: str = ""
         """Who owns the runs this session records (rag/access.py): the signed-in identity, "" for nobody."""
@@ -122,9 +122,6 @@ class DebugSession(GraphSession):
         if seg.replay:
             return _("the recording has ended: press Restart to replay it again")
         return _("this run has finished: answer the follow-up question or restart")
-
-    def _check_idle(self) -> None:
-        self.live.refuse_if_busy()
 
     @contextmanager
     def _stepping(self) -> Iterator[None]:
@@ -262,41 +259,18 @@ class DebugSession(GraphSession):
         """Whether Step runs in the worker thread: a configured model endpoint (or roles that say they
         stream, a test's fake). The offline rules answer in milliseconds: their steps stay on the page,
         instant, with nothing to poll and no flicker."""
-        if self.replay_mode:
+        if not super().streams_calls():
             return False
         if self.roles is not None:
             return bool(getattr(self.roles, "live_calls", False))
         return self.settings.models_configured()
 
-    def start_live(self, kind: JobKind, breakpoints: Iterable[str] = ()) -> LiveJob:
-        """Step (`step`), Continue to a breakpoint (`continue`) or to the end (`run`) in the worker
-        thread, through the session's one `step` / `continue_`. Refused while a job runs; the run must have
-        been started (the page starts it first)."""
-        seg = self._require()
-        self._check_idle()
-        if seg.stepper.done:
-            raise self._refusal(self._finished_message(seg))
-        stops = tuple(breakpoints) if kind == "continue" else ()
-        job: Optional[LiveJob] = None
-
-        def next_step(_record: StepRecord) -> None:  # Continue: the live view follows the next step
-            if job is not None and not seg.stepper.done and not seg.stepper.error:
-                job.next_step(self.lanes_of(seg))
-
-        def work() -> Any:
-            return self.step() if kind == "step" else self.continue_(stops, on_step=next_step)
-        job = self.live.start(kind, work, self.lanes_of(seg))
-        return job
-
-    def lanes_of(self, seg: Segment) -> list[LaneView]:
-        """The tasks of the next superstep; a fan-out's lanes named by their sub-question."""
-        stepper = seg.stepper
-        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
-        subs = list(stepper.current_values().get("sub_questions") or [])
+    def _lane_labels(self, seg: Segment, tasks: tuple[tuple[str, str], ...]) -> list[str]:
+        """A fan-out's lanes named by their sub-question."""
+        subs = list(seg.stepper.current_values().get("sub_questions") or [])
         fanned = [t for t in tasks if t[1] == "rag_sub_agent"]
         names = iter(subs if len(subs) == len(fanned) else [])
-        return [LaneView(task_id=tid, node=node, label=str(next(names, "")) if node == "rag_sub_agent" else "")
-                for tid, node in tasks]
+        return [str(next(names, "")) if node == "rag_sub_agent" else "" for _tid, node in tasks]
 
     # ----- results (read: worked out when the step ran) ------------------------------------
     def outcome(self) -> Optional[Outcome]:
@@ -325,7 +299,7 @@ class DebugSession(GraphSession):
 
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
-        self.live.refuse_if_busy()
+        self._check_idle()
         if self.replay_mode:
             raise UserInputError(_("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
                                    "recorded answer, or leave replay mode and run the question live"))

@@ -28,6 +28,7 @@ from rag_debugger.debugger.graph_view import GraphDrawing, fanout_edges_from_ste
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.input_form import FormField, graph_fields, input_schema, schema_fields
 from rag_debugger.debugger.lint import Finding, lint_graph
+from rag_debugger.debugger.live import JobKind, LaneView, LiveRunner
 from rag_debugger.debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from rag_debugger.debugger.position import marks_after, marks_along
 from rag_debugger.debugger.protocol import Stepper
@@ -155,6 +156,9 @@ class GraphSession(SegmentChain):
     hooks: list[SessionHooks] = field(default_factory=list)
     question: str = ""
     """No question box on a graph of your own: the controls name no question (the RAG session has one)."""
+    live: Optional[LiveRunner] = None
+    """Runs Step / Continue / Run in a worker thread with Stop (`start_live`): the application's runner
+    (`rag.workbench.live_step.LiveStepRunner`); None: every step runs where it is asked for."""
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
@@ -226,7 +230,9 @@ class GraphSession(SegmentChain):
         return _("the run has finished: press Restart to run it again")
 
     def _check_idle(self) -> None:
-        """Refuse a command while something else moves the run (the RAG session's live-step worker)."""
+        """Refuse a command while the live worker moves the run (its own thread may)."""
+        if self.live is not None:
+            self.live.refuse_if_busy()
 
     def _stepping(self) -> AbstractContextManager[Any]:
         """Around the steps of one command (the RAG session times them and collects their model calls)."""
@@ -383,6 +389,45 @@ class GraphSession(SegmentChain):
         if self.replay_mode or not isinstance(seg.stepper, GraphStepper):
             raise self._refusal(_("this is a recorded run: nothing runs, so it cannot take an answer"))
         return seg, seg.stepper
+
+    # ----- live steps (off the page, with Stop) --------------------------------------------------
+    def streams_calls(self) -> bool:
+        """Whether Step runs in the worker thread (`start_live`): a live runner, and a run that executes."""
+        return self.live is not None and not self.replay_mode
+
+    def start_live(self, kind: JobKind, breakpoints: Iterable[str] = ()) -> Any:
+        """Step (`step`), Continue to a breakpoint (`continue`) or to the end (`run`) in the live runner's
+        worker thread, through this session's own `step` / `continue_`, so a live step is recorded and settled
+        like any other. Refused while a job runs; the run must have been started (the page starts it first).
+        Returns the runner's job."""
+        seg = self._require()
+        if self.live is None:
+            raise RuntimeError("this session has no live runner")  # the page asks streams_calls() first
+        self._check_idle()
+        if seg.stepper.done:
+            raise self._refusal(self._finished_message(seg))
+        stops = tuple(breakpoints) if kind == "continue" else ()
+        job: Any = None
+
+        def next_step(_record: StepRecord) -> None:  # Continue: the live view follows the next step
+            if job is not None and not seg.stepper.done and not seg.stepper.error:
+                job.next_step(self.lanes_of(seg))
+
+        def work() -> Any:
+            return self.step() if kind == "step" else self.continue_(stops, on_step=next_step)
+        job = self.live.start(kind, work, self.lanes_of(seg))
+        return job
+
+    def lanes_of(self, seg: Segment) -> list[LaneView]:
+        """The tasks of the next superstep (a fan-out's lanes), as the live view names them."""
+        stepper = seg.stepper
+        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
+        labels = self._lane_labels(seg, tasks)
+        return [LaneView(task_id=tid, node=node, label=label) for (tid, node), label in zip(tasks, labels, strict=True)]
+
+    def _lane_labels(self, seg: Segment, tasks: tuple[tuple[str, str], ...]) -> list[str]:
+        """What names each lane besides its node (none here; the RAG session names its sub-questions)."""
+        return ["" for _task in tasks]
 
     def _require(self) -> Segment:
         if not self.segments:
