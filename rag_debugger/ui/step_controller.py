@@ -237,15 +237,16 @@ def compiled_pause_text(pause: str) -> str:
 
 
 def streams_calls(session: Any) -> bool:
-    """Whether a Step runs off the page (a session calling a live model says so; others step on the page)."""
-    streams = getattr(session, "streams_calls", None)
-    return bool(streams is not None and streams())
+    """Whether a Step runs off the page (`GraphSession.streams_calls`: a session with a live runner, which the
+    RAG page gives its session when it calls a live model; others step on the page)."""
+    return bool(session.streams_calls())
 
 
 def running(session: Any) -> bool:
-    """A step runs off the page in the session's worker."""
+    """A step runs off the page in the session's worker (the app's runner, `rag.workbench.live_step`, says so;
+    a session without one never runs off the page)."""
     live = getattr(session, "live", None)
-    return bool(live is not None and live.running)
+    return bool(live is not None and getattr(live, "running", False))
 
 
 def _progress_lines(record: StepRecord) -> None:
