@@ -18,10 +18,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Optional
 
 from rag.runs.export import redact
+from rag.runs.fork_rows import fork_row, plain, record_origin_head
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
-from rag_debugger.debugger.diff import json_default
 from rag_debugger.debugger.replay import RecordedCheckpoint
-from rag_debugger.debugger.session import GraphSegment, GraphSession, SessionHooks
+from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""
@@ -29,11 +29,6 @@ QUESTION_CHARS = 300
 _live: "weakref.WeakValueDictionary[str, GraphSession]" = weakref.WeakValueDictionary()
 """Sessions of this process by the runs they record and have not ended: a link to such a run (a reload)
 replays what it has so far."""
-
-
-def plain(value: Any) -> Any:
-    """JSON-able, as an export writes it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
 def input_summary(inp: Optional[Mapping[str, Any]]) -> str:
@@ -90,15 +85,12 @@ class GraphRunRecorder(SessionHooks):
     def _who(self) -> str:
         return self.run_by() if callable(self.run_by) else self.run_by
 
-    def started(self, session: GraphSession, seg: GraphSegment) -> None:
+    def started(self, session: GraphSession, seg: Segment) -> None:
         parent, fork = None, None
-        if seg.fork_of is not None:
-            origin, index, field, value = seg.fork_of
-            parent = origin.run_id
-            if parent is not None and not origin.replay and origin.stepper.steps:
-                self.history.record_head(parent, origin.stepper.steps[-1].after_checkpoint_id)
-            old = origin.stepper.steps[index].values_after.get(field) if index < len(origin.stepper.steps) else None
-            fork = {"step": index + 1, "field": field, "old": plain(old), "new": plain(value)}
+        forked = fork_row(seg)
+        if forked is not None:
+            parent, fork = forked[0].run_id, forked[1]
+            record_origin_head(self.history, forked[0])
         info = self.history.record_start(redact(input_summary(session.last_input), _secrets()), kind="graph",
                                          thread_id=seg.stepper.thread_id, parent_run_id=parent,
                                          run_by=self._who(), fork=fork, graph_spec=session.spec,
@@ -107,7 +99,7 @@ class GraphRunRecorder(SessionHooks):
         seg.info = info
         _live[info.run_id] = session
 
-    def ended(self, session: GraphSession, seg: GraphSegment) -> None:
+    def ended(self, session: GraphSession, seg: Segment) -> None:
         if seg.run_id is None:
             return
         error = seg.stepper.error
@@ -121,17 +113,17 @@ class GraphRunRecorder(SessionHooks):
         seg.info = info
         _live.pop(seg.run_id, None)
 
-    def _keep(self, session: GraphSession, seg: GraphSegment, info: Any) -> None:
+    def _keep(self, session: GraphSession, seg: Segment, info: Any) -> None:
         """Store the segment's recording so far with its row."""
         checkpoints, head = session.recording(seg)
         self.history.record_document(seg.run_id, graph_document(info, checkpoints, head, session.last_input))
 
-    def paused(self, session: GraphSession, seg: GraphSegment) -> None:
+    def paused(self, session: GraphSession, seg: Segment) -> None:
         """Waiting for an answer may outlast the process: keep what it has, so a restart can replay it."""
         if seg.run_id is not None:
             self._keep(session, seg, self.history.get_run(seg.run_id))
 
-    def dropped(self, session: GraphSession, seg: GraphSegment) -> None:
+    def dropped(self, session: GraphSession, seg: Segment) -> None:
         """Replaced before it ended: abandoned, its steps so far kept (the history says they replay)."""
         if seg.run_id is not None:
             _live.pop(seg.run_id, None)

@@ -9,10 +9,10 @@ from typing import Any, Callable, Optional
 from rag.context import RagContext
 from rag.errors import UserInputError
 from rag.workbench import run_names
-from rag.workbench.segments import Segment
 from rag_debugger.debugger import GraphStepper, StepRecord
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.fork import fork_after
+from rag_debugger.debugger.session import GraphSegment, Segment
 
 
 def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, number: int,
@@ -28,6 +28,6 @@ def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, nu
     except StepperError as exc:
         raise UserInputError(str(exc)) from None
     index = seg.stepper.steps.index(record)
-    return Segment(kind=seg.kind, stepper=stepper, ctx=ctx, label=run_names.WHAT_IF.format(n=number),
+    return GraphSegment(kind=seg.kind, stepper=stepper, ctx=ctx, label=run_names.WHAT_IF.format(n=number),
                    fork_of=(seg, index, field, value), prompt_version=seg.prompt_version,
                    answerer_prompt=seg.answerer_prompt)

@@ -24,10 +24,10 @@ from pydantic import BaseModel
 from rag.errors import UserInputError
 from rag.i18n import _
 from rag.models.calls import CallCancelled, current_task_id, live_calls
+from rag_debugger.debugger.live import JobKind, LaneView
 
 log = logging.getLogger("rag_debugger.live_step")
 
-JobKind = Literal["step", "continue", "run"]
 JobState = Literal["running", "done", "stopped", "failed"]
 
 
@@ -59,12 +59,6 @@ class LiveCallView(BaseModel):
     text: str
     state: Literal["running", "done", "failed", "cancelled"] = "running"
     error_kind: Optional[str] = None
-
-
-class LaneView(BaseModel):
-    task_id: str
-    node: str
-    label: str = ""
 
 
 @dataclass
@@ -205,7 +199,8 @@ def stopped_message(log_: LiveCallLog, clock_elapsed: float) -> str:
 
 
 class LiveStepRunner:
-    """The session's one worker: at most one job at a time, the last one kept until the page took its end."""
+    """The session's one worker: at most one job at a time, the last one kept until the page took its end. A
+    `rag_debugger.debugger.live.LiveRunner`: the session (`GraphSession.start_live`) hands it its step."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()

@@ -4,13 +4,25 @@ Why at step time: the result (rag/api `build_result`) and the answering agent's 
 of seconds with a live model) used to be built while the page was drawn, so drawing reached into the
 API, the HITL rules, the answering agent and the model client, and a page that drew twice asked
 twice. Now a Step (or Continue, a seek in a replay, a fork) settles the segment it moved, and every
-reader (the inspector, the HITL panel, the recorder, the HTML report) reads `Segment.outcome`."""
+reader (the inspector, the HITL panel, the recorder, the HTML report) reads `GraphSegment.outcome`."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from rag.api import build_result
-from rag.workbench.segments import Outcome, Segment
+from rag_debugger.debugger.session import Segment
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished position's client-facing result and, after an `answer` route, what the answering
+    agent said (rag/answering.py). `key` says which position it belongs to: (thread, steps)
+    (`GraphSegment.position_key`)."""
+
+    key: tuple
+    result: Optional[dict]
+    answer: Any = None
 
 
 def cut_short(seg: Optional[Segment]) -> bool:

@@ -1,22 +1,24 @@
-"""Recording a session's runs into the run history, and what happens when the history fails.
+"""Recording the RAG session's runs into the run history, and what happens when the history fails.
 
-Every segment is a run of the history: `start` when it starts, `finish` when it ends or fails (a
-resume links to its parent run, a fork to the run it forked from with the edit), on the history's
+`RunRecorder` is one of the session's `SessionHooks` (`rag_debugger.debugger.session`), as Your graph's
+`rag.runs.graph_runs.GraphRunRecorder` is: the generic session tells it a run `started`, `ended` (finished or
+failed) or was `dropped` (replaced before it ended), and it writes the history. Every segment is a run of the
+history (a resume links to its parent run, a fork to the run it forked from with the edit), on the history's
 own checkpointer, so the history page can list, export and replay it after a restart. Recording never
 breaks debugging: a failing write is logged and the run goes on; a history that turns out damaged or
 stops answering is dropped (the session goes on in memory, the page says so once) and re-attached
 when one answers again, with the runs the outage cut short marked abandoned there."""
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from typing import Any, Callable, Optional
 
+from rag.runs.fork_rows import fork_row, record_origin_head
 from rag.workbench import run_owners
-from rag.workbench.segments import Outcome, Segment
-from rag_debugger.debugger.diff import json_default
+from rag.workbench.outcome import Outcome
 from rag_debugger.debugger.replay import step_timings
+from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -34,13 +36,9 @@ def abandon_runs(history: Any, run_ids: set) -> None:
         log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
 
 
-def plain(value: Any) -> Any:
-    """JSON-able, as the export will write it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
-
-
-class RunRecorder:
-    """The history a session records into (None: in memory only) and the runs it left open."""
+class RunRecorder(SessionHooks):
+    """The history a session records into (None: in memory only) and the runs it left open. The session
+    (`rag.workbench.session.DebugSession`) reads `question`, `settings`, `run_by` and `owner` from itself."""
 
     def __init__(self, owner: Any, history: Any, checkpointer: Any, memory_saver: Callable[[], Any]):
         self._owner = weakref.ref(owner)  # run_owners holds sessions weakly: no cycle through here
@@ -83,6 +81,34 @@ class RunRecorder:
             abandon_runs(history, self._cut_runs)
         return True
 
+    # ----- the session's hooks ------------------------------------------------------------------
+    def started(self, session: GraphSession, seg: Segment) -> None:
+        """A run, a HITL resume (its parent: the run before it) or a what-if fork began."""
+        settings, run_by, owner = (getattr(session, "settings", None), getattr(session, "run_by", ""),
+                                   getattr(session, "owner", ""))
+        forked = fork_row(seg)
+        if forked is not None:
+            self.start_fork(forked[0], seg, forked[1], question=session.question, settings=settings, run_by=run_by,
+                            owner=owner)
+            return
+        at = session.segments.index(seg) if seg in session.segments else len(session.segments)
+        parent = session.segments[at - 1].run_id if seg.kind == "resume" and at > 0 else None
+        given = session.last_input if isinstance(session.last_input, dict) else {}
+        self.start(seg, given.get("question") or session.question, parent, settings=settings, run_by=run_by,
+                   owner=owner)
+
+    def ended(self, session: GraphSession, seg: Segment) -> None:
+        self.finish(seg, seg.outcome)
+
+    def dropped(self, session: GraphSession, seg: Segment) -> None:
+        """A new run or a replay replaced the run before it finished: abandoned in the history."""
+        if seg.run_id is None:
+            return
+        run_owners.release([seg.run_id])
+        if seg.run_id in self.open_runs:
+            self.open_runs.discard(seg.run_id)
+            abandon_runs(self.history, {seg.run_id})
+
     # ----- runs ------------------------------------------------------------------------------
     def start(self, seg: Segment, question: str, parent_run_id: Optional[str], *, settings: Any, run_by: str,
               fork: Optional[dict] = None, owner: str = "") -> None:
@@ -103,12 +129,6 @@ class RunRecorder:
         if holder is not None:
             run_owners.claim(info.run_id, holder, getattr(holder, "client_id", None))
         run_owners.sweep(self.history)  # a run starts: runs other tabs left behind are abandoned
-
-    def abandon_open(self, segments: list[Segment]) -> None:
-        """A new run or a replay replaces the session's runs: the unfinished ones are abandoned."""
-        run_owners.release(seg.run_id for seg in segments if seg.run_id)
-        if self.open_runs:
-            abandon_runs(self.history, self.open_runs)
 
     def finish(self, seg: Segment, outcome: Optional[Outcome]) -> None:
         """Close the segment's run in the history when it finished or failed (again after a retry)."""
@@ -138,16 +158,14 @@ class RunRecorder:
         except Exception:  # noqa: BLE001
             log.warning("could not record the end of a run", exc_info=True)
 
-    def start_fork(self, parent: Segment, fork: Segment, index: int, field: str, old: Any, new: Any, *,
-                   question: str, settings: Any, run_by: str, owner: str = "") -> None:
-        """Record a fork as a run of its own: parent run, the parent's step (1-based) and the edit. The
-        live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
+    def start_fork(self, parent: Segment, fork: Segment, edit: dict[str, Any], *, question: str, settings: Any,
+                   run_by: str, owner: str = "") -> None:
+        """Record a fork as a run of its own: parent run, the parent's step and the edit (`fork_rows.fork_row`).
+        The live parent's head is written first: the fork's checkpoints join its thread as a new branch."""
         if self.history is None or parent.run_id is None:
             return
-        if not parent.replay and parent.stepper.steps:
-            try:
-                self.history.record_head(parent.run_id, parent.stepper.steps[-1].after_checkpoint_id)
-            except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
-                log.warning("could not record the head of a forked run", exc_info=True)
-        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner,
-                   fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})
+        try:
+            record_origin_head(self.history, parent)
+        except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
+            log.warning("could not record the head of a forked run", exc_info=True)
+        self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner, fork=edit)

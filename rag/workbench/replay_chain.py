@@ -6,8 +6,8 @@ import logging
 from typing import Any, Callable, cast
 
 from rag.workbench import run_names
-from rag.workbench.segments import Segment
 from rag_debugger.debugger.replay import ReplayStepper
+from rag_debugger.debugger.session import GraphSegment, Segment
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -55,7 +55,7 @@ class ReplayOpener:
         label = run_names.MAIN_RUN_RECORDED if info.kind == "main" else run_names.HITL_RESUME_RECORDED.format(n=rounds + 1)
         if info.fork is not None:
             label = run_names.WHAT_IF_RECORDED
-        return Segment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
+        return GraphSegment(kind=info.kind, stepper=stepper, ctx=None, label=label, answer=answer,
                        run_id=info.run_id, prompt_version=info.prompt_version, replay=True, info=info)
 
     def chain(self, run_id: str) -> tuple[list, list[Segment]]:

@@ -1,18 +1,18 @@
-"""One browser session's debugging state, on top of the generic `debugger` core.
+"""The RAG workflow's step debugger: an adapter on the one generic session (`rag_debugger.debugger.session`).
 
-A session holds a chain of segments (rag/workbench/segments.py): the main run, then one resume run
-per HITL answer, and what-if forks. Each live segment is a `GraphStepper` on its own checkpointer
-thread, so two browser sessions on one server never see each other's runs. Streamlit-free on purpose:
-the pages render it, tests drive it.
+`DebugSession` IS a `GraphSession`: Step, Run, Continue, Restart, what-if forks and seeking a replay are the
+generic session's, and so is what a move tells the session's hooks. It adds only what is RAG-specific:
+- the run's context (settings, model roles, retriever, prompts: `_context_and_answerer`), two graphs (the main
+  run, and the resume run a HITL answer starts: `answer_hitl`), each run on a thread of its own;
+- settling a finished position's result and answer once, when the step ran (`outcome.settle`, the `_work_out`
+  seam), and the progress events and model calls filed onto each step (`step_events.StepEvents`, the
+  `_stepping` seam);
+- replay from the run history (`open_replay(history, run_id)`, `replay_chain.ReplayOpener`) and the recorded
+  answers of a replayed run;
+- the live step of a real model in a worker thread, with Stop (`live_step.LiveStepRunner`).
 
-`DebugSession` is a facade: it moves the segments (start, step, Continue, answer, fork, seek) and
-hands the rest to collaborators, each a module of its own:
-- `step_events.StepEvents`: progress events and model calls filed onto the step that made them;
-- `recorder.RunRecorder`: every segment is a run of the history, and what happens when it fails;
-- `replay_chain.ReplayOpener`: a recorded run (with the runs it continues) as replay segments;
-- `forks.fork_segment`: what if, from any past step;
-- `outcome.settle`: a finished position's result and answer, worked out once, when the step ran;
-- `graphs`: the shared compiled graphs and their drawings.
+Recording and telemetry are the session's hooks, as on Your graph: `recorder.RunRecorder` (the history, and
+what happens when it fails) and `rag.telemetry.graph_session.TelemetryHook` (OpenTelemetry).
 
 Replay: `ReplayStepper`s (same surface as `GraphStepper`) stand in for live steppers. Nothing is
 executed in that mode, so Run and HITL answers are refused with a message; Step, Continue, Restart
@@ -21,8 +21,8 @@ and time travel walk the recording.
 from __future__ import annotations
 
 import logging
-import uuid
-from typing import Any, Callable, Iterable, Optional, cast
+from contextlib import contextmanager
+from typing import Any, ClassVar, Iterator, Optional
 
 from rag.api import initial_state, make_context, resume_input, validate_text
 from rag.context import RagContext
@@ -30,20 +30,18 @@ from rag.errors import InvalidQuestionError, SnapshotError, UnknownRunError, Use
 from rag.i18n import N_, _
 from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
+from rag.telemetry.graph_session import TelemetryHook
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
-from rag.workbench.live_step import JobKind, LaneView, LiveJob, LiveStepRunner
-from rag.workbench.outcome import settle
+from rag.workbench.live_step import LiveStepRunner
+from rag.workbench.outcome import Outcome, settle
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
-from rag.workbench.segments import Outcome, Segment
 from rag.workbench.step_events import StepEvents
 from rag_debugger.debugger import GraphStepper, StepRecord
-from rag_debugger.debugger.breakpoints import ContinueResult, continue_until
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.graph_view import GraphDrawing
-from rag_debugger.debugger.replay import ReplayStepper
-from rag_debugger.debugger.segment_chain import SegmentChain
+from rag_debugger.debugger.session import GraphSegment, GraphSession, Segment
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -53,22 +51,24 @@ REPLAY_BANNER = N_("Replay — recorded run, no model and no knowledge base")
 CONTINUE_LIMIT = 200
 """Continue runs at most this many steps per click (a graph that loops forever stops here)."""
 
+SPEC = N_("RAG workflow")
+"""What the session steps, named as Your graph names a graph (`GraphSession.spec`)."""
 
-class DebugSession(SegmentChain):
-    """The step debugger of one browser session."""
+
+class DebugSession(GraphSession):
+    """The step debugger of one browser session over the RAG workflow."""
+
+    NO_RUN: ClassVar[str] = N_("start a run first: type or pick a question and press Run or Step")
 
     def __init__(self, settings: Optional[RagSettings] = None, *, retriever: Any = None, roles: Any = None,
                  checkpointer: Any = None, history: Any = None):
-        self.session_id = uuid.uuid4().hex[:12]
         self.settings = settings or RagSettings()
         self.retriever = retriever
         self.roles = roles
-        self.recorder = RunRecorder(self, history, checkpointer, graphs.memory_saver)
         self.events = StepEvents()
-        self.replay_mode = False
-        self.question: str = ""
-        self.segments: list[Segment] = []
-        self._runs_started = 0
+        self.recorder = RunRecorder(self, history, checkpointer, graphs.memory_saver)
+        super().__init__(spec=SPEC, graph=None,
+                         hooks=[self.recorder, TelemetryHook(secrets=lambda: self.settings.secret_strings())])
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
         self.browser_id: Optional[str] = None
@@ -76,10 +76,20 @@ class DebugSession(SegmentChain):
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
-        self.live = LiveStepRunner()
+        self.live: LiveStepRunner = LiveStepRunner()
         """The Step / Continue / Run that calls a live model, in its worker thread (rag/workbench/live_step.py)."""
         self.owner: str = ""
         """Who owns the runs this session records (rag/access.py): the signed-in identity, "" for nobody."""
+
+    @property
+    def graph(self) -> Any:
+        """The graph the session stands in: the current segment's (main or resume), else the main graph."""
+        seg = self.current
+        return seg.graph if seg is not None and seg.graph is not None else self._graph("main")
+
+    @graph.setter
+    def graph(self, _value: Any) -> None:
+        """The graphs are the workflow's own (`_graph`); nothing sets one."""
 
     # ----- the recorder's state, as the pages and run_owners read it ------------------------
     @property
@@ -103,6 +113,68 @@ class DebugSession(SegmentChain):
         runs are recorded in it, and the runs an outage cut short are marked abandoned there, never left
         `running`. The run on screen goes on where it is (in memory, unrecorded). True when attached."""
         return self.recorder.attach(history)
+
+    # ----- the generic session's seams ----------------------------------------------------------
+    def _refusal(self, message: str) -> Exception:
+        return UserInputError(message)
+
+    def _finished_message(self, seg: Segment) -> str:
+        if seg.replay:
+            return _("the recording has ended: press Restart to replay it again")
+        return _("this run has finished: answer the follow-up question or restart")
+
+    @contextmanager
+    def _stepping(self) -> Iterator[None]:
+        """The steps' clock and model calls (`StepEvents.timed`); a Stop leaves nothing of the step behind."""
+        try:
+            with self.events.timed():
+                yield
+        except CallCancelled:
+            self.events.clear()  # what the abandoned step emitted belongs to no step
+            raise
+
+    def _work_out(self, seg: Segment) -> None:
+        settle(seg, self.settings)
+
+    def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
+        """The generic move (the outcome, then the hooks: the history's record of the run, the OpenTelemetry
+        trace), and what a failing history means for the run."""
+        if not step_error:  # the database went down during the step: the run goes on in memory
+            self.recorder.drop_damaged()
+        super()._moved(seg, step_error)
+        if step_error and self.recorder.drop_damaged():
+            raise UserInputError(_("the run history file is damaged, so this run's checkpoints could not be saved. "
+                                   "Press Run again: the debugger now works in memory (the Run history page says how "
+                                   "to recover the file)"))
+
+    def _drop_live(self) -> None:
+        """The loaded runs are replaced: a failed run, still open in the history (a retry could have finished
+        it), is let go too."""
+        for seg in self.segments:
+            if not seg.replay and (seg.ended_as is None or seg.run_id in self.recorder.open_runs):
+                self._tell("dropped", seg)
+
+    def _new_thread(self, kind: str) -> str:
+        # One thread per run, never reused: a restart on the old thread would carry the previous
+        # run's state in (reducer fields like `sub_results` grow), and its checkpoints would show
+        # up in this run's time travel, export and replay.
+        self._runs += 1
+        return f"{self.session_id}-{self._runs}-{kind}"
+
+    def _fork_segment(self, origin: Segment, record: StepRecord, field_name: str, value: Any, *,
+                      number: int) -> Segment:
+        """A what-if of the workflow (rag/workbench/forks.py): on the graph of the origin's kind, a recorded
+        run's fork with this session's models and retriever."""
+        fork = fork_segment(origin, record, field_name, value, number=number, graph_for=self._graph,
+                            new_context=lambda: self._context_and_answerer()[0],
+                            new_thread=lambda: self._new_thread("fork"), on_step=self.events.on_step)
+        self.events.clear()
+        return fork
+
+    def _start_again(self) -> Segment:
+        if not self.question:
+            raise UserInputError(_("type or pick a question first"))
+        return self.start(self.question)
 
     # ----- building segments -----------------------------------------------------------------
     def _prompts(self) -> Any:
@@ -131,13 +203,6 @@ class DebugSession(SegmentChain):
         version = getattr(roles, "prompt_version", None) or version or self.settings.prompt_version or "default"
         return ctx, version, answerer
 
-    def _new_thread(self, kind: str) -> str:
-        # One thread per run, never reused: a restart on the old thread would carry the previous
-        # run's state in (reducer fields like `sub_results` grow), and its checkpoints would show
-        # up in this run's time travel, export and replay.
-        self._runs_started += 1
-        return f"{self.session_id}-{self._runs_started}-{kind}"
-
     def _graph(self, kind: str) -> Any:
         return graphs.shared_graph(kind, self.checkpointer)
 
@@ -164,56 +229,21 @@ class DebugSession(SegmentChain):
             return self._new_segment(kind, inp, label, answer)
         if stepper.error:
             raise UserInputError(_("the run could not start: {error}").format(error=stepper.error))
-        segment = Segment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer, prompt_version=version,
-                          answerer_prompt=answerer)
-        parent = self.segments[-1].run_id if kind == "resume" and self.segments else None
+        segment: Segment = GraphSegment(kind=kind, stepper=stepper, ctx=ctx, label=label, answer=answer,
+                                        prompt_version=version, answerer_prompt=answerer)
         self.segments.append(segment)
-        self.recorder.start(segment, inp.get("question") or self.question, parent, settings=self.settings,
-                            run_by=self.run_by, owner=self.owner)
+        self.last_input = inp
+        self._tell("started", segment)  # the history records it (a resume linked to the run it answers)
         return segment
-
-    # ----- after a segment moved ------------------------------------------------------------
-    def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
-        """Everything a move settles once, so drawing only reads: the outcome, the history's record of
-        the run, the OpenTelemetry trace, and what a failing history means for the run."""
-        if not step_error:  # the database went down during the step: the run goes on in memory
-            self.recorder.drop_damaged()
-        settle(seg, self.settings)
-        self.recorder.finish(seg, seg.outcome)
-        self._export_trace(seg)
-        if step_error and self.recorder.drop_damaged():
-            raise UserInputError(_("the run history file is damaged, so this run's checkpoints could not be saved. "
-                                   "Press Run again: the debugger now works in memory (the Run history page says how "
-                                   "to recover the file)"))
-
-    def _export_trace(self, seg: Segment) -> None:
-        """Send a live segment that finished or failed to OpenTelemetry when export is on (rag/telemetry),
-        once: built from its step records after the run, so a Step never waits for it."""
-        stepper = seg.stepper
-        if seg.replay or seg.ctx is None or not (stepper.done or stepper.error) or seg.traced:
-            return
-        from rag.telemetry.runs import active, send_stepped_run
-
-        tracer = active()
-        if tracer is None:
-            return
-        seg.traced = True
-        values = stepper.current_values() if stepper.done else (stepper.steps[-1].values_after if stepper.steps else {})
-        first = stepper.steps[0] if stepper.steps else None
-        parent = next((s.run_id for s in reversed(self.segments[:-1]) if s is not seg), None) \
-            if seg.kind == "resume" else None
-        send_stepped_run(stepper.steps, kind=seg.kind, values=values, secrets=self.settings.secret_strings(),
-                         tracer=tracer, question=self.question, error=stepper.error, run_id=seg.run_id,
-                         parent_run_id=parent, prompt_version=seg.prompt_version,
-                         snapshot=first.values_before.get("hitl_snapshot") if first is not None else None)
 
     # ----- commands -----------------------------------------------------------------------
     def start(self, question: str) -> Segment:
         """Start a new main run paused before its first node (nothing runs yet). The loaded run
         is let go first, also when the question is refused: the page must then show only why, not
         the previous question's result under it as if it answered this one (it stays in the history)."""
-        self.live.refuse_if_busy()
+        self._check_idle()
         self._forget_threads()
+        self._drop_live()
         self.question = ""
         self.segments = []
         self.replay_mode = False
@@ -221,104 +251,28 @@ class DebugSession(SegmentChain):
             text = validate_text(question, what="question", limit=self.settings.max_question_chars)
         except InvalidQuestionError as exc:
             raise UserInputError(str(exc)) from None
-        self.recorder.abandon_open(self.segments)
         self.question = text
         return self._new_segment("main", initial_state(text), run_names.MAIN_RUN)
-
-    def restart(self) -> Segment:
-        self.live.refuse_if_busy()
-        if self.replay_mode:
-            seg = self._require()
-            seg.stepper.restart()
-            settle(seg, self.settings)
-            return seg
-        if not self.question:
-            raise UserInputError(_("type or pick a question first"))
-        return self.start(self.question)
-
-    def step(self) -> StepRecord:
-        seg = self._require()
-        self.live.refuse_if_busy()
-        if seg.stepper.done:
-            if seg.replay:
-                raise UserInputError(_("the recording has ended: press Restart to replay it again"))
-            raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
-        try:
-            with self.events.timed():
-                record = seg.stepper.step()
-        except CallCancelled:
-            self.events.clear()  # what the abandoned step emitted belongs to no step
-            raise
-        self._moved(seg, record.error)
-        return record
-
-    def run_to_end(self) -> list[StepRecord]:
-        seg = self._require()
-        self.live.refuse_if_busy()
-        with self.events.timed():
-            records = seg.stepper.run_to_end()
-        self._moved(seg, records[-1].error if records else None)
-        return records
-
-    def continue_(self, breakpoints: Iterable[str] = (), on_step: Optional[Callable[[StepRecord], None]] = None,
-                  limit: int = CONTINUE_LIMIT) -> ContinueResult:
-        """Continue: step until the run finishes, a step fails, or the next superstep would run a node
-        with a breakpoint (`rag_debugger.debugger.breakpoints.continue_until`). `on_step` sees each record as it
-        comes (the page streams progress lines from it)."""
-        seg = self._require()
-        return continue_until(seg.stepper, self.step, breakpoints, on_step=on_step, limit=limit)
 
     # ----- live steps (a model on the person's machine: off the page, with Stop) ---------------
     def streams_calls(self) -> bool:
         """Whether Step runs in the worker thread: a configured model endpoint (or roles that say they
         stream, a test's fake). The offline rules answer in milliseconds: their steps stay on the page,
         instant, with nothing to poll and no flicker."""
-        if self.replay_mode:
+        if not super().streams_calls():
             return False
         if self.roles is not None:
             return bool(getattr(self.roles, "live_calls", False))
         return self.settings.models_configured()
 
-    def start_live(self, kind: JobKind, breakpoints: Iterable[str] = ()) -> LiveJob:
-        """Step (`step`), Continue to a breakpoint (`continue`) or to the end (`run`) in the worker
-        thread. Refused while a job runs; the run must have been started (the page starts it first)."""
-        seg = self._require()
-        self.live.refuse_if_busy()
-        if seg.stepper.done:
-            raise UserInputError(_("this run has finished: answer the follow-up question or restart"))
-        stops = tuple(breakpoints) if kind == "continue" else ()
-        job: Optional[LiveJob] = None
-
-        def next_step(_record: StepRecord) -> None:  # Continue: the live view follows the next step
-            if job is not None and not seg.stepper.done and not seg.stepper.error:
-                job.next_step(self.lanes_of(seg))
-
-        def work() -> Any:
-            return self.step() if kind == "step" else self.continue_(stops, on_step=next_step)
-        job = self.live.start(kind, work, self.lanes_of(seg))
-        return job
-
-    def lanes_of(self, seg: Segment) -> list[LaneView]:
-        """The tasks of the next superstep; a fan-out's lanes named by their sub-question."""
-        stepper = seg.stepper
-        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
-        subs = list(stepper.current_values().get("sub_questions") or [])
+    def _lane_labels(self, seg: Segment, tasks: tuple[tuple[str, str], ...]) -> list[str]:
+        """A fan-out's lanes named by their sub-question."""
+        subs = list(seg.stepper.current_values().get("sub_questions") or [])
         fanned = [t for t in tasks if t[1] == "rag_sub_agent"]
         names = iter(subs if len(subs) == len(fanned) else [])
-        return [LaneView(task_id=tid, node=node, label=str(next(names, "")) if node == "rag_sub_agent" else "")
-                for tid, node in tasks]
-
-    def _require(self) -> Segment:
-        if not self.segments:
-            raise UserInputError(_("start a run first: type or pick a question and press Run or Step"))
-        return self.segments[-1]
+        return [str(next(names, "")) if node == "rag_sub_agent" else "" for _tid, node in tasks]
 
     # ----- results (read: worked out when the step ran) ------------------------------------
-    @property
-    def done(self) -> bool:
-        seg = self.current
-        return bool(seg and seg.stepper.done)
-
     def outcome(self) -> Optional[Outcome]:
         """The current segment's outcome once it has finished. Settled by the move that finished it; a
         stepper moved behind the session's back (a test driving it directly) is settled here."""
@@ -339,18 +293,13 @@ class DebugSession(SegmentChain):
         outcome = self.outcome()
         return outcome.answer if outcome is not None else None
 
-    def pending_interrupts(self) -> tuple:
-        """None: the workflow asks its user by ending a run (clarify / scope_select, answered through
-        `answer_hitl` and the resume graph), never by LangGraph's `interrupt()`."""
-        return ()
-
     def hitl_snapshot(self) -> Optional[dict]:
         result = self.result()
         return result.get("hitl_resume_state") if result else None
 
     def answer_hitl(self, answer: str) -> Segment:
         """Feed the user's answer and the run's snapshot into the resume path (stepped like a run)."""
-        self.live.refuse_if_busy()
+        self._check_idle()
         if self.replay_mode:
             raise UserInputError(_("this is a recorded replay: nothing runs, so it cannot take a new answer. Replay the "
                                    "recorded answer, or leave replay mode and run the question live"))
@@ -364,38 +313,10 @@ class DebugSession(SegmentChain):
         rounds = sum(1 for s in self.segments if s.kind == "resume") + 1
         return self._new_segment("resume", inp, run_names.HITL_RESUME.format(n=rounds), answer=answer.strip())
 
-    # ----- what if ---------------------------------------------------------------------------
-    def fork(self, step: int, field: str, value: Any) -> Segment:
-        """What if: set `field` to `value` in the state after session step `step` (0-based over the
-        timeline) and run forward to the end as a new branch (rag/workbench/forks.py). The original
-        steps stay in the timeline and readable.
-
-        Recorded: the fork is a run of the history, linked to its parent run, with the step it forked
-        after and the edit (field, old, new). A live fork shares its parent's thread (LangGraph
-        branches inside a thread), so both runs keep their head checkpoint to tell the branches apart."""
-        self.live.refuse_if_busy()
-        pairs = self.all_steps()
-        if not 0 <= step < len(pairs):
-            raise UserInputError(_("pick a step from 1 to {last}").format(last=len(pairs)))
-        seg, record = pairs[step]
-        fork = fork_segment(seg, record, field, value, number=sum(1 for s in self.segments if s.fork_of is not None) + 1,
-                            graph_for=self._graph, new_context=lambda: self._context_and_answerer()[0],
-                            new_thread=lambda: self._new_thread("fork"), on_step=self.events.on_step)
-        self.segments.append(fork)
-        self.recorder.start_fork(seg, fork, fork.fork_of[1], field, record.values_after.get(field), value,
-                                 question=self.question, settings=self.settings, run_by=self.run_by,
-                                 owner=self.owner)
-        self.events.clear()
-        with self.events.timed():
-            fork.stepper.run_to_end()
-        self.recorder.drop_damaged()
-        settle(fork, self.settings)
-        self.recorder.finish(fork, fork.outcome)
-        return fork
-
     # ----- replay -------------------------------------------------------------------------
-    def open_replay(self, history: Any, run_id: str, *, at_step: int = 0) -> Segment:
-        """Open a recorded run (live or imported) read-only, paused after `at_step` steps. A resume
+    def open_replay(self, history: Any, run_id: str, *, at_step: int = 0) -> Segment:  # type: ignore[override]
+        """Open a recorded run of the history (live or imported) read-only, paused after `at_step` steps (Your
+        graph's `open_replay` opens an exported file; a RAG run comes from the history). A resume
         run comes with its parent runs (replayed to their end) so the timeline reads like the
         original session. Raises UserInputError when the run cannot be replayed."""
         try:
@@ -405,7 +326,7 @@ class DebugSession(SegmentChain):
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
             settle(seg, self.settings)
-        self.recorder.abandon_open(self.segments)
+        self._drop_live()
         if self.recorder.history is None:
             self.recorder.history = history
         self.segments = segments
@@ -413,19 +334,6 @@ class DebugSession(SegmentChain):
         self.replay_mode = True
         self.seek(at_step)
         return segments[-1]
-
-    def seek(self, steps: int) -> None:
-        """Replay mode: put the current run at `steps` steps from its start (0 = before the first node)."""
-        seg = self._require()
-        if not seg.replay:
-            raise UserInputError(_("seeking is for recorded runs; a live run moves with Step"))
-        total = cast(ReplayStepper, seg.stepper).total_steps
-        if steps < 0 or steps > total:
-            raise UserInputError(_("this recording has {total} steps; pick 0 to {total}").format(total=total))
-        seg.stepper.restart()
-        for _step in range(steps):
-            seg.stepper.step()
-        settle(seg, self.settings)
 
     def recorded_answers(self) -> list:
         """Replay mode: the history's resume runs that answered the current run's question."""
@@ -452,7 +360,7 @@ class DebugSession(SegmentChain):
 
     def exit_replay(self) -> None:
         """Leave replay mode: an empty live session (the recorded run stays in the history)."""
-        self.recorder.abandon_open(self.segments)
+        self._drop_live()
         self.segments = []
         self.question = ""
         self.replay_mode = False

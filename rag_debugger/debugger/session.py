@@ -17,18 +17,21 @@ import json
 import logging
 import time
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, ClassVar, Generic, Iterable, Optional, TypeVar, cast
 
 from rag_debugger.debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
-from rag_debugger.debugger.breakpoints import CompiledBreakpoints, continue_until
+from rag_debugger.debugger.breakpoints import CompiledBreakpoints, ContinueResult, continue_until
 from rag_debugger.debugger.errors import DebuggerUserError, StepperError
-from rag_debugger.debugger.graph_view import fanout_edges_from_steps, fanouts_along, node_docs
+from rag_debugger.debugger.graph_view import GraphDrawing, fanout_edges_from_steps, fanouts_along, node_docs
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.input_form import FormField, graph_fields, input_schema, schema_fields
 from rag_debugger.debugger.lint import Finding, lint_graph
+from rag_debugger.debugger.live import JobKind, LaneView, LiveRunner
 from rag_debugger.debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from rag_debugger.debugger.position import marks_after, marks_along
+from rag_debugger.debugger.protocol import Stepper
 from rag_debugger.debugger.records import PendingInterrupt, StepRecord
 from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
 from rag_debugger.debugger.segment_chain import SegmentChain
@@ -50,16 +53,16 @@ class SessionHooks:
     """What a caller keeps of a session's runs (a run history, a tracer). Every method is a no-op here;
     a failing hook is logged and never stops debugging."""
 
-    def started(self, session: "GraphSession", seg: "GraphSegment") -> None:
+    def started(self, session: "GraphSession", seg: "Segment") -> None:
         """A live segment began (a run, a fork): paused before its first node."""
 
-    def ended(self, session: "GraphSession", seg: "GraphSegment") -> None:
+    def ended(self, session: "GraphSession", seg: "Segment") -> None:
         """A live segment finished or its last step failed (`seg.stepper.error`)."""
 
-    def dropped(self, session: "GraphSession", seg: "GraphSegment") -> None:
+    def dropped(self, session: "GraphSession", seg: "Segment") -> None:
         """A live segment that had not ended was replaced (a new run, a replay)."""
 
-    def paused(self, session: "GraphSession", seg: "GraphSegment") -> None:
+    def paused(self, session: "GraphSession", seg: "Segment") -> None:
         """A live segment waits for an answer to an `interrupt()` (it may wait longer than its process)."""
 
 
@@ -74,13 +77,23 @@ class StoredThread:
     forked: bool = False
 
 
+StepperT = TypeVar("StepperT", bound=Stepper)
+
+
 @dataclass
-class GraphSegment:
-    stepper: Any
+class GraphSegment(Generic[StepperT]):
+    """One stepped run of a session: the main run, a what-if fork, a stored thread going on, or (the RAG
+    workflow's adapter, `rag.workbench.session`) the resume run a HITL answer starts. One dataclass for
+    both pages: the fields an adapter fills (`ctx`, `answer`, `prompt_version`, `outcome`) stay None here."""
+
+    stepper: StepperT
     label: str = N_("run")
     kind: str = "graph"
+    """What ran: "graph" (a graph of your own), or the adapter's graph kind ("main", "resume")."""
     replay: bool = False
     ctx: Any = None
+    """The context the run's nodes get (`context=`): the user's `context_schema` object, the RAG workflow's
+    `RagContext`; None in a replay (nothing runs)."""
     started_at: float = field(default_factory=time.time)
     run_id: Optional[str] = None
     """This segment's run in a run history, when a hook recorded it (or it was opened from one)."""
@@ -98,21 +111,43 @@ class GraphSegment:
     """How many steps it had when the hooks were last told it waits for an answer."""
     message_edit: Any = None
     """A what-if on a messages field: which messages the edit replaced by id, how many it appended."""
+    answer: Optional[str] = None
+    """The person's answer that started this run (the RAG workflow's HITL resume)."""
+    prompt_version: Optional[str] = None
+    answerer_prompt: Optional[str] = None
+    """The answer step's template of the run's prompt version (None: the built-in one)."""
+    outcome: Any = None
+    """What an adapter worked out once when the run reached its end (`rag.workbench.outcome.Outcome`), so
+    drawing only reads it; its `key` is the `position_key` it belongs to."""
 
     @property
     def graph(self) -> Any:
         return self.stepper.graph
 
+    @property
+    def position_key(self) -> tuple[str, int]:
+        """Where the run stands: (its thread, how many steps ran)."""
+        return (self.stepper.thread_id, len(self.stepper.steps))
+
+
+Segment = GraphSegment[Stepper]
+"""A segment of any stepper, as a session holds them."""
+
 
 @dataclass
 class GraphSession(SegmentChain):
-    """The step debugger of one browser session over the graph `spec`."""
+    """The step debugger of one browser session over the graph `spec`.
+
+    The one session both pages stand on: the RAG workflow's (`rag.workbench.session.DebugSession`) is an
+    adapter that subclasses it and overrides only what differs, through the seams below (`_refusal`,
+    `_finished_message`, `_check_idle`, `_stepping`, `_work_out`, `_moved`); whatever is kept of a run
+    (a history, OpenTelemetry) is a `SessionHooks`."""
 
     spec: str
     graph: Any
     context: Any = None
     context_spec: Optional[str] = None
-    segments: list[GraphSegment] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
     replay_mode: bool = False
     last_input: Any = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
@@ -121,10 +156,16 @@ class GraphSession(SegmentChain):
     hooks: list[SessionHooks] = field(default_factory=list)
     question: str = ""
     """No question box on a graph of your own: the controls name no question (the RAG session has one)."""
+    live: Optional[LiveRunner] = None
+    """Runs Step / Continue / Run in a worker thread with Stop (`start_live`): the application's runner
+    (`rag.workbench.live_step.LiveStepRunner`); None: every step runs where it is asked for."""
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
     _input_fields: Optional[list[FormField]] = None
+
+    NO_RUN: ClassVar[str] = N_("start a run first: fill in the input and press Step or Run")
+    """What Step and the rest say before any run (the RAG session names its question box)."""
 
     @classmethod
     def open(cls, spec: str, *, context_spec: Optional[str] = None, policy: Optional[GraphPolicy] = None,
@@ -151,14 +192,14 @@ class GraphSession(SegmentChain):
         return cls(spec=spec, graph=graph, context=context, context_spec=context_spec, hooks=list(hooks))
 
     # ----- hooks -------------------------------------------------------------------------------
-    def _tell(self, event: str, seg: GraphSegment) -> None:
+    def _tell(self, event: str, seg: Segment) -> None:
         for hook in self.hooks:
             try:
                 getattr(hook, event)(self, seg)
             except Exception:  # noqa: BLE001 - a record is a record; debugging goes on without it
                 log.warning("a session hook failed on %s", event, exc_info=True)
 
-    def _settle(self, seg: GraphSegment) -> None:
+    def _settle(self, seg: Segment) -> None:
         """Tell the hooks a live segment ended (finished or failed), or waits for an answer, once per position."""
         stepper = seg.stepper
         if seg.replay:
@@ -178,6 +219,34 @@ class GraphSession(SegmentChain):
         for seg in self.segments:
             if not seg.replay and seg.ended_as is None:
                 self._tell("dropped", seg)
+
+    # ----- the seams an adapter overrides ------------------------------------------------------
+    def _refusal(self, message: str) -> Exception:
+        """The error a refused command raises (the RAG session raises its own `UserInputError`)."""
+        return DebuggerUserError(message)
+
+    def _finished_message(self, seg: Segment) -> str:
+        """Why Step refuses on a run that has finished."""
+        return _("the run has finished: press Restart to run it again")
+
+    def _check_idle(self) -> None:
+        """Refuse a command while the live worker moves the run (its own thread may)."""
+        if self.live is not None:
+            self.live.refuse_if_busy()
+
+    def _stepping(self) -> AbstractContextManager[Any]:
+        """Around the steps of one command (the RAG session times them and collects their model calls)."""
+        return nullcontext()
+
+    def _work_out(self, seg: Segment) -> None:
+        """What an adapter settles once a segment moved, before the hooks hear of it (the RAG session's
+        result and answer: `rag.workbench.outcome.settle`)."""
+
+    def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
+        """After every move of `seg` (a step, a run, a seek): the adapter's `_work_out`, then the hooks.
+        `step_error`: the error of the step that just ran, if it failed."""
+        self._work_out(seg)
+        self._settle(seg)
 
     # ----- what the page shows next to the graph ---------------------------------------------
     def lint(self) -> list[Finding]:
@@ -206,7 +275,7 @@ class GraphSession(SegmentChain):
         return [n for n in self._drawn().nodes if n not in ("__start__", "__end__")]
 
     # ----- commands ---------------------------------------------------------------------------
-    def start(self, inp: Any) -> GraphSegment:
+    def start(self, inp: Any) -> Segment:
         """A new run, paused before its first node (nothing runs yet), on a fresh thread."""
         self._runs += 1
         stepper = GraphStepper(self.graph, thread_id=f"yours-{self.session_id}-{self._runs}", context=self.context,
@@ -217,27 +286,39 @@ class GraphSession(SegmentChain):
         self._drop_live()
         self.last_input = copy.copy(inp)
         self.replay_mode = False
-        self.segments = [GraphSegment(stepper=stepper)]
-        self._tell("started", self.segments[0])
-        return self.segments[0]
+        first: Segment = GraphSegment(stepper=stepper, ctx=self.context)
+        self.segments = [first]
+        self._tell("started", first)
+        return first
 
-    def restart(self) -> GraphSegment:
+    def restart(self) -> Segment:
+        """Run the same input again from the start (a replay: back to its first step)."""
+        self._check_idle()
         if self.replay_mode:
             seg = self._require()
             seg.stepper.restart()
+            self._moved(seg)
             return seg
+        return self._start_again()
+
+    def _start_again(self) -> Segment:
+        """Restart of a live run: a new run on the last input (the RAG session: on its question)."""
         if self.last_input is None:
-            raise DebuggerUserError(_("start a run first: fill in the input and press Step or Run"))
+            raise self._refusal(_(self.NO_RUN))
         return self.start(self.last_input)
 
     def step(self) -> StepRecord:
+        """One superstep of the current segment: the one Step of both pages (Continue and the live worker
+        step through it too, so every step is recorded and settled the same way)."""
         seg = self._require()
+        self._check_idle()
         if seg.stepper.done:
-            raise DebuggerUserError(_("the run has finished: press Restart to run it again"))
+            raise self._refusal(self._finished_message(seg))
         if self.pending_interrupts():
-            raise DebuggerUserError(_("the graph is waiting for your answer to its interrupt() first"))
-        record = seg.stepper.step()
-        self._settle(seg)
+            raise self._refusal(_("the graph is waiting for your answer to its interrupt() first"))
+        with self._stepping():
+            record = seg.stepper.step()
+        self._moved(seg, record.error)
         return record
 
     def run_to_end(self, *, from_input: bool = False) -> list[StepRecord]:
@@ -245,9 +326,11 @@ class GraphSession(SegmentChain):
         (`compiled_pause` says which). `from_input`: the run was just started, as `graph.invoke(input)`, which
         pauses before a first node compiled with `interrupt_before`."""
         seg = self._require()
-        records = (seg.stepper.run_to_end(from_input=True) if from_input and isinstance(seg.stepper, GraphStepper)
-                   else seg.stepper.run_to_end())
-        self._settle(seg)
+        self._check_idle()
+        with self._stepping():
+            records = (seg.stepper.run_to_end(from_input=True) if from_input and isinstance(seg.stepper, GraphStepper)
+                       else seg.stepper.run_to_end())
+        self._moved(seg, records[-1].error if records else None)
         return records
 
     @property
@@ -260,87 +343,142 @@ class GraphSession(SegmentChain):
     def compiled_breakpoints(self) -> CompiledBreakpoints:
         return CompiledBreakpoints.of(self.graph)
 
-    def continue_(self, breakpoints: Iterable[str] = (), *, on_step: Optional[Callable[[StepRecord], None]] = None,
-                  max_steps: int = MAX_CONTINUE_STEPS) -> Optional[str]:
-        """Continue: step until the next step would run a node in `breakpoints` (returns that node), or an
-        `interrupt()` waits for an answer, a step fails, or the run ends (returns None). It always takes
-        at least one step, so Continue from a breakpoint moves past it. `on_step` sees each record as it
-        is taken (a page streams progress with it)."""
+    def continue_(self, breakpoints: Iterable[str] = (), on_step: Optional[Callable[[StepRecord], None]] = None,
+                  limit: int = MAX_CONTINUE_STEPS) -> ContinueResult:
+        """Continue: step (`step`, so each step is recorded and settled) until the next step would run a node
+        in `breakpoints` (`hit` names it), a breakpoint compiled into the graph pauses it (`compiled`), an
+        `interrupt()` waits for an answer, a step fails (`error`), the run ends, or `limit` steps ran. It
+        always takes at least one step, so Continue from a breakpoint moves past it. `on_step` sees each
+        record as it is taken (a page streams progress with it)."""
         seg = self._require()
         compiled = getattr(seg.stepper, "compiled", None) or CompiledBreakpoints()
-        ended = continue_until(seg.stepper, seg.stepper.step, breakpoints, on_step=on_step, limit=max_steps,
+        ended = continue_until(seg.stepper, self.step, breakpoints, on_step=on_step, limit=limit,
                                waiting=lambda: bool(self.pending_interrupts()), compiled=compiled)
         if hasattr(seg.stepper, "compiled_pause"):
             seg.stepper.compiled_pause = ended.compiled
-        if ended.hit is None and ended.compiled is None:
-            self._settle(seg)
-        return ended.hit
+        return ended
 
     def resume(self, value: Any, interrupt_id: Optional[str] = None, *,
                update: Optional[dict[str, Any]] = None) -> StepRecord:
         """Answer the pending `interrupt()` (one superstep): `Command(resume=value)`, or with `update`
         `Command(resume=value, update=update)`. `interrupt_id` names one of several pending ones."""
-        seg = self._require()
-        if self.replay_mode:
-            raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
+        seg, stepper = self._live_stepper()
         try:
-            record = seg.stepper.resume(value, interrupt_id=interrupt_id, update=update)
+            with self._stepping():
+                record = stepper.resume(value, interrupt_id=interrupt_id, update=update)
         except StepperError as exc:
-            raise DebuggerUserError(str(exc)) from None
-        self._settle(seg)
+            raise self._refusal(str(exc)) from None
+        self._moved(seg, record.error)
         return record
 
     def resume_all(self, answers: dict[str, Any], *, update: Optional[dict[str, Any]] = None) -> StepRecord:
         """Answer several pending interrupts together, by id: `Command(resume={id: value, ...})`."""
-        seg = self._require()
-        if self.replay_mode:
-            raise DebuggerUserError(_("this is a recorded run: nothing runs, so it cannot take an answer"))
+        seg, stepper = self._live_stepper()
         try:
-            record = seg.stepper.resume_all(answers, update=update)
+            with self._stepping():
+                record = stepper.resume_all(answers, update=update)
         except StepperError as exc:
-            raise DebuggerUserError(str(exc)) from None
-        self._settle(seg)
+            raise self._refusal(str(exc)) from None
+        self._moved(seg, record.error)
         return record
 
-    def _require(self) -> GraphSegment:
+    def _live_stepper(self) -> tuple[Segment, GraphStepper]:
+        """The current segment and its live stepper, for an answer (a recording takes none)."""
+        seg = self._require()
+        self._check_idle()
+        if self.replay_mode or not isinstance(seg.stepper, GraphStepper):
+            raise self._refusal(_("this is a recorded run: nothing runs, so it cannot take an answer"))
+        return seg, seg.stepper
+
+    # ----- live steps (off the page, with Stop) --------------------------------------------------
+    def streams_calls(self) -> bool:
+        """Whether Step runs in the worker thread (`start_live`): a live runner, and a run that executes."""
+        return self.live is not None and not self.replay_mode
+
+    def start_live(self, kind: JobKind, breakpoints: Iterable[str] = ()) -> Any:
+        """Step (`step`), Continue to a breakpoint (`continue`) or to the end (`run`) in the live runner's
+        worker thread, through this session's own `step` / `continue_`, so a live step is recorded and settled
+        like any other. Refused while a job runs; the run must have been started (the page starts it first).
+        Returns the runner's job."""
+        seg = self._require()
+        if self.live is None:
+            raise RuntimeError("this session has no live runner")  # the page asks streams_calls() first
+        self._check_idle()
+        if seg.stepper.done:
+            raise self._refusal(self._finished_message(seg))
+        stops = tuple(breakpoints) if kind == "continue" else ()
+        job: Any = None
+
+        def next_step(_record: StepRecord) -> None:  # Continue: the live view follows the next step
+            if job is not None and not seg.stepper.done and not seg.stepper.error:
+                job.next_step(self.lanes_of(seg))
+
+        def work() -> Any:
+            return self.step() if kind == "step" else self.continue_(stops, on_step=next_step)
+        job = self.live.start(kind, work, self.lanes_of(seg))
+        return job
+
+    def lanes_of(self, seg: Segment) -> list[LaneView]:
+        """The tasks of the next superstep (a fan-out's lanes), as the live view names them."""
+        stepper = seg.stepper
+        tasks = stepper.next_tasks if isinstance(stepper, GraphStepper) else tuple(("", n) for n in stepper.next_nodes)
+        labels = self._lane_labels(seg, tasks)
+        return [LaneView(task_id=tid, node=node, label=label) for (tid, node), label in zip(tasks, labels, strict=True)]
+
+    def _lane_labels(self, seg: Segment, tasks: tuple[tuple[str, str], ...]) -> list[str]:
+        """What names each lane besides its node (none here; the RAG session names its sub-questions)."""
+        return ["" for _task in tasks]
+
+    def _require(self) -> Segment:
         if not self.segments:
-            raise DebuggerUserError(_("start a run first: fill in the input and press Step or Run"))
+            raise self._refusal(_(self.NO_RUN))
         return self.segments[-1]
 
     # ----- what if -------------------------------------------------------------------------------
-    def fork(self, step: int, field_name: str, value: Any) -> GraphSegment:
+    def fork(self, step: int, field_name: str, value: Any) -> Segment:
         """What if: set `field_name` to `value` in the state after session step `step` (0-based over the
         timeline) and run forward as a new segment, to the end or the next `interrupt()`. The original
         steps stay in the timeline and readable (LangGraph branches inside the thread: `update_state`
         writes a new checkpoint whose parent is the old one). A recorded run forks onto a new live thread
-        seeded with the recorded state, its checkpoints not being in this graph's saver."""
-        from rag_debugger.debugger.fork import fork_after, message_edit, message_fields
-
+        seeded with the recorded state, its checkpoints not being in this graph's saver. The hooks hear
+        of it as a run that started (`seg.fork_of` says from where) and, once it stops, ended."""
+        self._check_idle()
         pairs = self.all_steps()
         if not 0 <= step < len(pairs):
-            raise DebuggerUserError(_("pick a step from 1 to {last}").format(last=len(pairs)))
+            raise self._refusal(_("pick a step from 1 to {last}").format(last=len(pairs)))
         origin, record = pairs[step]
-        def new_thread() -> str:
-            self._runs += 1
-            return f"fork-{self.session_id}-{self._runs}"
-
+        number = sum(1 for s in self.segments if s.fork_of is not None) + 1
         try:
-            edit = (message_edit(record.values_after.get(field_name), value)
-                    if field_name in message_fields(self.graph) else None)
-            stepper = fork_after(origin, record, field_name, value, graph=self.graph, new_thread=new_thread,
-                                 context=self.context, on_step=_note_step_end)
+            seg = self._fork_segment(origin, record, field_name, value, number=number)
         except StepperError as exc:
-            raise DebuggerUserError(str(exc)) from None
-        n = sum(1 for s in self.segments if s.fork_of is not None) + 1
-        index = origin.stepper.steps.index(record)
-        seg = GraphSegment(stepper=stepper, label=N_("what-if #{n}").format(n=n),
-                           fork_of=(origin, index, field_name, value), message_edit=edit)
+            raise self._refusal(str(exc)) from None
         self.segments.append(seg)
-        self.replay_mode = False
         self._tell("started", seg)
-        stepper.run_to_end()
-        self._settle(seg)
+        with self._stepping():
+            seg.stepper.run_to_end()
+        self._moved(seg)
         return seg
+
+    def _new_thread(self, kind: str) -> str:
+        """A fresh thread id for a run of this session, never reused (a restart on an old thread would carry
+        the previous run's state in)."""
+        self._runs += 1
+        return f"{kind}-{self.session_id}-{self._runs}"
+
+    def _fork_segment(self, origin: Segment, record: StepRecord, field_name: str, value: Any, *,
+                      number: int) -> Segment:
+        """The what-if segment (its stepper paused where the edit leaves it); raises StepperError."""
+        from rag_debugger.debugger.fork import fork_after, message_edit, message_fields
+
+        edit = (message_edit(record.values_after.get(field_name), value)
+                if field_name in message_fields(self.graph) else None)
+        stepper = fork_after(origin, record, field_name, value, graph=self.graph,
+                             new_thread=lambda: self._new_thread("fork"), context=self.context,
+                             on_step=_note_step_end)
+        self.replay_mode = False
+        return GraphSegment(stepper=stepper, label=N_("what-if #{n}").format(n=number), ctx=self.context,
+                            fork_of=(origin, origin.stepper.steps.index(record), field_name, value),
+                            message_edit=edit)
 
     # ----- reading ----------------------------------------------------------------------------
     @property
@@ -360,11 +498,11 @@ class GraphSession(SegmentChain):
         seg = self.current
         return tuple(getattr(seg.stepper, "pending_interrupts", ()) or ()) if seg else ()
 
-    def result(self) -> None:
+    def result(self) -> Optional[dict[str, Any]]:
         """No workflow result: the final state is the result, shown by the page itself."""
         return None
 
-    def answer(self) -> None:
+    def answer(self) -> object:
         """No answer step after the graph (the RAG session has one)."""
         return None
 
@@ -386,7 +524,7 @@ class GraphSession(SegmentChain):
                 keys.append((marks.current, marks.done, seen))
         return keys
 
-    def drawing(self, travel: Optional[int] = None) -> SubgraphDrawing:
+    def drawing(self, travel: Optional[int] = None) -> GraphDrawing:
         """The graph (subgraphs as clusters) with the next nodes, the nodes run and the Sends seen:
         at the current position, or after step `travel` (time travel; the inspector passes it)."""
         seg, count = self.viewed(travel)
@@ -434,7 +572,7 @@ class GraphSession(SegmentChain):
         return child
 
     # ----- threads of the user's own checkpointer ----------------------------------------------
-    def open_thread(self, store: Any, thread_id: str) -> GraphSegment:
+    def open_thread(self, store: Any, thread_id: str) -> Segment:
         """Show a stored thread's newest checkpoints (a window: a long thread is not read whole) as a
         replay positioned at its end, so the timeline, diffs and time travel show it at once."""
         from rag_debugger.debugger.threads import CheckpointerError, on_store, pending_interrupts, read_window
@@ -447,20 +585,20 @@ class GraphSession(SegmentChain):
         except StepperError as exc:
             raise CheckpointerError(str(exc)) from None
         stepper.run_to_end(max_steps=len(stepper.all_steps) + 1)
-        seg = GraphSegment(stepper=stepper, label=N_("stored thread"), replay=True,
-                           thread=StoredThread(store=store, thread_id=thread_id, more=window.more, pending=pending))
+        seg: Segment = GraphSegment(stepper=stepper, label=N_("stored thread"), replay=True,
+                                    thread=StoredThread(store=store, thread_id=thread_id, more=window.more, pending=pending))
         self._drop_live()
         self.segments = [seg]
         self.replay_mode = True
         self.last_input = None
         return seg
 
-    def older_checkpoints(self) -> GraphSegment:
+    def older_checkpoints(self) -> Segment:
         """Read the window before the oldest checkpoint shown, and show the thread from there (still at its end)."""
         from rag_debugger.debugger.threads import on_store, read_window
 
         seg = self._require()
-        if seg.thread is None or not seg.replay or not seg.thread.more:
+        if seg.thread is None or not isinstance(seg.stepper, ReplayStepper) or not seg.thread.more:
             raise DebuggerUserError(_("no older checkpoints to read"))
         shown = list(seg.stepper.recorded)
         window = read_window(on_store(self.graph, seg.thread.store), seg.thread.thread_id,
@@ -471,7 +609,7 @@ class GraphSession(SegmentChain):
         seg.thread.more = window.more
         return seg
 
-    def go_on_thread(self, after_step: Optional[int] = None) -> GraphSegment:
+    def go_on_thread(self, after_step: Optional[int] = None) -> Segment:
         """Run on from the opened thread's newest checkpoint (or from the one after stored step `after_step`,
         time travel): in place when the store is writable, else in a fork copied into the debugger's own
         checkpointer. Step, Continue and answers work then; the stored steps before it stay in the timeline."""
@@ -480,7 +618,7 @@ class GraphSession(SegmentChain):
         from rag_debugger.debugger.threads import go_on
 
         seg = self._require()
-        if seg.thread is None or not seg.replay:
+        if seg.thread is None or not isinstance(seg.stepper, ReplayStepper):
             raise DebuggerUserError(_("open a stored thread first"))
         at = None
         steps = seg.stepper.all_steps
@@ -492,22 +630,23 @@ class GraphSession(SegmentChain):
         stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
                                 fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
                                 context=self.context, at=at)
-        live = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
+        live: Segment = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
                             thread=StoredThread(store=seg.thread.store, thread_id=seg.thread.thread_id, forked=forked))
         self.segments = [seg, live]
         self.replay_mode = False
         return live
 
     # ----- export and replay ------------------------------------------------------------------
-    def recording(self, seg: Optional[GraphSegment] = None) -> tuple[list[RecordedCheckpoint], Optional[str]]:
+    def recording(self, seg: Optional[Segment] = None) -> tuple[list[RecordedCheckpoint], Optional[str]]:
         """A segment's checkpoints (every checkpoint of its thread, each task's writes) and its head (the
         last checkpoint of its branch: a live fork shares its parent's thread)."""
         seg = seg or self._require()
-        if seg.replay:
+        if isinstance(seg.stepper, ReplayStepper):
             stepper = seg.stepper
             path = getattr(stepper, "path", None) or stepper.recorded
             return list(stepper.recorded), path[-1].checkpoint_id if path else None
-        checkpoints = record_thread(self.graph, seg.stepper.config)
+        live = cast(GraphStepper, seg.stepper)  # not a recording: a live run of a graph
+        checkpoints = record_thread(seg.graph, live.config)
         steps = seg.stepper.steps
         _add_spawned_tasks(checkpoints, steps)
         head = steps[-1].after_checkpoint_id if steps else getattr(seg.stepper, "start_checkpoint_id", None)
@@ -523,7 +662,7 @@ class GraphSession(SegmentChain):
                 "checkpoints": [json.loads(c.model_dump_json(fallback=str)) for c in checkpoints]}
 
     def open_recorded(self, checkpoints: list, *, head: Optional[str] = None, label: str = N_("recorded run"),
-                      inp: Optional[dict] = None, run_id: Optional[str] = None, info: Any = None) -> GraphSegment:
+                      inp: Optional[dict] = None, run_id: Optional[str] = None, info: Any = None) -> Segment:
         """Open recorded checkpoints read-only, at the start: Step / Continue / Restart and time travel walk
         them. `run_id` / `info`: the history's run they came from (a link names it)."""
         try:
@@ -533,12 +672,13 @@ class GraphSession(SegmentChain):
         except (ValueError, StepperError) as exc:
             raise DebuggerUserError(_("this recording cannot be replayed: {error}").format(error=exc)) from None
         self._drop_live()
-        self.segments = [GraphSegment(stepper=stepper, label=label, replay=True, run_id=run_id, info=info)]
+        opened: Segment = GraphSegment(stepper=stepper, label=label, replay=True, run_id=run_id, info=info)
+        self.segments = [opened]
         self.replay_mode = True
         self.last_input = inp
         return self.segments[0]
 
-    def open_replay(self, data: Any) -> GraphSegment:
+    def open_replay(self, data: Any) -> Segment:
         """Open a run exported from this page (`export_run`) read-only."""
         if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
             raise DebuggerUserError(_("this file is not a run exported from this page"))
@@ -548,14 +688,15 @@ class GraphSession(SegmentChain):
     def seek(self, steps: int) -> None:
         """Replay: put the current recording at `steps` steps from its start (0 = before the first node)."""
         seg = self._require()
-        if not seg.replay:
-            raise DebuggerUserError(_("seeking is for recorded runs; a live run moves with Step"))
-        total = len(seg.stepper.all_steps)
+        if not seg.replay or not isinstance(seg.stepper, ReplayStepper):
+            raise self._refusal(_("seeking is for recorded runs; a live run moves with Step"))
+        total = seg.stepper.total_steps
         if not 0 <= steps <= total:
-            raise DebuggerUserError(_("this recording has {total} steps; pick 0 to {total}").format(total=total))
+            raise self._refusal(_("this recording has {total} steps; pick 0 to {total}").format(total=total))
         seg.stepper.restart()
         for _step in range(steps):
             seg.stepper.step()
+        self._moved(seg)
 
 
 def _add_spawned_tasks(checkpoints: list[RecordedCheckpoint], steps: Iterable[StepRecord]) -> None:
@@ -574,4 +715,4 @@ def _add_spawned_tasks(checkpoints: list[RecordedCheckpoint], steps: Iterable[St
                         for lane in record.lanes if lane.task_id not in known and lane.error is None)
 
 
-__all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "SessionHooks", "StoredThread"]
+__all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "Segment", "SessionHooks", "StoredThread"]

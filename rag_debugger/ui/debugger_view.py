@@ -3,24 +3,21 @@ current position, the step's diff and lanes, the timeline with time travel, evid
 
 The same page shows a recorded run in replay mode (opened from the history page): a banner says
 so, Run and HITL answers are disabled (nothing can execute), Step / Continue / Restart and time
-travel walk the recording."""
+travel walk the recording.
+
+What the buttons do and which are on is the one controller's (rag_debugger/ui/step_controller.py); this
+page hands it the question box as the way a run starts, and plugs the RAG panels into the inspector."""
 from __future__ import annotations
 
 from typing import Any, Optional, cast
 
 import streamlit as st
 
-from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, ngettext
-from rag.i18n.formatting import date_time, duration_ms
-from rag.workbench.run_names import shown_name
+from rag.i18n.formatting import date_time
 from rag.workbench.session import REPLAY_BANNER, DebugSession
-from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.replay import ReplayStepper
-from rag_debugger.ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
-from rag_debugger.ui.panels.breakpoints import breakpoints
-from rag_debugger.ui.panels.controls import enabled_actions, is_new_question, take_action
 from rag_debugger.ui.panels.feedback import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
 from rag_debugger.ui.panels.hitl import render_hitl
@@ -37,6 +34,7 @@ from rag_debugger.ui.question_row import (
     row_is_stale,
 )
 from rag_debugger.ui.run_link import open_from_url, remember_link
+from rag_debugger.ui.step_controller import StepController, live_note, live_workbench, running
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from rag_debugger.ui.text import as_text, in_code
 
@@ -45,114 +43,19 @@ N_("Replay — recorded run, no model and no knowledge base")
 if the engine's wording changes, the Chinese page tests see an English banner."""
 
 
-# ----- callbacks (run before the script body, so the page renders the new state) ------------
+# ----- what this page hands the one controller (rag_debugger/ui/step_controller.py) -------------
 
 def _question() -> str:
     return st.session_state.get(QUESTION_KEY, "")
 
 
-def _box_is_new(session: DebugSession) -> bool:
-    return is_new_question(_question(), session.question, replay=session.replay_mode)
+def _start(session: DebugSession) -> None:
+    """A run starts from the question box (Run on an empty box runs the loaded question again)."""
+    session.start(_question() if _question().strip() else session.question)
 
 
-def _ensure_started(session: DebugSession) -> None:
-    """Start a new run when none exists or the question box changed since the last start (a
-    replay moves through its recording instead)."""
-    if session.replay_mode:
-        return
-    if not session.segments or _box_is_new(session):
-        session.start(_question())
-        reset_time_travel()
-
-
-PENDING_KEY = "pending_run_to_end"
-
-
-def on_run() -> None:
-    """Start the question; the steps run in the page body so their progress streams into a
-    status box (a callback cannot draw while it works)."""
-    session = get_session()
-    if guarded(session.start, _question() if _question().strip() else session.question) is not None:
-        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
-            start_live(session, "run")
-        else:
-            st.session_state[PENDING_KEY] = True
-    reset_time_travel()
-
-
-def on_step() -> None:
-    session = get_session()
-
-    def step():
-        _ensure_started(session)
-        if session.streams_calls():  # a live model: off the page, with its calls shown and Stop
-            start_live(session, "step")
-        else:
-            session.step()
-    guarded(step)
-    reset_time_travel()
-
-
-def on_continue() -> None:
-    session = get_session()
-    def start_if_needed() -> bool:
-        _ensure_started(session)
-        return True
-
-    if not guarded(start_if_needed):
-        pass  # a refused new question must not continue the old run
-    elif session.streams_calls():  # a live model: off the page, with its calls shown and Stop
-        start_live(session, "continue", breakpoints())
-    else:
-        st.session_state[PENDING_KEY] = "continue"  # stops at a breakpoint (Run does not)
-    reset_time_travel()
-
-
-def run_pending(session: DebugSession) -> None:
-    """Run to the end (Run) or to the next breakpoint (Continue) with live progress: the session
-    steps (`DebugSession.continue_`), the page writes one line per emitted step as it happens."""
-    pending = st.session_state.pop(PENDING_KEY, False)
-    seg = session.current
-    if not pending or seg is None or session.done:
-        return
-    run = shown_name(seg.label)
-    with st.status(_("Running {run}…").format(run=as_text(run)), expanded=True) as status:
-        ended = guarded(session.continue_, breakpoints() if pending == "continue" else (), _progress_lines)
-        if seg.stepper.error:
-            status.update(label=_("{run}: a step failed").format(run=as_text(run)), state="error")
-        elif ended is not None and ended.hit:
-            status.update(label=_("{run}: paused at the breakpoint before {node}").format(run=as_text(run),
-                                                                                          node=as_text(ended.hit)),
-                          state="complete", expanded=False)
-            flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-                  .format(node=in_code(ended.hit)))
-        else:
-            steps = len(seg.stepper.steps)
-            status.update(label=ngettext("{run}: {n} step run", "{run}: {n} steps run", steps).format(run=as_text(run), n=steps),
-                          state="complete", expanded=False)
-
-
-def _progress_lines(record: StepRecord) -> None:
-    """A step's progress events as lines of the status box (its nodes and duration when it emitted none)."""
-    for p in record.annotations.get("progress") or []:
-        group = f" [{as_text(p.get('group_label'))}]" if p.get("group_label") else ""
-        st.write(f"**{as_text(translate_progress(p.get('label', '')))}**{group} — "
-                 f"{as_text(translate_progress(p.get('detail', '')))} · {duration_ms(p.get('elapsed_ms', 0))}")
-    if not record.annotations.get("progress"):
-        st.write(f"`{in_code(', '.join(record.nodes))}` · {duration_ms(record.duration_ms)}")
-
-
-def on_restart() -> None:
-    """Restart what the box shows: the loaded question again, or the box's new question."""
-    session = get_session()
-    guarded(lambda: session.start(_question()) if _box_is_new(session) else session.restart())
-    reset_time_travel()
-
-
-def on_exit_replay() -> None:
-    get_session().exit_replay()
-    reset_time_travel()
-    flash("info", _("Left replay mode. The recorded run is still in the run history."))
+CONTROLLER = StepController(get_session=get_session, start_run=_start, box=_question)
+"""Run / Step / Continue / Restart / Stop and "Leave replay"; the rule for which are on."""
 
 
 def on_follow_recorded(run_id: str) -> None:
@@ -184,7 +87,7 @@ def render_replay_banner(session: DebugSession) -> None:
         if seg is not None and info is not None:
             origin = _("imported file") if info.origin == "imported" else _("this app's history")
             st.caption(_replay_facts(info, origin, cast(ReplayStepper, seg.stepper).total_steps))
-        st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=on_exit_replay,
+        st.button(_("Leave replay"), icon=MATERIAL["eject"], key="exit_replay", on_click=CONTROLLER.on_exit_replay,
                   help=_("Back to live debugging; the recorded run stays in the history"))
 
 
@@ -273,7 +176,7 @@ def render_page(*, question_row_drawn: bool = False) -> None:
         render_question(session, graph_nodes())  # LangGraph is loaded by now: the list costs nothing
     inspector_style()  # outside the fragment: a Step does not send the style sheet again
     if running(session):  # a step calls a live model off the page: poll it, only Stop works
-        live_workbench()
+        live_workbench(CONTROLLER)
     else:
         workbench()
 
@@ -286,26 +189,16 @@ def workbench() -> None:
     guarded_page(_workbench)
 
 
-ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart, "stop": on_stop}
-"""What the inspector's Run / Step / Continue / Restart buttons do (rag_debugger/ui/panels/controls.py)."""
-
-
 def _workbench() -> None:
     session = get_session()
-    take_ended(session)  # a step that ran off the page ended: its position is drawn now
-    if running(session):  # started from another tab of this browser session since the page was drawn
-        st.rerun(scope="app")
-    take_action(ACTION_HANDLERS, enabled_actions(done=session.done, has_run=bool(session.segments),
-                                                 replay=session.replay_mode, new_question=_box_is_new(session)))
-    if running(session):  # this click started one: the page polls it from now on
-        st.rerun(scope="app")
+    CONTROLLER.take_click(session)  # the queued click, if its button is on (and a live step that ended)
     redraw_if_badge_stale(session.settings)  # the sidebar's model badge follows the last call
     render_history_lost(session)
     # The first screen holds the controls, the whole graph and the step (docs/first_screen.md): what a
     # run says (live progress, "demo loaded", a breakpoint, the HITL question, the replay banner) goes
     # below the inspector; the inspector's position line beside the graph says it in a few words.
     inspector_slot = st.container()
-    run_pending(session)
+    CONTROLLER.run_pending(session)
     if row_is_stale(bool(session.segments)):  # the first run of a visit: fold the demos' box away
         st.session_state[ROW_DRAWN_WITH_RUN_KEY] = True
         st.rerun(scope="app")

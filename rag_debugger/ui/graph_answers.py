@@ -21,8 +21,8 @@ from rag_debugger.debugger.interrupts import InterruptAsk, ask_for
 from rag_debugger.debugger.records import PendingInterrupt
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.icons import MATERIAL
-from rag_debugger.ui.panels.time_travel import reset_time_travel
-from rag_debugger.ui.streamlit_state import flash, guarded
+from rag_debugger.ui.step_controller import answered
+from rag_debugger.ui.streamlit_state import flash
 from rag_debugger.ui.text import in_code
 
 UPDATE_KEY = "yg_ans_update"
@@ -73,13 +73,14 @@ def _update() -> Optional[dict]:
     return parse_update(st.session_state.get(UPDATE_KEY))
 
 
-def _after(answered: Any, update: Optional[dict]) -> None:
-    reset_time_travel()
-    text = _("Resumed with {value}. Step on, or Continue.").format(value=shown(answered))
+def _said(sent: tuple[Any, Optional[dict]]) -> str:
+    """The page's message once an answer went (and the update box is emptied)."""
+    value, update = sent
+    text = _("Resumed with {value}. Step on, or Continue.").format(value=shown(value))
     if update:
         text += " " + _("The state update {fields} went with it.").format(fields=", ".join(sorted(update)))
-    flash("success", text)
     st.session_state.pop(UPDATE_KEY, None)
+    return text
 
 
 def send_one(get_session: SessionGetter, interrupt_id: str, value: Any = None, staged: bool = True) -> None:
@@ -99,9 +100,7 @@ def send_one(get_session: SessionGetter, interrupt_id: str, value: Any = None, s
         target = interrupt_id if len(pending) > 1 else None
         session.resume(answer, target, update=update)
         return answer, update
-    done = guarded(go)
-    if done is not None:
-        _after(*done)
+    answered(go, _said)
 
 
 def send_all(get_session: SessionGetter) -> None:
@@ -115,9 +114,7 @@ def send_all(get_session: SessionGetter) -> None:
         update = _update()
         session.resume_all(answers, update=update)
         return answers, update
-    done = guarded(go)
-    if done is not None:
-        _after(*done)
+    answered(go, _said)
 
 
 def _text_answer(p: PendingInterrupt, get_session: SessionGetter) -> None:

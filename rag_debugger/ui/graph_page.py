@@ -4,8 +4,10 @@ schema, the same inspector as the RAG debugger (graph with highlights, Run / Ste
 Restart, Send lanes, reducer-aware diffs, timeline with time travel), `interrupt()` answered in the
 page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapshot) do not appear.
 
-The page's logic is here and in `rag_debugger.debugger.session` (the generic session); the panels it shares with the RAG debugger
-take their RAG parts as parameters (`rag_debugger.ui.panels.inspector.InspectorParts`).
+The page's logic is here and in `rag_debugger.debugger.session` (the generic session); what the buttons do
+and which are on is the controller both debugger pages share (`rag_debugger.ui.step_controller`), which this
+page hands the input form as the way a run starts. The panels it shares with the RAG debugger take their RAG
+parts as parameters (`rag_debugger.ui.panels.inspector.InspectorParts`).
 """
 from __future__ import annotations
 
@@ -28,14 +30,14 @@ from rag_debugger.ui.graph_examples import picked_input, render_example_picker
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
 from rag_debugger.ui.launch import launch_options
-from rag_debugger.ui.panels.breakpoints import breakpoints, render_breakpoints
-from rag_debugger.ui.panels.controls import take_action
+from rag_debugger.ui.panels.breakpoints import render_breakpoints
 from rag_debugger.ui.panels.feedback import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
+from rag_debugger.ui.step_controller import StepController
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
 from rag_debugger.ui.text import as_text, in_code
 from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
@@ -325,10 +327,15 @@ def render_input_form(session: GraphSession) -> None:
                   help=_("A new run on a fresh thread, paused before its first node"))
 
 
-# ----- actions -----------------------------------------------------------------------------------
+# ----- what this page hands the one controller (rag_debugger/ui/step_controller.py) -------------
 
 def _start_from_form(session: GraphSession) -> None:
+    """A run starts from the input form. When that changes what the page was drawn with (the first run,
+    another input), the whole page is drawn again: the form, outside the fragment, folds to a summary."""
+    before = (bool(session.segments), session.last_input)
     session.start(_form_input(session))
+    if (bool(session.segments), session.last_input) != before:
+        st.session_state[FULL_RERUN_KEY] = True
 
 
 def on_start_from_form() -> None:
@@ -338,76 +345,13 @@ def on_start_from_form() -> None:
         reset_time_travel()
 
 
-def _ensure_started(session: GraphSession) -> None:
-    if not session.segments:
-        _start_from_form(session)
+def _run_name(session: GraphSession, seg: Any) -> str:
+    return session.spec
 
 
-def _act(action) -> None:
-    session = _session()
-    if session is None:
-        return
-
-    def run() -> bool:
-        action(session)
-        return True
-    before = (bool(session.segments), session.last_input)
-    guarded(run)
-    reset_time_travel()
-    if (bool(session.segments), session.last_input) != before:
-        st.session_state[FULL_RERUN_KEY] = True  # the input form, outside the fragment, folds to a summary
-
-
-def on_run() -> None:
-    def run(session: GraphSession) -> None:
-        _start_from_form(session)
-        session.run_to_end(from_input=True)  # as graph.invoke(input): it pauses at the graph's own breakpoints
-        _say_compiled_pause(session)
-
-    _act(run)
-
-
-def on_step() -> None:
-    def step(session: GraphSession) -> None:
-        _ensure_started(session)
-        session.step()
-
-    _act(step)
-
-
-def _say_compiled_pause(session: GraphSession) -> None:
-    pause = session.compiled_pause
-    if not pause:
-        return
-    where, node = pause.split(":", 1)
-    if where == "before":
-        text = _("The graph's own breakpoint (compiled with interrupt_before): paused before `{node}`, where "
-                 "LangGraph pauses. Continue goes on.")
-    else:
-        text = _("The graph's own breakpoint (compiled with interrupt_after): paused after `{node}`, where "
-                 "LangGraph pauses. Continue goes on.")
-    flash("info", text.format(node=in_code(node)))
-
-
-def _continue(session: GraphSession) -> None:
-    _ensure_started(session)
-    hit = session.continue_(breakpoints(BREAKPOINT_SCOPE))
-    if hit:
-        flash("info", _("Breakpoint: paused before `{node}`. Continue runs to the next breakpoint or the end.")
-              .format(node=in_code(hit)))
-    else:
-        _say_compiled_pause(session)
-
-
-def on_continue() -> None:
-    _act(_continue)
-
-
-def on_restart() -> None:
-    _act(lambda s: s.restart())
-
-
-ACTION_HANDLERS = {"run": on_run, "step": on_step, "continue": on_continue, "restart": on_restart}
+CONTROLLER = StepController(get_session=_session, start_run=_start_from_form, breakpoint_scope=BREAKPOINT_SCOPE,
+                            run_name=_run_name)
+"""Run / Step / Continue / Restart; the rule for which are on."""
 
 
 def on_step_into(name: str) -> None:
@@ -488,7 +432,8 @@ def render_source() -> None:
         st.selectbox(_("Graphs of {file}").format(file=as_text(os.path.basename(opts.config or "langgraph.json"))),
                      list(names), key=PROJECT_PICK, format_func=lambda spec: f"{names[spec]} · {spec}",
                      index=list(names).index(opts.graph) if opts.graph in names else 0, on_change=on_pick_project)
-    c1, c2, c3 = st.columns([5, 4, 1.4], vertical_alignment="bottom")
+    # the button column holds "Load graph" whole down to a 1024 px wide window (at [5, 4, 1.4] it read "Load …")
+    c1, c2, c3 = st.columns([4, 3, 1.5], vertical_alignment="bottom")
     c1.text_input(_("Graph (package.module:attr)"), key=GRAPH_FIELD, placeholder=_("e.g. rag_debugger.examples.chain:graph"),
                   help=_("A compiled graph, a StateGraph builder, or a zero-argument function returning either. "
                          "The module must be importable from where the app runs."))
@@ -588,25 +533,30 @@ def _workbench() -> None:
     session = _session()
     if session is None:
         return
-    enabled = {"run": not session.replay_mode, "step": not session.done, "continue": not session.done,
-               "restart": bool(session.segments)}
-    take_action(ACTION_HANDLERS, enabled)
+    CONTROLLER.take_click(session)  # the queued click, if its button is on
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
-    show_flash()
-    if session.replay_mode and session.current and session.current.run_id:
-        st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; nothing "
-                  "runs. What if… forks it live.").format(run=as_text(session.current.run_id)), icon=MATERIAL["replay"])
-    elif session.replay_mode and session.current and session.current.thread is not None:
-        render_thread_banner(session)
-    elif session.replay_mode:
-        st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
-                icon=MATERIAL["replay"])
-    render_interrupts(session, _session, render_field=render_field, seed=_seed)
-    render_subgraph_controls(session)
-    travel = travel_step(len(session.all_steps()))
-    render_travel_go_on(session, travel)
-    values = render_inspector(session, travel, parts=graph_parts(session))
+    # What a Run or Continue says while it runs (its progress box) goes below the inspector, as on the Step
+    # debugger: the controls and the graph stay where they were. What it leads to is drawn above.
+    above, inspector_slot = st.container(), st.container()
+    CONTROLLER.run_pending(session)  # Run / Continue, with each step's progress as it comes
+    with above:
+        show_flash()
+        if session.replay_mode and session.current and session.current.run_id:
+            st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; "
+                      "nothing runs. What if… forks it live.").format(run=as_text(session.current.run_id)),
+                    icon=MATERIAL["replay"])
+        elif session.replay_mode and session.current and session.current.thread is not None:
+            render_thread_banner(session)
+        elif session.replay_mode:
+            st.info(_("Replay of an exported run: Step, Continue and Restart walk the recording; nothing runs."),
+                    icon=MATERIAL["replay"])
+        render_interrupts(session, _session, render_field=render_field, seed=_seed)
+        render_subgraph_controls(session)
+        travel = travel_step(len(session.all_steps()))
+        render_travel_go_on(session, travel)
+    with inspector_slot:
+        values = render_inspector(session, travel, parts=graph_parts(session))
     from rag_debugger.ui.graph_link import WRITTEN_KEY, graph_link_for
 
     st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL

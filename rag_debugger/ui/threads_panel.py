@@ -151,7 +151,7 @@ def render_opened(session: GraphSession) -> None:
             st.warning(_("This thread waits at an interrupt() in {nodes}.").format(
                 nodes=as_text(", ".join(sorted({p.node for p in thread.pending})))), icon=":material/pan_tool:")
             render_pending_questions(thread.pending)
-        if thread.pending or seg.stepper.cut_short:
+        if thread.pending or getattr(seg.stepper, "cut_short", False):
             label = _("Answer it here") if thread.pending else _("Go on from here")
             help_text = (_("Runs in place, in your checkpointer") if thread.store.source.writable else
                          _("Copies the thread into the debugger's own checkpointer as a fork and runs there"))

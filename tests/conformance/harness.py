@@ -383,7 +383,7 @@ class Run:
         if node in session.current.stepper.next_nodes:  # Continue moves past where it stands: the next stop
             oracle.stream(None, interrupt_before=[node])
         snap = oracle.graph.get_state(oracle.config)
-        hit = session.continue_([node])
+        hit = session.continue_([node]).hit
         _expect(hit == node, f"Continue with a breakpoint on {node!r} stopped at {hit!r}")
         _expect(node in session.current.stepper.next_nodes, f"{node!r} is not next: {session.current.stepper.next_nodes}")
         _expect(same(fields_of(snap.values), session.current.stepper.current_values()),

@@ -318,10 +318,10 @@ def test_continue_into_a_node_that_asks_reports_the_question_not_a_breakpoint():
 
     s = GraphSession(spec="rag_debugger.examples.approval:graph", graph=approval.compile(checkpointer=InMemorySaver()))
     s.start({"request": "refund"})
-    assert s.continue_({"details"}) is None and s.pending_interrupts()[0].node == "review"
+    assert s.continue_({"details"}).hit is None and s.pending_interrupts()[0].node == "review"
     s.resume("approve")
     assert s.current.stepper.next_nodes == ("details",)
-    assert s.continue_({"details"}) is None  # it goes on from the breakpoint it is paused at...
+    assert s.continue_({"details"}).hit is None  # it goes on from the breakpoint it is paused at...
     assert s.pending_interrupts()[0].node == "details"  # ...and stops at the question: no breakpoint hit
 
 

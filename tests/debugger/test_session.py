@@ -115,9 +115,9 @@ def test_every_example_lints_clean(spec):
 def test_continue_stops_before_a_breakpoint_and_goes_past_it_when_continued_again():
     s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "a  b"})
-    assert s.continue_({"shout"}) == "shout"
+    assert s.continue_({"shout"}).hit == "shout"
     assert s.current.stepper.next_nodes == ("shout",) and len(s.all_steps()) == 2
-    assert s.continue_({"shout"}) is None  # from the breakpoint: one step at least, then the end
+    assert s.continue_({"shout"}).hit is None  # from the breakpoint: one step at least, then the end
     assert s.finished and len(s.all_steps()) == 3
 
 
@@ -125,17 +125,17 @@ def test_continue_without_breakpoints_runs_to_the_end_and_streams_each_step():
     s = GraphSession.open("rag_debugger.examples.chain:graph")
     s.start({"text": "x"})
     seen = []
-    assert s.continue_((), on_step=lambda r: seen.append(r.nodes)) is None
+    assert s.continue_((), on_step=lambda r: seen.append(r.nodes)).hit is None
     assert seen == [("clean",), ("count",), ("shout",)] and s.finished
 
 
 def test_continue_stops_at_an_interrupt_and_a_breakpoint_on_a_fanned_out_node_pauses_before_all_lanes():
     s = GraphSession.open("rag_debugger.examples.approval:graph")
     s.start({"request": "r"})
-    assert s.continue_(()) is None and s.pending_interrupts() and not s.finished
+    assert s.continue_(()).hit is None and s.pending_interrupts() and not s.finished
     f = GraphSession.open("rag_debugger.examples.fanout:graph")
     f.start({"words": ["a", "bb", "ccc"]})
-    assert f.continue_({"measure"}) == "measure"
+    assert f.continue_({"measure"}).hit == "measure"
     assert f.current.stepper.next_nodes == ("measure",) * 3  # before all three lanes, none has run
 
 

@@ -11,8 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from rag.errors import UserInputError
 from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
-from rag.workbench.live_step import LaneView, LiveCallLog
+from rag.workbench.live_step import LiveCallLog
 from rag.workbench.session import DebugSession
+from rag_debugger.debugger.live import LaneView
 from tests.support.live_fake_model import StreamingFake
 
 QUESTION = "丹瑾和青棠分别使用什么武器？"  # the complex demo: the planner splits it into two lanes
@@ -197,3 +198,59 @@ def test_a_page_reading_the_run_while_a_step_runs_does_not_keep_the_old_position
     assert job.join(20) and job.state == "done"
     assert stepper.next_nodes == ("prepare_sub_questions",)
     assert stepper.steps[0].values_after.get("complexity") == "complex"
+
+
+def test_a_graph_of_your_own_steps_in_the_live_worker_through_the_one_session():
+    """The live worker is the generic session's (`GraphSession.start_live`): a graph of your own steps off the
+    page like the workflow does, each step through the session's own Step (so its hooks record it), and a
+    second Step while one runs is refused."""
+    import threading
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from rag.workbench.live_step import LiveStepRunner
+    from rag_debugger.debugger.session import GraphSession, SessionHooks
+
+    class State(TypedDict):
+        n: int
+
+    gate = threading.Event()
+
+    def slow(state: State) -> dict:
+        assert gate.wait(20)
+        return {"n": state["n"] + 1}
+
+    def done(state: State) -> dict:
+        return {"n": state["n"] * 10}
+
+    builder = StateGraph(State)
+    builder.add_node("slow", slow)
+    builder.add_node("done", done)
+    builder.add_edge(START, "slow")
+    builder.add_edge("slow", "done")
+    builder.add_edge("done", END)
+
+    class Notes(SessionHooks):
+        def __init__(self):
+            self.ended_runs = []
+
+        def ended(self, session, seg):
+            self.ended_runs.append(len(seg.stepper.steps))
+
+    notes = Notes()
+    session = GraphSession(spec="mine:graph", graph=builder.compile(checkpointer=InMemorySaver()),
+                           live=LiveStepRunner(), hooks=[notes])
+    session.start({"n": 1})
+    assert session.streams_calls()
+    job = session.start_live("step")
+    assert [lane.node for lane in job.lanes] == ["slow"]
+    with pytest.raises(UserInputError, match="still running"):
+        session.step()
+    gate.set()
+    assert job.join(20) and job.state == "done"
+    assert [r.nodes for r in session.current.stepper.steps] == [("slow",)]
+    run = session.start_live("run")
+    assert run.join(20) and run.state == "done"
+    assert session.finished and session.current.stepper.current_values() == {"n": 20}
+    assert notes.ended_runs == [2]  # told once, when the run the worker stepped ended

@@ -10,6 +10,7 @@ import pytest
 import rag_debugger.ui.panels.controls as controls
 import rag_debugger.ui.panels.inspector as inspector
 import rag_debugger.ui.panels.time_travel as time_travel
+from rag_debugger.ui.control_rule import ControlState, enabled_buttons
 from tests.support.apptest import controls_shown
 from tests.support.html_reader import read_html
 
@@ -53,22 +54,20 @@ def test_the_full_state_switch_is_read_back(state):
     (False, True, True, {"run": False, "step": True, "continue": True, "restart": True}),  # replay mid-way
     (True, True, True, {"run": False, "step": False, "continue": False, "restart": True}),  # replay at its end
 ])
-def test_which_controls_are_on(done, has_run, replay, expected):
-    assert controls.enabled_actions(done=done, has_run=has_run, replay=replay) == {**expected, "stop": False}
-    html = controls.controls_html(done=done, has_run=has_run, replay=replay)
+def test_the_controls_drawn_are_the_ones_the_rule_has_on(done, has_run, replay, expected):
+    state = ControlState(started=has_run, finished=done, replay=replay)
+    html = controls.controls_html(state)
     assert controls_shown(html) == expected  # no Stop button unless a step runs
     assert ("Replay:" in html) == replay
     assert "Run exactly one superstep" in html  # the tooltip of Step
 
 
 @pytest.mark.parametrize("new_question", [False, True])
-def test_while_a_step_runs_only_stop_is_on(new_question):
-    """A second Step click must not queue a step, whatever the box says (rag_debugger/ui/live_step_view.py)."""
+def test_while_a_step_runs_only_stop_is_drawn_on(new_question):
+    """A second Step click must not queue a step, whatever the box says (rag_debugger/ui/step_controller.py)."""
     off = {"run": False, "step": False, "continue": False, "restart": False}
-    assert controls.enabled_actions(done=False, has_run=True, replay=False, new_question=new_question,
-                                    running=True) == {**off, "stop": True}
-    html = controls.controls_html(done=False, has_run=True, replay=False, running=True,
-                                  box="another question" if new_question else "", loaded="q")
+    state = ControlState(started=True, finished=False, new_input=new_question, running=True)
+    html = controls.controls_html(state, box="another question" if new_question else "", loaded="q")
     assert controls_shown(html) == {**off, "stop": True}
     assert 'data-running="1"' in html  # inspector.js then leaves the buttons off while the user types
 
@@ -84,19 +83,19 @@ def test_a_control_click_queues_only_a_known_action(state, sent, queued):
 def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
     ran = []
     handlers = {a: (lambda a=a: ran.append(a)) for a in controls.ACTIONS}
-    on = controls.enabled_actions(done=False, has_run=True, replay=False)
+    on = enabled_buttons(ControlState(started=True, finished=False))
     assert controls.take_action(handlers, on) is None and ran == []  # nothing queued
     state[controls.PENDING_ACTION_KEY] = "step"
     assert controls.take_action(handlers, on) == "step" and ran == ["step"]
     assert controls.take_action(handlers, on) is None and ran == ["step"]  # taken once
     state[controls.PENDING_ACTION_KEY] = "step"
-    finished = controls.enabled_actions(done=True, has_run=True, replay=False)
+    finished = enabled_buttons(ControlState(started=True, finished=True))
     assert controls.take_action(handlers, finished) is None and ran == ["step"]
     assert controls.PENDING_ACTION_KEY not in state  # a refused click does not linger
 
 
 def test_the_controls_are_real_buttons_in_page_order():
-    page = read_html(controls.controls_html(done=False, has_run=True, replay=False))
+    page = read_html(controls.controls_html(ControlState(started=True, finished=False)))
     assert "".join(page.text).strip().startswith("RunStepContinue to endRestart")
 
 

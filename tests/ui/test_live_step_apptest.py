@@ -1,4 +1,4 @@
-"""The debugger page while a Step calls a model that streams (rag_debugger/ui/live_step_view.py): the running
+"""The debugger page while a Step calls a model that streams (rag_debugger/ui/step_controller.py): the running
 call is shown with its tokens, every control but Stop is off, Stop leaves the run where it was with
 a quiet line saying so, and the offline rules still step on the page."""
 from __future__ import annotations

@@ -20,6 +20,7 @@ import streamlit as st
 
 from rag.i18n import N_, _
 from rag_debugger.debugger.html_view import esc
+from rag_debugger.ui.control_rule import ControlState, enabled_buttons, is_new_question
 from rag_debugger.ui.panels.icons import svg_icon
 
 log = logging.getLogger(__name__)
@@ -59,26 +60,6 @@ TARGET_CHARS = 60
 """How much of the question the target line quotes (the box shows all of it)."""
 
 
-def is_new_question(box: str, loaded: str, *, replay: bool) -> bool:
-    """Whether the question box holds a question other than the loaded run's. Then every control
-    acts on the box: Run, Step, Continue and Restart start it (a finished run no longer blocks Step).
-    A replay's box is locked to its recording."""
-    text = (box or "").strip()
-    return not replay and bool(text) and text != (loaded or "").strip()
-
-
-def enabled_actions(*, done: bool, has_run: bool, replay: bool, new_question: bool = False,
-                    running: bool = False) -> dict[str, bool]:
-    """Which controls can be used. Step and Continue also work before any run, and after one ended
-    when the box holds a new question: they start the question first. A replay cannot Run (nothing
-    may execute). While a step runs only Stop can be used: a second click never queues a step."""
-    if running:
-        return {"run": False, "step": False, "continue": False, "restart": False, "stop": True}
-    fresh = new_question and not replay
-    return {"run": not replay, "step": not done or fresh, "continue": not done or fresh,
-            "restart": has_run or fresh, "stop": False}
-
-
 def _quote(text: str) -> str:
     text = " ".join(text.split())
     return "“" + esc(text if len(text) <= TARGET_CHARS else text[:TARGET_CHARS - 1] + "…") + "”"
@@ -113,19 +94,19 @@ def _button(c: Control, enabled: bool) -> str:
             f'<span>{esc(_(c.label))}</span></button>')
 
 
-def controls_html(*, done: bool, has_run: bool, replay: bool, box: str = "", loaded: str = "",
-                  caption: Optional[str] = None, running: bool = False) -> str:
-    """The four buttons, the line naming the question they act on, and a one-line help. The data
-    attributes let inspector.js turn Step / Continue on and rename the target while the user types.
-    `caption`: another page's help line (raw HTML); such a page has no question box, so no target line."""
-    new_question = is_new_question(box, loaded, replay=replay)
-    enabled = enabled_actions(done=done, has_run=has_run, replay=replay, new_question=new_question, running=running)
-    buttons = "".join(_button(c, enabled[c.action]) for c in CONTROLS) + (_button(STOP, True) if running else "")
-    help_line = _(REPLAY_HELP) if replay else (caption or _(CONTROLS_HELP))
-    flags = (f'data-done="{int(done)}" data-has-run="{int(has_run)}" data-replay="{int(replay)}"'
-             + (' data-running="1"' if running else ""))
+def controls_html(state: ControlState, *, box: str = "", loaded: str = "", caption: Optional[str] = None) -> str:
+    """The four buttons, on or off by the one rule (`rag_debugger.ui.control_rule`), the line naming the
+    question they act on, and a one-line help. The data attributes let inspector.js turn Step / Continue on
+    and rename the target while the user types. `caption`: another page's help line (raw HTML); such a page
+    has no question box, so no target line."""
+    enabled = enabled_buttons(state)
+    buttons = "".join(_button(c, enabled[c.action]) for c in CONTROLS) + (_button(STOP, True) if state.running else "")
+    help_line = _(REPLAY_HELP) if state.replay else (caption or _(CONTROLS_HELP))
+    flags = (f'data-done="{int(state.blocked)}" data-has-run="{int(state.started)}" data-replay="{int(state.replay)}"'
+             + (' data-running="1"' if state.running else ""))
     target = "" if caption is not None else (
-        f'<p class="rdi-target" aria-live="polite">{target_text(box=box, loaded=loaded, has_run=has_run, replay=replay)}</p>')
+        f'<p class="rdi-target" aria-live="polite">'
+        f'{target_text(box=box, loaded=loaded, has_run=state.started, replay=state.replay)}</p>')
     toolbar = esc(_("Debugger controls"))
     return (f'<div class="rdi-controls" role="toolbar" aria-label="{toolbar}" {flags} '
             f'data-loaded="{esc(loaded)}">{buttons}</div>{target}'
@@ -143,7 +124,8 @@ def queue_action(value: Any) -> None:
 
 def take_action(handlers: Mapping[str, Callable[[], None]], enabled: Mapping[str, bool]) -> Optional[str]:
     """Run the queued action, if any, and return its name. A control that is off (Step on a
-    finished run, a stale click from an older page) does nothing, as a disabled button would."""
+    finished run, a stale click from an older page) does nothing, as a disabled button would.
+    The pages call it through their controller (rag_debugger/ui/step_controller.py)."""
     action = st.session_state.pop(PENDING_ACTION_KEY, None)
     if action not in handlers or not enabled.get(action, False):
         return None

@@ -10,17 +10,16 @@ import streamlit as st
 
 from rag.i18n import _
 from rag_debugger.ui.panels.icons import MATERIAL
-from rag_debugger.ui.panels.time_travel import reset_time_travel
-from rag_debugger.ui.streamlit_state import flash, get_session, guarded
+from rag_debugger.ui.step_controller import answered
+from rag_debugger.ui.streamlit_state import get_session
 from rag_debugger.ui.text import as_text
 
 
 def _answer(text: str) -> None:
     session = get_session()
-    reset_time_travel()
-    if guarded(session.answer_hitl, text) is not None:
-        flash("success", _("Resuming with your answer “{answer}”. Step through the resume path or press Continue.")
-              .format(answer=as_text(text.strip())))
+    answered(lambda: session.answer_hitl(text),
+             lambda _seg: _("Resuming with your answer “{answer}”. Step through the resume path or press Continue.")
+             .format(answer=as_text(text.strip())))
 
 
 def _answer_from_box() -> None:

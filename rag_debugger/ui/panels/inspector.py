@@ -32,6 +32,7 @@ from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import TypedValues, state_html
 from rag_debugger.debugger.waterfall import waterfall_html
+from rag_debugger.ui.control_rule import control_state
 from rag_debugger.ui.panels.answer import answer_html
 from rag_debugger.ui.panels.controls import controls_html, queue_action, target_texts
 from rag_debugger.ui.panels.degradation import degraded_html
@@ -188,7 +189,7 @@ def render_inspector(session: InspectedSession, travel: Optional[int], *, box: s
     state values shown, for the panels that stay outside (full state)."""
     sections, values = inspector_sections(session, travel, full_state=full_state_wanted(), box=box, parts=parts,
                                           opened=opened_parts())
-    sections["live"] = live  # after a Stop: one quiet line (rag_debugger/ui/live_step_view.py)
+    sections["live"] = live  # after a Stop: one quiet line (rag_debugger/ui/step_controller.py)
     st.session_state[SHOWN_KEY] = sections
     _mount(sections)
     return values
@@ -279,8 +280,8 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         head += ('<label class="rdi-switch"><input type="checkbox" class="rdi-full-state-toggle"'
                  f'{checked}> ' + esc(_("Show the full state below")) + "</label>")
     sections: dict[str, Any] = {
-        "controls": controls_html(done=session.done, has_run=bool(session.segments), replay=session.replay_mode,
-                                  box=box, loaded=session.question, caption=parts.controls_caption)
+        "controls": controls_html(control_state(session, box=box), box=box, loaded=session.question,
+                                  caption=parts.controls_caption)
         if interactive else "",
         "head": head,
         "live": "",  # the running step's model calls (rag_debugger/ui/panels/live_call.py), filled while one runs

@@ -2,7 +2,7 @@
 role, elapsed time, tokens so far, the text so far), inside its `Send` lane at a fan-out step.
 
 Pure functions of `rag.workbench.live_step.LiveJobView`, so AppTest tests read the HTML the browser
-shows. The page polls the job and sends only this section while a step runs (rag_debugger/ui/debugger_view.py).
+shows. The page polls the job and sends only this section while a step runs (rag_debugger/ui/step_controller.py).
 """
 from __future__ import annotations
 

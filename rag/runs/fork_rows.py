@@ -1,0 +1,36 @@
+"""What a run history keeps of a what-if fork, the same for both debugger pages' recorders (the RAG session's
+`rag.workbench.recorder.RunRecorder` and Your graph's `rag.runs.graph_runs.GraphRunRecorder`, both hooks of the
+one session): the run it forked from, and the edit as a row's `fork` (the parent's step, 1-based, the field, its
+old and new value, as the export writes them)."""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.session import Segment
+
+
+def plain(value: Any) -> Any:
+    """JSON-able, as an export writes it."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
+
+
+def fork_row(seg: Segment) -> Optional[tuple[Segment, dict[str, Any]]]:
+    """(the segment `seg` forked from, the edit as the history keeps it), or None when `seg` is no fork."""
+    if seg.fork_of is None:
+        return None
+    origin, index, field, new = seg.fork_of
+    steps = origin.stepper.steps
+    old = steps[index].values_after.get(field) if index < len(steps) else None
+    return origin, {"step": index + 1, "field": field, "old": plain(old), "new": plain(new)}
+
+
+def record_origin_head(history: Any, origin: Segment) -> None:
+    """Write a live parent's head before its fork starts: the fork's checkpoints join its thread as a new
+    branch, so both runs keep their head to tell the branches apart."""
+    if origin.run_id is not None and not origin.replay and origin.stepper.steps:
+        history.record_head(origin.run_id, origin.stepper.steps[-1].after_checkpoint_id)
+
+
+__all__ = ["fork_row", "plain", "record_origin_head"]
