@@ -23,7 +23,7 @@ from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import flash, guarded
-from rag_debugger.ui.text import in_code
+from rag_debugger.ui.text import as_text, in_code
 
 UPDATE_KEY = "yg_ans_update"
 KIND_LABELS = {"text": N_("Text"), "number": N_("Number"), "bool": N_("True / false"), "json": N_("JSON")}
@@ -75,9 +75,9 @@ def _update() -> Optional[dict]:
 
 def _after(answered: Any, update: Optional[dict]) -> None:
     reset_time_travel()
-    text = _("Resumed with {value}. Step on, or Continue.").format(value=shown(answered))
+    text = _("Resumed with {value}. Step on, or Continue.").format(value=as_text(shown(answered)))
     if update:
-        text += " " + _("The state update {fields} went with it.").format(fields=", ".join(sorted(update)))
+        text += " " + _("The state update {fields} went with it.").format(fields=as_text(", ".join(sorted(update))))
     flash("success", text)
     st.session_state.pop(UPDATE_KEY, None)
 

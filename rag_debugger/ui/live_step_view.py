@@ -22,6 +22,7 @@ from rag_debugger.ui.panels.inspector import render_running_inspector
 from rag_debugger.ui.panels.live_call import ended_note_html, live_html
 from rag_debugger.ui.question_row import QUESTION_KEY
 from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page
+from rag_debugger.ui.text import as_text
 
 POLL_S = 0.4
 """How often the page asks the running job for its calls: a token stream reads as live at this pace,
@@ -53,7 +54,7 @@ def take_ended(session: Any) -> None:
     if job.state == "stopped":
         st.session_state[NOTE_KEY] = job.message
     elif job.state == "failed":
-        flash("warning", job.message)
+        flash("warning", as_text(job.message))
 
 
 def running(session: Any) -> bool:
