@@ -56,7 +56,7 @@ from rag.eval.scoring import (
     summary,
 )
 from rag.models.call_cache import CallCache
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 class ProgressBar:

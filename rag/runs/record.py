@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 def record_bundle(question: str, answers: list[str], *, settings=None) -> dict:

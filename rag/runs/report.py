@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 def _open(ref: str, tmp: Path) -> tuple[Any, str]:

@@ -288,7 +288,8 @@ def test_the_check_follows_outside_text_through_local_variables():
         'def f(run):\n    name = as_text(run.provider)\n    msg = f"Provider {name}"\n    st.markdown(msg)',
         'def f(run):\n    msg = _("Provider {p}").format(p=code_span(run.provider))\n    st.caption(msg)',
         'def f(rows):\n    msg = ngettext("{n} run", "{n} runs", len(rows)).format(n=len(rows))\n    st.info(msg)',
-        'def f(info):\n    text = _("Saved.")\n    if info.note:\n        text += " " + as_text(info.note)\n    flash("success", text)',
+        'def f(info):\n    text = _("Saved.")\n    if info.note:\n'
+        '        text += " " + as_text(info.note)\n    flash("success", text)',
         'def f(block):\n    st.markdown(block.body)',  # not a field known to carry outside text
         'def f(text):\n    st.markdown(text)',  # an argument: its callers' concern
         'def f(run):\n    name = run.provider\n    st.code(name)',  # not markdown
