@@ -36,6 +36,7 @@ Action = Literal[
     "save_prompt_version", "overwrite_prompt_version", "delete_prompt_version", "activate_prompt_version",
     "switch_telemetry",
     "create_kb", "change_kb", "delete_kb",
+    "record_evaluation", "view_evaluation", "overwrite_evaluation", "delete_evaluation",
 ]
 SharedState = Literal["open", "read-only"]
 Visibility = Literal["all", "owner"]
@@ -44,17 +45,19 @@ SHARED_STATE_ENV = "RAG_SHARED_STATE"
 VISIBILITY_ENV = "RAG_RUN_VISIBILITY"
 ADMINS_ENV = "RAG_ADMINS"
 
-#: Anyone may do these, whoever they are (running questions is what the app is for).
-ANYONE: frozenset[str] = frozenset({"record_run"})
+#: Anyone may do these, whoever they are (running questions, or a question set, is what the app is for).
+ANYONE: frozenset[str] = frozenset({"record_run", "record_evaluation"})
+#: Seeing a record: everyone, unless `RAG_RUN_VISIBILITY=owner` makes runs and saved evaluations private.
+VIEW: frozenset[str] = frozenset({"view_run", "view_evaluation"})
 #: A signed-in member may do these to what they own; an admin to anything.
 OWN: frozenset[str] = frozenset({"delete_run", "withdraw_feedback", "edit_set", "delete_set", "change_kb",
-                                 "delete_kb"})
+                                 "delete_kb", "overwrite_evaluation", "delete_evaluation"})
 #: A signed-in member may create these (they then own them).
 CREATE: frozenset[str] = frozenset({"import_run", "give_feedback", "create_set", "save_prompt_version", "create_kb"})
 #: Process-wide state: admins only (with a login).
 ADMIN: frozenset[str] = frozenset({"overwrite_prompt_version", "delete_prompt_version", "activate_prompt_version",
                                    "switch_telemetry"})
-ACTIONS: tuple[str, ...] = ("record_run", "view_run", *sorted(CREATE), *sorted(OWN), *sorted(ADMIN))
+ACTIONS: tuple[str, ...] = (*sorted(ANYONE), *sorted(VIEW), *sorted(CREATE), *sorted(OWN), *sorted(ADMIN))
 
 REFUSALS: dict[str, str] = {
     "sign_in": N_("Sign in first: on this server only signed-in members may do that."),
@@ -124,7 +127,7 @@ def decide(actor: Actor, action: str, owner: str, settings: AccessSettings) -> D
         return ok
     who = norm(actor.identity)
     mine = bool(who) and who == norm(owner)
-    if action == "view_run":
+    if action in VIEW:
         if settings.login and settings.run_visibility == "owner" and not mine:
             return Decision(False, "not_available")
         return ok

@@ -56,7 +56,7 @@ from rag.eval.scoring import (
     summary,
 )
 from rag.models.call_cache import CallCache
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 class ProgressBar:
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         baseline = settings_for_kb(args.kb, prompt_version=args.compare) if args.compare else None
         cache = None if args.no_cache else CallCache()
         label = settings.prompt_version or "default"
-        print(f"kb: {args.kb}  provider: {settings.provider_label()}  prompt: {label}  cases: {len(cases)}",
+        print(one_line(f"kb: {args.kb}  provider: {settings.provider_label()}  prompt: {label}  cases: {len(cases)}"),
               flush=True)
         before: Optional[list[CaseResult]] = None
         if baseline is not None:
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
         results = _run(cases, settings, label, args, cache, recorder)
         if recorder is not None:
-            print(f"recorded: {recorder.runs} runs in {recorder.location} (evaluation {recorder.group_id})")
+            print(one_line(f"recorded: {recorder.runs} runs in {recorder.location} (evaluation {recorder.group_id})"))
     except (UserFixableError, RuntimeError) as exc:
         print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                                                           kb=args.kb),
                                        "utf-8")
         except OSError as exc:
-            print(f"error: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            print(one_line(f"error: cannot write {args.html}: {exc.strerror or exc}"), file=sys.stderr)
             return 2
     accuracy = route_accuracy(results)
     print()

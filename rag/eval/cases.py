@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rag.errors import UserFixableError
 from rag.i18n import _
-from rag.terminal import has_control
+from rag_debugger.debugger.terminal import has_control
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
 Verdict = Literal["good", "wrong"]

@@ -31,7 +31,7 @@ from rag.eval.cases import EvalCase
 from rag.i18n import _
 from rag.runs.run_info import now_iso
 from rag.runs.storage import Execute, HistoryStorage
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 if TYPE_CHECKING:
     from rag.runs.history import RunHistory
@@ -127,7 +127,7 @@ def _who(by: str) -> str:
 
 def _stored_case(case_json: str) -> EvalCase:
     """A stored case; one saved before ids were refused control characters comes back with them escaped
-    (`rag.terminal.one_line`) rather than making its whole set unreadable."""
+    (`rag_debugger.debugger.terminal.one_line`) rather than making its whole set unreadable."""
     try:
         return EvalCase.model_validate_json(case_json)
     except ValidationError:

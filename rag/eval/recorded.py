@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, Optional, Sequence
 
+from rag.access import OPERATOR_PERMIT, Permit
 from rag.eval.cases import EvalCase
 from rag.eval.scoring import CaseResult
 from rag.eval.store import EvalRecord, EvalStore
@@ -19,8 +20,10 @@ from rag.settings import RagSettings
 
 class RecordedEvaluation:
     def __init__(self, history: Any, store: EvalStore, *, set_name: str, kb: str, run_by: str = "",
-                 owns_history: bool = False, owner: str = ""):
+                 owns_history: bool = False, owner: str = "", permit: Permit = OPERATOR_PERMIT):
         self.history, self.store = history, store
+        self.permit = permit
+        """Who saves the results (rag/access.py): the store refuses joining or overwriting another's."""
         self.set_name, self.kb, self.run_by = set_name, kb, run_by
         self.owner = owner
         """Who owns the case runs (rag/access.py): the signed-in identity, "" for nobody."""
@@ -67,7 +70,7 @@ class RecordedEvaluation:
         record = EvalRecord.from_results(results, eval_id=eval_id, set_name=self.set_name, kb=self.kb, label=label,
                                          provider=settings.provider_label(), group_id=self.group_id,
                                          config=dict(config or {}))
-        record = self.store.save(record)
+        record = self.store.save(record, permit=self.permit)
         self.group_id = record.group_id
         self.records.append(record)
         return results

@@ -12,7 +12,7 @@ from rag.eval.question_sets import cli_cases
 from rag.eval.retrieval_eval import RetrievalCase, Workbench, metric_lines, run_retrieval, summarize
 from rag.eval.runner import settings_for_kb
 from rag.eval.sweep import format_table, grid, run_sweep, to_csv, to_json
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 def case_line(res: RetrievalCase) -> str:

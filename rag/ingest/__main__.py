@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from rag.ingest import ingest_folder
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Optional
 
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -6,12 +6,12 @@ statement about many runs, decided by the app (a restart, a closed tab), not by 
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Optional
 
 from rag.errors import UnknownRunError
 from rag.i18n import _
 from rag.runs.run_info import COLUMNS, RunInfo, from_row, now_iso
+from rag.runs.shared_values import loads_shared
 from rag.runs.storage import HistoryStorage
 
 #: The history list's filters as SQL conditions on `runs` (option value -> condition).
@@ -105,7 +105,7 @@ class HistoryQueries:
         if not rows:
             raise UnknownRunError(_("no run {run_id} in {location}").format(run_id=repr(run_id),
                                                                            location=self.storage.location))
-        return json.loads(rows[0][0]) if rows[0][0] else None
+        return loads_shared(rows[0][0]) if rows[0][0] else None
 
     def delete_run(self, run_id: str) -> None:
         """Delete the run's row and all checkpoints of its thread."""

@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
+from rag_debugger.debugger.terminal import one_line
+
 
 def record_bundle(question: str, answers: list[str], *, settings=None) -> dict:
     """The bundle of the run's documents (main run, then one per answered HITL question)."""
@@ -56,21 +58,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     from rag.errors import UserFixableError
 
     if not args.out.parent.is_dir():
-        print(f"error: {args.out.parent} is not a folder", file=sys.stderr)
+        print(one_line(f"error: {args.out.parent} is not a folder"), file=sys.stderr)
         return 2
     try:
         bundle = record_bundle(args.question, args.answer)
     except UserFixableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     try:
         args.out.write_text(json.dumps(bundle, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
-        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        print(one_line(f"error: cannot write {args.out}: {exc.strerror or exc}"), file=sys.stderr)
         return 2
     last = bundle["runs"][-1]
     route = (last.get("result") or {}).get("route")
-    print(f"recorded {len(bundle['runs'])} run(s) to {args.out}: route {route}")
+    print(one_line(f"recorded {len(bundle['runs'])} run(s) to {args.out}: route {route}"))
     return 0
 
 

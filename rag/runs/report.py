@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
+from rag_debugger.debugger.terminal import one_line
+
 
 def _open(ref: str, tmp: Path) -> tuple[Any, str]:
     """(history, run id): a file imported into a history in `tmp`, else the configured history."""
@@ -92,17 +94,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     from rag.errors import UserFixableError
 
     if not args.out.parent.is_dir():
-        print(f"error: {args.out.parent} is not a folder", file=sys.stderr)
+        print(one_line(f"error: {args.out.parent} is not a folder"), file=sys.stderr)
         return 2
     try:
         size = write_report(args.run, args.out, lang=args.lang, step=args.step)
     except UserFixableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        print(one_line(f"error: cannot write {args.out}: {exc.strerror or exc}"), file=sys.stderr)
         return 2
-    print(f"wrote {args.out} ({size / 1024:.0f} KB)")
+    print(one_line(f"wrote {args.out} ({size / 1024:.0f} KB)"))
     return 0
 
 

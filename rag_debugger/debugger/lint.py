@@ -27,6 +27,8 @@ from typing import Any, Iterable, Literal, Optional
 
 from pydantic import BaseModel
 
+from rag_debugger.debugger.terminal import one_line
+
 START = "__start__"
 END = "__end__"
 
@@ -260,10 +262,12 @@ def lint_graph(graph: Any) -> list[Finding]:
 
 
 def format_findings(findings: Iterable[Finding]) -> str:
+    """One line a finding, each line terminal-safe: node names, routers and state keys are the graph's own
+    text, and a name holding ESC or CR could restyle the terminal or overwrite a finding."""
     items = list(findings)
     if not items:
         return "no findings: the graph lints clean"
-    return "\n".join(str(f) for f in items)
+    return "\n".join(one_line(f) for f in items)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -277,7 +281,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         graph = load_graph(args.graph, checkpointer=False)
     except GraphLoadError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(one_line(f"error: {exc}"), file=sys.stderr)
         return 2
     findings = lint_graph(graph)
     print(format_findings(findings))

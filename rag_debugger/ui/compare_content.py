@@ -108,7 +108,7 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
             what=", ".join(_(OUTCOME_PARTS[d]) for d in differs)))
     else:
         node = in_code(first.node or "-")
-        where = _("The runs first differ at step {step} (`{node}`)").format(step=first.step, node=node)
+        where = _("The runs first differ at step {step} (`{node}`)").format(step=int(first.step), node=node)
         if first.field:
             where += _(", in `{field}`").format(field=in_code(first.field))
         out.add("subheader", where)
@@ -185,8 +185,9 @@ def _aligned_steps(out: _Out, rc: Any, steps_a: list, steps_b: list, show_all: b
             continue
         sa = steps_a[row.a - 1] if row.a else None
         sb = steps_b[row.b - 1] if row.b else None
-        title = _("Step {a} / {b}: {node} ({status})").format(a=row.a or "-", b=row.b or "-", node=row.node,
-                                                               status=_(ROW_KINDS[row.kind]))
+        title = _("Step {a} / {b}: {node} ({status})").format(
+            a=int(row.a) if row.a else "-", b=int(row.b) if row.b else "-", node=as_text(row.node),
+            status=_(ROW_KINDS[row.kind]))
         out.add("fold", title, children=tuple(pair(row, sa, sb, show_all)),
                 open_=first is not None and row.row == first.row, only_all=row.kind == "same")
 

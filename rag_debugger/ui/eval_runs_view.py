@@ -141,15 +141,16 @@ def recorder_for(store, set_name: str, kb: str):
     """The page's evaluation recorder on the app's run history (who runs it is named on its runs), or
     None when the history cannot be used: the evaluation then runs unrecorded, and says so."""
     from rag.eval.recorded import RecordedEvaluation
-    from rag_debugger.ui.streamlit_state import current_person, signed_in_email
+    from rag_debugger.ui.streamlit_state import current_person, permit
 
     history = _history()
     if history is None:
         st.warning(_("The run history cannot be used, so this evaluation's runs are not recorded and its cases "
                      "cannot be opened as runs."), icon=MATERIAL["invalid"])
         return None
+    mine = permit()
     return RecordedEvaluation(history, store, set_name=set_name, kb=kb, run_by=current_person(),
-                              owner=signed_in_email())
+                              owner=mine.owner, permit=mine)
 
 
 def render_case_run(chosen: CaseResult, key: str) -> None:

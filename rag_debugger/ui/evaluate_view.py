@@ -53,7 +53,7 @@ from rag_debugger.ui.question_sets_view import (
     stored_choices,
 )
 from rag_debugger.ui.run_link import run_href
-from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
+from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, permit, show_flash
 from rag_debugger.ui.text import as_text
 
 SETS_DIR = DATA_DIR / "eval"
@@ -293,7 +293,7 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
             nonlocal done
             done += 1
             bar.progress(done / total, text=_("{label}: {done}/{total} cases · last: {case} → {route}").format(
-                label=label, done=done, total=total, case=res.id, route=res.route))
+                label=as_text(label), done=number(done), total=number(total), case=as_text(res.id), route=as_text(res.route)))
 
         described = {**config.model_dump(), "description": config.describe(settings)}
         if recorder is not None:
@@ -303,7 +303,7 @@ def run_evaluation(set_name: str, cases: list[EvalCase], kb: str, configs: list[
         results = run_cases(cases, settings, on_result=tick, concurrency=concurrency)
         record = EvalRecord.from_results(results, set_name=set_name, kb=kb, label=config.label,
                                          provider=settings.provider_label(), group_id=group_id, config=described)
-        record = store.save(record)
+        record = store.save(record, permit=permit())
         group_id = record.group_id
     bar.progress(1.0, text=ngettext("Done: {n} case", "Done: {n} cases", total).format(n=total))
     return group_id
@@ -436,7 +436,7 @@ def render_compare(records: list[EvalRecord]) -> None:
         st.markdown(_("**Route confusion matrices**"))
         matrix_cols = st.columns(len(records))
         for col, rec in zip(matrix_cols, records, strict=True):
-            col.caption(rec.label)
+            col.caption(as_text(rec.label))
             col.table(headed(confusion_frame(rec.results())))
     tabs = st.tabs([_("Details: {label}").format(label=rec.label) for rec in records])
     for tab, rec in zip(tabs, records, strict=True):
@@ -480,7 +480,7 @@ def evaluation_file(records: list[EvalRecord], lang: str) -> str:
 
 
 def render_past(store: EvalStore) -> None:
-    groups = store.groups()
+    groups = store.groups(permit=permit())  # private evaluations (RAG_RUN_VISIBILITY=owner): one's own
     if not groups:
         return
     with st.expander(_("Earlier evaluations ({n})").format(n=len(groups)), expanded=False):
@@ -547,7 +547,7 @@ def render_page() -> None:
         return
     group = st.session_state.get(GROUP_KEY)
     if group:
-        records = store.group(group)
+        records = store.group(group, permit=permit())
         if records:
             render_results(records)
     render_past(store)

@@ -23,7 +23,7 @@ from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.step_controller import answered
 from rag_debugger.ui.streamlit_state import flash
-from rag_debugger.ui.text import in_code
+from rag_debugger.ui.text import as_text, in_code
 
 UPDATE_KEY = "yg_ans_update"
 KIND_LABELS = {"text": N_("Text"), "number": N_("Number"), "bool": N_("True / false"), "json": N_("JSON")}
@@ -76,9 +76,9 @@ def _update() -> Optional[dict]:
 def _said(sent: tuple[Any, Optional[dict]]) -> str:
     """The page's message once an answer went (and the update box is emptied)."""
     value, update = sent
-    text = _("Resumed with {value}. Step on, or Continue.").format(value=shown(value))
+    text = _("Resumed with {value}. Step on, or Continue.").format(value=as_text(shown(value)))
     if update:
-        text += " " + _("The state update {fields} went with it.").format(fields=", ".join(sorted(update)))
+        text += " " + _("The state update {fields} went with it.").format(fields=as_text(", ".join(sorted(update))))
     st.session_state.pop(UPDATE_KEY, None)
     return text
 

@@ -304,7 +304,7 @@ def render_input_form(session: GraphSession) -> None:
     if session.segments and session.last_input is not None:
         summary = json.dumps(session.last_input, ensure_ascii=False, default=str)
         label = _("Input of this run: {summary} — open to change it").format(
-            summary=summary[:100] + ("…" if len(summary) > 100 else ""))
+            summary=as_text(summary[:100] + ("…" if len(summary) > 100 else "")))
     else:
         label = ngettext("Input ({n} field from the graph's input schema)",
                          "Input ({n} fields from the graph's input schema)", len(fields)).format(n=len(fields))

@@ -127,7 +127,9 @@ def evaluation_names(runs: list[RunInfo]) -> dict[str, tuple[str, str]]:
     if not path.exists():  # never create the store's file just to look (a PostgreSQL history has none of its own)
         return {}
     try:
-        return EvalStore(path).names(ids)
+        from rag_debugger.ui.streamlit_state import permit
+
+        return EvalStore(path).names(ids, permit=permit())
     except Exception:  # noqa: BLE001 - a damaged store: the ids still say which evaluation
         return {}
 

@@ -213,7 +213,7 @@ def _progress_panel(name: str) -> None:
     if state is None:
         st.caption(_("Not ingested yet: upload documents to start."))
     elif not state.finished:
-        st.progress(state.fraction, text=_("Ingesting: {stage}").format(stage=_stage(state.stage)))
+        st.progress(state.fraction, text=_("Ingesting: {stage}").format(stage=as_text(_stage(state.stage))))
     elif state.status == "failed":
         st.error(_summary(state))
     elif state.status == "cancelled":

@@ -235,7 +235,7 @@ def render_question(role: str) -> None:
         cols = st.columns(min(len(good), 4))
         for i, demo in enumerate(good):
             cols[i % len(cols)].button(demo.display_label, key=f"pg_demo_{demo.id}", on_click=on_demo, args=(demo.question,),
-                                       help=demo.question, width="stretch")
+                                       help=as_text(demo.question), width="stretch")
 
 
 def _demos() -> list:

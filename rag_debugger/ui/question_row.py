@@ -15,6 +15,7 @@ from rag_debugger.ui.panels.breakpoints import render_breakpoints
 from rag_debugger.ui.panels.lazy import lazy_popover
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import SESSION_KEY, flash, get_session, guarded
+from rag_debugger.ui.text import as_text
 
 QUESTION_KEY = "question"
 KEPT_QUESTION_KEY = "question_kept"
@@ -105,7 +106,7 @@ def render_demo_buttons(demos: list, columns: int = 3) -> None:
     cols = st.columns(columns)
     for i, demo in enumerate(demos):
         cols[i % columns].button(demo.display_label, key=f"demo_{demo.id}", on_click=on_demo, args=(demo.question,),
-                                 help=demo.question, width="stretch")
+                                 help=as_text(demo.question), width="stretch")
 
 
 def first_paint() -> bool:

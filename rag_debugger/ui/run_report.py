@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import io
 import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from rag.i18n import N_, _, use_language
 from rag.i18n.languages import LANGUAGES
@@ -76,9 +77,42 @@ def _style() -> str:
 
 
 def _json_in_html(value: Any) -> str:
-    """JSON that cannot end the <script> element holding it."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON that cannot end the <script> element holding it, in ASCII (see `_ascii`)."""
+    text = json.dumps(value, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _ascii(markup: str) -> str:
+    """HTML text with every other character as a character reference: the file is then ASCII, one byte a
+    character in memory while it is written (a single Chinese word made Python hold the whole file at two
+    bytes a character), and reads the same in a browser."""
+    return markup.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def _stored(section: str) -> str:
+    """A drawn part as the file holds it: its JSON string, in ASCII. Parts are kept in this form from the
+    moment they are drawn: the file is written from them without a copy, and ASCII text costs one byte a
+    character where one "…" made Python hold a whole part at two."""
+    return _json_in_html(_closed(section))
+
+
+def _data_pieces(data: dict[str, Any]) -> Iterator[str]:
+    """`data` as JSON for the page, in pieces: the drawn parts (`data["parts"]`, nearly all of the file,
+    already JSON: see `_stored`) one by one, each let go once written, so writing a file costs its text
+    once more, not the text, a list of every JSON token and three escaped copies (a 200-node stand-in
+    run's file peaked at ten times its run's size that way)."""
+    yield "{"
+    for i, (key, value) in enumerate(data.items()):
+        yield ("," if i else "") + json.dumps(key) + ":"
+        if key != "parts":
+            yield _json_in_html(value)
+            continue
+        yield "["
+        for n in range(len(value)):
+            yield ("," if n else "") + value[n]
+            value[n] = None  # the page holds its copy now
+        yield "]"
+    yield "}"
 
 
 def position_count(session: Any) -> int:
@@ -141,11 +175,12 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
     parts = parts or RAG_PARTS
     session = _Still(session)
     if as_data is not False and scripted(session, parts):
-        return render_data(session, parts, DataStore(langs, _closed), _AllOpen(), header)
+        return render_data(session, parts, DataStore(langs, _stored), _AllOpen(), header)
     table: dict[str, int] = {}
     stored: list[str] = []
 
     def ref(text: str) -> int:
+        text = _stored(text)
         if text not in table:
             table[text] = len(stored)
             stored.append(text)
@@ -169,10 +204,10 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
                 row = []
                 for name in SECTIONS:
                     if name not in SHARED:
-                        row.append(ref(_closed(sections.get(name, ""))))
+                        row.append(ref(sections.get(name, "")))
                     else:
                         if name not in shared:
-                            shared[name] = ref(_closed(once.get(name, "")))
+                            shared[name] = ref(once.get(name, ""))
                         row.append(shared[name])
                 positions.append(row)
             out[lang] = {"pos": positions, "header": header() if header else ""}
@@ -254,17 +289,22 @@ def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", 
     made_by = "".join(f'<span data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{_in(code, MADE_BY)}</span>'
                       for code in data["langs"])
     title = html.escape(title or _("Run report"))
-    return (
+    head = (
         "<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{_style()}</style></head><body>"
-        f'<div class="rdr-head"><div class="rdr-langs">{buttons}</div>{headers}</div>'
+        f"<title>{_ascii(title)}</title><style>{_style()}</style></head><body>"
+        f'<div class="rdr-head"><div class="rdr-langs">{_ascii(buttons)}</div>{_ascii(headers)}</div>'
         f"{LAYOUT}"
-        f'<p class="rdr-meta">{made_by}</p>'
-        f'<script type="application/json" id="rdr-data">{_json_in_html(data)}</script>'
-        f"<script>{script}</script></body></html>\n"
+        f'<p class="rdr-meta">{_ascii(made_by)}</p>'
+        '<script type="application/json" id="rdr-data">'
     )
+    buf = io.StringIO()  # written piece by piece, each let go once written: the file is held once
+    buf.write(head)
+    for piece in _data_pieces(data):
+        buf.write(piece)
+    buf.write(f"</script><script>{script}</script></body></html>\n")
+    return buf.getvalue()
 
 
 def rag_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -> str:

@@ -80,16 +80,17 @@ def plain(value: Any) -> bool:
 
 
 class DataStore:
-    """Drawn HTML, each distinct text once (the file's `parts`), and the languages drawn."""
+    """Drawn HTML, each distinct text once (the file's `parts`), and the languages drawn. `stored`: a drawn
+    text as the file holds it (its JSON string: `rag_debugger.ui.run_report._stored`)."""
 
-    def __init__(self, langs: Iterable[str], closed: Callable[[str], str]) -> None:
+    def __init__(self, langs: Iterable[str], stored: Callable[[str], str]) -> None:
         self.langs = list(langs)
         self.parts: list[str] = []
         self._ids: dict[str, int] = {}
-        self._closed = closed
+        self._stored = stored
 
     def ref(self, text: str) -> int:
-        text = self._closed(text)
+        text = self._stored(text)
         if text not in self._ids:
             self._ids[text] = len(self.parts)
             self.parts.append(text)
@@ -170,7 +171,7 @@ def render_data(session: Any, parts: InspectorParts, store: DataStore, opened: f
     picture_of: list[int] = []
     banners: dict[int, list[int]] = {}
     seen: dict[tuple, int] = {}
-    keys = session.drawing_keys()
+    keys = [_compact(key) for key in session.drawing_keys()]
     marked = marked_pictures(session, keys, store)
     for travel, ((seg, rec), key) in enumerate(zip(pairs, keys, strict=True)):
         steps.append(step_data(rec, store, parts, opened))
@@ -196,6 +197,12 @@ def render_data(session: Any, parts: InspectorParts, store: DataStore, opened: f
                            "header": header() if header else "", "legend": store.ref(legend_html())}
     return {"mode": "data", "order": store.langs, "parts": store.parts, "langs": langs, "steps": steps, "pics": pictures,
             "pic": picture_of, "svgs": marked, "banners": banners, "timeline": timeline, "positions": len(pairs) + 1}
+
+
+def _compact(key: tuple) -> tuple:
+    """A drawing key that compares the same, smaller: its sets of node names as sorted tuples (a set of the
+    nodes run so far costs a hash table at every position; 200 positions of a 200-node run held 1 MB)."""
+    return tuple(tuple(sorted(part, key=str)) if isinstance(part, frozenset) else part for part in key)
 
 
 def marked_pictures(session: Any, keys: list[tuple], store: DataStore) -> Optional[dict[str, Any]]:

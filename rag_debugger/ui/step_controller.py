@@ -288,7 +288,7 @@ def take_ended(session: Any) -> None:
     if job.state == "stopped":
         st.session_state[NOTE_KEY] = job.message
     elif job.state == "failed":
-        flash("warning", job.message)
+        flash("warning", as_text(job.message))
 
 
 @st.fragment(run_every=POLL_S)

@@ -108,7 +108,7 @@ def render_threads(session: GraphSession) -> None:
                 _("read-only: nothing is written there; going on copies the thread into the debugger as a fork"))
         st.caption(f"`{in_code(store.source.shown)}` · {as_text(mode)}")
         if store.note:
-            st.info(store.note, icon=":material/content_copy:")
+            st.info(as_text(store.note), icon=":material/content_copy:")
         st.text_input(_("Filter by thread id"), key=FILTER_KEY, on_change=lambda: st.session_state.update({OFFSET_KEY: 0}))
         offset = int(st.session_state.get(OFFSET_KEY, 0))
         try:
@@ -141,7 +141,7 @@ def render_opened(session: GraphSession) -> None:
         return
     if session.replay_mode:
         note = _("Thread {id}: its newest checkpoints are shown; Step and time travel walk them, nothing runs.").format(
-            id=thread.thread_id)
+            id=as_text(thread.thread_id))
         if thread.more:
             note += " " + _("Older checkpoints are read on demand, {n} at a time.").format(n=WINDOW)
         st.info(note, icon=":material/history:")

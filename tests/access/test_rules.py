@@ -31,6 +31,10 @@ LOGIN_TABLE = [
     ("delete_prompt_version", "ok", "admins_only", "admins_only", "sign_in"),
     ("activate_prompt_version", "ok", "admins_only", "admins_only", "sign_in"),
     ("switch_telemetry", "ok", "admins_only", "admins_only", "sign_in"),
+    ("record_evaluation", "ok", "ok", "ok", "ok"),
+    ("view_evaluation", "ok", "ok", "ok", "ok"),
+    ("overwrite_evaluation", "ok", "ok", "not_yours", "sign_in"),
+    ("delete_evaluation", "ok", "ok", "not_yours", "sign_in"),
 ]
 
 
@@ -48,7 +52,7 @@ def test_with_a_login(action, admin, owner, member, anonymous):
 @pytest.mark.parametrize("action", ACTIONS)
 def test_without_a_login_the_operator_chooses(action):
     assert decide(ANON, action, "", OPEN).allowed
-    expected = "ok" if action in ("record_run", "view_run") else "read_only"
+    expected = "ok" if action in ("record_run", "view_run", "record_evaluation", "view_evaluation") else "read_only"
     assert decide(ANON, action, "", READ_ONLY).why == expected
     assert decide(ALICE, action, "", READ_ONLY).why == expected  # a typed name is no identity without a login
 
@@ -59,6 +63,7 @@ def test_without_a_login_the_operator_chooses(action):
 ])
 def test_private_runs_are_seen_by_their_owner_and_admins(actor, owner, why):
     assert decide(actor, "view_run", owner, PRIVATE).why == why
+    assert decide(actor, "view_evaluation", owner, PRIVATE).why == why  # saved evaluations follow runs
 
 
 def test_a_record_without_an_owner_is_the_admins():

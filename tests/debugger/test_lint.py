@@ -226,3 +226,28 @@ def test_a_command_with_undeclared_targets_makes_lint_say_nothing_about_reach():
     g.add_edge(START, "router")
     g.add_edge("elsewhere", END)
     assert [f.code for f in lint_graph(g)] == []  # "elsewhere never runs" would be a guess, and wrong
+
+
+POISON = "evil\x1b[2K\rok\u202e\n"
+
+
+def test_the_command_line_prints_a_poisoned_node_name_as_text(capsys):
+    """A node name holding ESC, CR, a bidi override and a newline is shown escaped, on one line per
+    finding: it cannot erase a finding or print a fake clean verdict."""
+    g = builder(a)
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    g.add_node(POISON, b)  # reached by no edge: an `unreachable` finding names it
+    g.add_edge(POISON, END)
+    _module_with(poisoned=g)
+    assert main(["lint_probe_mod:poisoned"]) == 1
+    out = capsys.readouterr().out
+    assert not any(ch in out.rstrip("\n") for ch in "\x1b\r\u202e"), repr(out)
+    assert "evil\\x1b[2K\\rok\\u202e\\n" in out
+    assert len(out.rstrip("\n").splitlines()) == len(lint_graph(g.compile()))
+
+
+def test_the_command_line_prints_a_poisoned_graph_name_as_text(capsys):
+    assert main([f"nowhere_{POISON}:graph"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and err.count("\n") == 1 and "\\x1b[2K" in err

@@ -12,7 +12,7 @@ from rag.eval.question_sets import QuestionSetStore
 from rag.eval.retrieval_cli import case_line as retrieval_line
 from rag.eval.scoring import CaseResult
 from rag.runs.history import RunHistory
-from rag.terminal import one_line
+from rag_debugger.debugger.terminal import one_line
 
 #: Erase the line, go back to its start, print a fake verdict; a newline and a fake line; a direction mark.
 ATTACKS = ["x\x1b[2K\rok   x", "x\rok  ", "x\nok   y: expected answer, got answer", "x\u202eko", "tab\there", "del\x7f"]

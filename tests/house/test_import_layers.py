@@ -3,7 +3,7 @@ below, never one above. Function-level imports count too: a lazy import is still
 
 The layers, lowest first, and why they sit where they do:
 - foundations: the error tree, the data contracts, settings, the trace protocol, secret redaction,
-  the UI's words (`rag.i18n`), terminal-safe text (`rag.terminal`)
+  the UI's words (`rag.i18n`)
   (import nothing above them);
 - rules: the workflow's pure rules (routing, fast path, HITL, synthesis), tested as tables;
 - prompts: the templates and their saved versions;
@@ -25,7 +25,8 @@ The layers, lowest first, and why they sit where they do:
   writes a run as an HTML file with the app's own views (named beside the other run commands; nothing in
   `rag` imports it).
 `rag_debugger.debugger`, the generic LangGraph debugger, sits below all of this: it must not import any of ours
-(tests/debugger/test_package.py), and the engine's workbench builds on it.
+(tests/debugger/test_package.py), and the engine's workbench builds on it. Its terminal-safe text
+(`rag_debugger.debugger.terminal`) is what every command line of the engine prints outside text through.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from tests.house.sources import module_name, python_files
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("debugger core", ("rag_debugger.debugger",)),  # imports none of ours (tests/debugger/test_package.py)
     ("foundations", ("rag.errors", "rag.access", "rag.schemas", "rag.settings", "rag.trace", "rag.trace_meanings",
-                     "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words", "rag.terminal")),
+                     "rag.redaction", "rag.i18n", "rag.spreadsheet", "rag.outcome_words")),
     ("rules", ("rag.rules",)),
     ("prompts", ("rag.prompts",)),
     ("ingest", ("rag.ingest",)),

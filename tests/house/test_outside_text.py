@@ -6,6 +6,9 @@
   literals and the app's own constants fails here, naming the file and line.
 - Grids: every `st.dataframe` goes through `rag_debugger.ui.grids.data_grid`, whose toolbar CSV download is
   formula-safe.
+- Through local variables: a name assigned outside text (an attribute or key known to carry it, such as
+  `run.provider` or `row["question"]`, or text built from something unsafe) and passed on later to one of those
+  elements, unescaped, fails too (`_Scope.tainted`, a simple data-flow pass within each function).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 from tests.house.sources import python_files
 from tests.support.browser import ROOT
 
-UI_FILES = [p for p in python_files(["rag_debugger/ui"]) if p.name != "grids.py"]
+UI_FILES = [p for p in python_files(["rag_debugger/ui", "pages"]) if p.name != "grids.py"] + [ROOT / "app.py"]
 
 
 def _calls(path: Path):
@@ -42,7 +45,7 @@ MARKDOWN_ELEMENTS = {
     "button", "expander", "checkbox", "toggle", "radio", "selectbox", "multiselect", "page_link", "download_button",
     "status", "popover", "form_submit_button", "text_input", "text_area", "number_input", "slider", "select_slider",
     "metric", "link_button", "file_uploader", "tabs", "segmented_control", "pills", "date_input", "time_input",
-    "chat_input"}
+    "chat_input", "progress", "spinner"}
 #: Kinds of the blocks rag_debugger/ui/compare_content.py builds (`out.add(kind, text)`) that a page renders as markdown.
 MARKDOWN_BLOCKS = {"md", "caption", "success", "info", "warning", "error", "subheader", "fold"}
 #: The app's helpers that put a message into one of those elements later (`flash(kind, message)`).
@@ -55,6 +58,15 @@ TRANSLATE = {"_", "N_", "ngettext"}
 #: Receivers of such method names that are not Streamlit (a logger's `error`, a file's `write`).
 NOT_STREAMLIT = {"log", "logger", "logging", "LOG", "sys", "fh", "out", "stream", "buf", "handle", "self", "os",
                  "parser", "warnings"}
+
+
+#: Attributes and keys that carry text from outside the app (a recording, an import, a set, a visitor, a
+#: link): a local variable assigned from one of them is outside text wherever it goes.
+OUTSIDE_FIELDS = {
+    "question", "answer", "provider", "prompt_version", "run_by", "given_by", "owner", "note", "reason", "error",
+    "label", "description", "set_name", "graph_spec", "spec", "case_id", "run_id", "eval_id", "group_id", "id",
+    "name", "hitl_prompt", "hitl_answer", "expected_route", "source", "sources", "file_name", "filename", "query",
+    "message", "detail", "kb", "tags", "node", "nodes", "route", "thread_id"}
 
 
 def _root(expr: ast.expr) -> str | None:
@@ -135,6 +147,45 @@ class _Scope:
         return False
 
 
+    def tainted(self, expr: ast.expr) -> bool:
+        """Whether a value passed on as it is (not built at the call) holds outside text: read from an attribute
+        or key that carries it, or built (an f-string, `+`, `.format`, `.join`) from something unsafe, directly
+        or through the local names it was assigned to (every assignment counts: `if` branches, loops)."""
+        if _constant(expr):
+            return False
+        if isinstance(expr, ast.Name):
+            values = self.assigned.get(expr.id) or []
+            if expr.id in self._busy:
+                return False
+            self._busy.add(expr.id)
+            try:
+                return any(self.tainted(v) for v in values)
+            finally:
+                self._busy.discard(expr.id)
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in OUTSIDE_FIELDS
+        if isinstance(expr, ast.Subscript):
+            key = expr.slice
+            return isinstance(key, ast.Constant) and key.value in OUTSIDE_FIELDS
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute) and func.attr == "get" and expr.args \
+                    and isinstance(expr.args[0], ast.Constant):
+                return expr.args[0].value in OUTSIDE_FIELDS
+            if isinstance(func, ast.Name) and func.id == "str" and expr.args:
+                return self.tainted(expr.args[0])
+            if isinstance(func, ast.Attribute) and func.attr in ("strip", "upper", "lower", "title", "replace"):
+                return self.tainted(func.value)
+            return _built(expr) and not self.safe(expr)
+        if isinstance(expr, (ast.JoinedStr, ast.BinOp)):
+            return not self.safe(expr)
+        if isinstance(expr, ast.IfExp):
+            return self.tainted(expr.body) or self.tainted(expr.orelse)
+        if isinstance(expr, ast.BoolOp):
+            return any(self.tainted(v) for v in expr.values)
+        return False
+
+
 def _built(expr: ast.expr) -> bool:
     """Text built at the call (an f-string, `+`, `%`, `.format`, `.join`), rather than a value passed on."""
     if isinstance(expr, (ast.JoinedStr, ast.BinOp)):
@@ -155,6 +206,10 @@ def _markdown_texts(call: ast.Call) -> list[ast.expr]:
             and _root(func.value) not in NOT_STREAMLIT:
         if func.attr == "update":  # `status.update(label=...)`
             return [k.value for k in call.keywords if k.arg == "label"]
+        if func.attr == "progress":  # `st.progress(value, text)`, `bar.progress(value, text=...)`
+            return list(call.args[1:2]) + [k.value for k in call.keywords if k.arg == "text"]
+        if func.attr == "spinner":
+            return list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "text"]
         return list(call.args[:1]) + [k.value for k in call.keywords if k.arg in ("label", "body", "help")]
     return []
 
@@ -178,6 +233,8 @@ def unescaped_markdown(source: str, filename: str = "<text>") -> list[str]:
         for text in _markdown_texts(node):
             if _built(text) and not scope.safe(text):
                 found.append(f"{filename}:{node.lineno}: {ast.unparse(text)[:100]}")
+            elif not _built(text) and scope.tainted(text):  # outside text reaching it through a variable
+                found.append(f"{filename}:{node.lineno}: {ast.unparse(text)[:100]} (outside text, passed on)")
     return found
 
 
@@ -208,3 +265,36 @@ def test_the_check_catches_what_the_review_found():
     ]
     assert all(unescaped_markdown(code) for code in attacks), [c for c in attacks if not unescaped_markdown(c)]
     assert [c for c in fixed if unescaped_markdown(c)] == []
+
+
+def test_the_check_follows_outside_text_through_local_variables():
+    """The data-flow pass: outside text (an attribute or key that carries it, or text built from something
+    unsafe) assigned to a local name and passed on later is caught; the same flows through an escape pass."""
+    flagged = [
+        'def f(run):\n    name = run.provider\n    st.markdown(f"Provider {name}")',
+        'def f(run):\n    name = run.provider\n    st.markdown(name)',
+        'def f(run):\n    msg = f"Provider {run.provider}"\n    st.markdown(msg)',
+        'def f(run):\n    name = run.provider\n    msg = "Provider: " + name\n    st.caption(body=msg)',
+        'def f(info):\n    text = _("Saved.")\n    if info.note:\n        text += " " + info.note\n    flash("success", text)',
+        'def f(info):\n    text = _("Saved {label}").format(label=info.label)\n    st.success(text)',
+        'def f(row):\n    q = row["question"]\n    st.info(q)',
+        'def f(row):\n    q = row.get("question", "")\n    st.toast(str(q).strip())',
+        'def f(job):\n    said = job.message if job.failed else _("Done")\n    st.warning(said)',
+        'def f(a):\n    first = a.route\n    second = first\n    st.expander(second)',
+        'def f(bar, res):\n    bar.progress(0.5, text=f"last: {res.id}")',
+        'def f(res):\n    st.progress(0.5, _("last: {case}").format(case=res.id))',
+    ]
+    passing = [
+        'def f(run):\n    name = as_text(run.provider)\n    msg = f"Provider {name}"\n    st.markdown(msg)',
+        'def f(run):\n    msg = _("Provider {p}").format(p=code_span(run.provider))\n    st.caption(msg)',
+        'def f(rows):\n    msg = ngettext("{n} run", "{n} runs", len(rows)).format(n=len(rows))\n    st.info(msg)',
+        'def f(info):\n    text = _("Saved.")\n    if info.note:\n'
+        '        text += " " + as_text(info.note)\n    flash("success", text)',
+        'def f(block):\n    st.markdown(block.body)',  # not a field known to carry outside text
+        'def f(text):\n    st.markdown(text)',  # an argument: its callers' concern
+        'def f(run):\n    name = run.provider\n    st.code(name)',  # not markdown
+        'def f(run):\n    name = run.provider\n    log.error(name)',  # not Streamlit
+        'def f(res):\n    st.progress(0.5, text=as_text(res.id))',
+    ]
+    assert [c for c in flagged if not unescaped_markdown(c)] == []
+    assert [c for c in passing if unescaped_markdown(c)] == []

@@ -103,3 +103,38 @@ def test_each_language_draws_every_position_in_its_own_words(complex_report):
             shown = {name: parts[i] for name, i in zip(sections, pos, strict=True)}
             assert _svg_title(shown["graph"]) == title, lang
             assert line in re.sub(r"<[^>]+>", "", shown["head"]), (lang, shown["head"][:300])
+
+
+POISON = "evil\x1b[2K\rok\u202e\n"
+
+
+def _one_plain_line(text: str) -> bool:
+    return not any(ch in text.rstrip("\n") for ch in "\x1b\r\u202e\n") and "\\x1b[2K\\rok\\u202e\\n" in text
+
+
+def test_report_lines_print_outside_text_escaped(tmp_path, monkeypatch, capsys):
+    """A run id and a file name holding ESC, CR, a bidi override and a newline are printed as escapes,
+    on one line: they cannot erase the line or print a fake result."""
+    monkeypatch.setenv("RAG_HISTORY_DB", str(tmp_path / "empty.db"))
+    monkeypatch.delenv("RAG_HISTORY_URL", raising=False)
+    assert report_main([POISON, "-o", str(tmp_path / "x.html")]) == 2
+    assert _one_plain_line(capsys.readouterr().err)
+    out = tmp_path / f"run{POISON}.html"
+    assert report_main([str(COMPLEX), "-o", str(out)]) == 0
+    assert out.exists() and _one_plain_line(capsys.readouterr().out)
+
+
+def test_record_lines_print_outside_text_escaped(tmp_path, monkeypatch, capsys):
+    import rag.runs.record as record
+    from rag.errors import UserInputError
+
+    monkeypatch.setattr(record, "record_bundle", lambda q, a: {"runs": [{"result": {"route": POISON}}]})
+    assert record.main(["a question", "-o", str(tmp_path / "r.json")]) == 0
+    assert _one_plain_line(capsys.readouterr().out)
+
+    def refused(question, answers):
+        raise UserInputError(f"cannot ask {question}")
+
+    monkeypatch.setattr(record, "record_bundle", refused)
+    assert record.main([POISON, "-o", str(tmp_path / "r.json")]) == 2
+    assert _one_plain_line(capsys.readouterr().err)

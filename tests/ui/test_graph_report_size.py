@@ -95,3 +95,23 @@ def test_a_stand_in_graph_has_at_most_its_node_cap(history):
     graph = graph_from_steps([Step((f"n{i}",)) for i in range(MAX_STAND_IN_NODES + 50)])
     drawn = [n for n in graph.get_graph().nodes if not n.startswith("__")]
     assert len(drawn) <= MAX_STAND_IN_NODES + 1  # the cap, and one node saying how many were left out
+
+
+def test_the_file_is_ascii_and_says_the_same_in_both_languages(history):
+    """The file is written in ASCII (Chinese as JSON escapes and character references: one byte a
+    character while it is written) and its data reads back to the same words."""
+    import html
+
+    from rag.i18n import _, use_language
+    from rag_debugger.ui.graph_run_report import NOT_ALLOWED, graph_run_report
+    from rag_debugger.ui.panels.inspector import VIEWING
+
+    run_id, _size = _recorded_run(history, 5, rename={"node_001": "节点<b>&"})
+    page = graph_run_report(history, run_id, GraphPolicy(), lang="zh")
+    assert page.isascii()
+    data = json.loads(re.search(r'id="rdr-data">(.*?)</script>', page, re.S).group(1))
+    with use_language("zh"):
+        viewing, note = _(VIEWING), _(NOT_ALLOWED).format(spec="refused.mod:graph")
+    assert data["langs"]["zh"]["words"]["viewing"] == viewing and not viewing.isascii()
+    assert html.escape(note) in html.unescape(page)  # the header's note, as character references
+    assert any("节点&lt;b&gt;&amp;" in part for part in data["parts"])  # a node name, escaped once, in the data

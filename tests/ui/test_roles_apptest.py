@@ -252,3 +252,30 @@ def test_withdraw_is_offered_to_the_entry_s_owner_only(as_user):
     at.button(key=withdraw).click().run()
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
         assert feedback_for_run(history, run) == []
+
+
+def test_private_saved_evaluations_are_listed_for_their_owner_only(as_user, monkeypatch):
+    """`RAG_RUN_VISIBILITY=owner`: the Evaluate page's earlier evaluations are one's own (an admin's: all)."""
+    from rag.eval.scoring import CaseResult
+    from rag.eval.store import EvalRecord, EvalStore
+    from rag_debugger.ui.streamlit_state import permit
+    from tests.ui.test_evaluate_apptest import evaluate_page
+
+    monkeypatch.setenv("RAG_RUN_VISIBILITY", "owner")
+    store = EvalStore(os.environ["RAG_HISTORY_DB"])
+    result = [CaseResult("a", "answer", "answer", (), (), None, (), "q?", None, 1.0)]
+    saved = {}
+    for who in (ALICE, BOB):
+        as_user(who)
+        saved[who] = store.save(EvalRecord.from_results(result, set_name=f"{who}.jsonl", label="A"),
+                                permit=permit()).group_id
+    as_user(BOB)
+    at = evaluate_page(new_app().run())
+    assert at.selectbox(key="eval_past").options == [f for f in at.selectbox(key="eval_past").options
+                                                     if "bob@corp.jsonl" in f]
+    assert len(at.selectbox(key="eval_past").options) == 1
+    with pytest.raises(AccessRefused):  # and the store refuses Bob Alice's, whatever the page shows
+        store.save(EvalRecord.from_results(result, set_name="x", label="B", group_id=saved[ALICE]), permit=permit())
+    as_user(ROOT_ADMIN)
+    at = evaluate_page(new_app().run())
+    assert len(at.selectbox(key="eval_past").options) == 2

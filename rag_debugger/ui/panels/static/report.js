@@ -106,7 +106,7 @@
     if (!T.rows.length) return "";
     var tip = esc(W.tip);
     var body = T.rows.map(function (cells, i) {
-      var notes = T.notes[i] ? " — " + data.parts[T.notes[i][li]] : "";
+      var notes = T.notes[i] ? " \u2014 " + data.parts[T.notes[i][li]] : "";
       return '<tr data-travel="' + i + '" tabindex="0" role="button" title="' + tip + esc(notes) + '">'
         + cells.map(function (c) { return "<td>" + esc(c) + "</td>"; }).join("") + "</tr>";
     }).join("");

@@ -1,9 +1,12 @@
-"""Text from a file, a set or a run, put on one line of a terminal as text, never as a terminal command.
+"""Text from a file, a set, a run or a graph, put on one line of a terminal as text, never as a terminal command.
 
 A case id, a file name or an error can hold ESC (colours, cursor moves, "erase line"), CR (back to the
 start of the line) or a newline: printed raw, a question set could erase its MISS line and print a fake
 `ok`. Every CLI line that carries such text goes through `one_line`, which writes each control character
 as a visible escape (`\\x1b`, `\\r`, `\\n`, `\\u202e`) so the line reads as it is stored.
+
+It lives in the debugger's core, the lowest layer, so that the core's own command
+(`python -m rag_debugger.debugger.lint`, node names) and every command of the engine escape the same way.
 """
 from __future__ import annotations
 
