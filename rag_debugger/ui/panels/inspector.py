@@ -290,7 +290,8 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         "timeline": "" if per_position_only else _timeline_section(
             session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns, cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number)
+        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number,
+                    empty=no_step_note(session, pairs))
         + (_(KEYS_HINT) if interactive else ""),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
@@ -379,6 +380,10 @@ def fork_html(session: InspectedSession, view: TypedValues) -> str:
     else:
         headline = _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after}").format(
             **words)
+    if not changed:  # an empty diff table under "0 fields differ" said "This step changed no state field"
+        return ('<div class="rdi-fork">' + headline + '<p class="rdi-caption">'
+                + esc(_("Final states compared: the fork ends in the same state as the original (no field differs)."))
+                + "</p></div>")
     return ('<div class="rdi-fork">' + headline
             + details(ngettext("Final states compared: original → fork ({n} field differs)",
                                "Final states compared: original → fork ({n} fields differ)", len(changed)).format(
@@ -423,6 +428,21 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
                 + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
                     error=seg.stepper.error)) + '</div>')
     return out
+
+
+def no_step_note(session: InspectedSession, pairs: Sequence[tuple[Any, StepRecord]]) -> Optional[str]:
+    """The step panel's words when the run shown has no step yet but the runs before it have (a HITL resume
+    that has not stepped, a fork edited after the last step); None for a session with no step at all."""
+    seg = session.current
+    if seg is None or not pairs or seg.stepper.steps:
+        return None
+    before = esc(ngettext("The step before it is in the timeline.", "The {n} steps before it are in the timeline.",
+                          len(pairs)).format(n=len(pairs)))
+    run = "<b>" + esc(shown_name(seg.label)) + "</b>"
+    if seg.stepper.done:
+        return _("Nothing was left to run in {run}: its state is the one it started from.").format(run=run) + " " + before
+    nodes = ", ".join(code(n) for n in dict.fromkeys(seg.stepper.next_nodes))
+    return _("{run} has not run a step yet: <b>Step</b> runs {nodes}.").format(run=run, nodes=nodes) + " " + before
 
 
 def result_html(result: Optional[dict]) -> str:

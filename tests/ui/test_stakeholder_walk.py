@@ -1,0 +1,77 @@
+"""What a newcomer's walk through the demo found, each a case: a what-if fork that writes a route over a HITL
+stop no longer breaks the page; a resume or a fork with no step of its own does not say "Nothing has run
+yet" beside the timeline of the run before it; a fork that changes nothing says so instead of an empty table
+headed "This step changed no state field"."""
+from __future__ import annotations
+
+import pytest
+
+from rag.demo import load_demo_questions
+from rag.runs.history import RunHistory
+from rag.settings import RagSettings
+from rag.workbench.session import DebugSession
+from rag_debugger.ui.panels.inspector import inspector_sections, position_html
+from tests.support.html_reader import read_html
+
+
+@pytest.fixture
+def history(tmp_path):
+    h = RunHistory(tmp_path / "history.db")
+    yield h
+    h.close()
+
+
+def _demo(route: str):
+    return next(d for d in load_demo_questions() if d.expected_route == route)
+
+
+def _text(session) -> str:
+    sections, _values = inspector_sections(session, None, interactive=False)
+    return " ".join(" ".join(read_html(html).text) for html in sections.values() if isinstance(html, str))
+
+
+def test_a_fork_that_writes_no_knowledge_over_a_clarify_stop_ends_in_that_route_and_asks_nothing(history):
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(_demo("clarify").question)
+    session.run_to_end()
+    assert session.result()["hitl_resume_state"]["route"] == "clarify"
+    last = len(session.all_steps()) - 1
+    session.fork(last, "route", "no_knowledge")  # raised a HitlResumeState validation error; the page stayed broken
+    result = session.result()
+    assert result["route"] == "no_knowledge" and "hitl_resume_state" not in result
+    assert "The workflow asks you" not in _text(session)
+
+
+def test_a_resume_before_its_first_step_points_at_the_timeline_not_at_nothing(history):
+    demo = _demo("clarify")
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(demo.question)
+    session.run_to_end()
+    before = len(session.all_steps())
+    session.answer_hitl(demo.hitl_answer)
+    text = _text(session)
+    assert "Nothing has run yet" not in text
+    assert "has not run a step yet" in text and "restore_from_snapshot" in text
+    assert f"The {before} steps before it are in the timeline." in text
+
+
+def test_a_fork_with_nothing_left_to_run_and_no_difference_says_both_plainly(history):
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(_demo("complex").question)
+    session.run_to_end()
+    last = len(session.all_steps()) - 1
+    route = session.current.stepper.current_values()["route"]
+    session.fork(last, "route", route)  # the What-if panel's defaults: the last step, the route, its own value
+    position = " ".join(read_html(position_html(session)).text)
+    assert "nothing was left to run" in position
+    text = _text(session)
+    assert "Nothing has run yet" not in text and "Press Step" not in text  # Step is off on a finished fork
+    assert "Nothing was left to run in" in text
+    assert "the fork ends in the same state as the original (no field differs)" in text
+    assert "This step changed no state field" not in text
+
+
+def test_a_first_visit_keeps_the_plain_note(history):
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(_demo("answer").question)
+    assert "Nothing has run yet" in _text(session)  # nothing before it: the plain words are true
