@@ -75,3 +75,37 @@ def test_a_first_visit_keeps_the_plain_note(history):
     session = DebugSession(RagSettings(model_provider="offline"), history=history)
     session.start(_demo("answer").question)
     assert "Nothing has run yet" in _text(session)  # nothing before it: the plain words are true
+
+
+def _outcome_line(history, a_id: str, b_id: str) -> list[str]:
+    from rag.runs.compare import compare_sides, side_from_history
+    from rag_debugger.ui.compare_content import comparison_blocks
+
+    a, b = side_from_history(history, a_id), side_from_history(history, b_id)
+    return [blk.text for blk in comparison_blocks(compare_sides(a, b), a, b, show_all=False)]
+
+
+def test_compare_names_a_run_that_never_finished_instead_of_an_empty_route(history):
+    demo = _demo("clarify")
+    ids = []
+    for _i in range(2):  # two visitors who stepped once and left: the sweep marks both abandoned
+        session = DebugSession(RagSettings(model_provider="offline"), history=history)
+        session.start(demo.question)
+        session.step()
+        ids.append(session.current.run_id)
+    history.mark_abandoned(ids)
+    texts = _outcome_line(history, *ids)
+    route = next(t for t in texts if t.startswith("Route:"))
+    assert "``" not in route and route.count("none (the run did not finish)") == 2
+    assert "evidence" not in route  # neither reached the answerer: no "same evidence for the answer"
+
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(demo.question)
+    session.run_to_end()
+    main = session.current.run_id
+    session.answer_hitl(demo.hitl_answer)  # answered, then left before the resume's first step
+    history.mark_abandoned([session.current.run_id])
+    texts = _outcome_line(history, main, session.current.run_id)
+    route = next(t for t in texts if t.startswith("Route:"))
+    assert route == "Route: `clarify` → none (the run did not finish)"
+    assert not any("no divergence" in t for t in texts)
