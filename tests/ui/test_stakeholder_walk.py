@@ -109,3 +109,25 @@ def test_compare_names_a_run_that_never_finished_instead_of_an_empty_route(histo
     route = next(t for t in texts if t.startswith("Route:"))
     assert route == "Route: `clarify` → none (the run did not finish)"
     assert not any("no divergence" in t for t in texts)
+
+
+def test_the_evaluate_page_shows_answer_accuracy_beside_route_accuracy(eval_sets):
+    """Routes all right, one answer wrong: the page's figures must not read 1.000 across the board."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.support.browser import ROOT
+
+    eval_sets([
+        {"id": "temp", "question": "What is the operating temperature range of the Lumen X2?",
+         "expected_route": "answer", "expected_answer_contains": ["-10 °C", "45 °C"]},
+        {"id": "temp_wrong", "question": "What is the operating temperature range of the Lumen X2?",
+         "expected_route": "answer", "expected_answer_contains": ["80 °C"]},
+        {"id": "capital", "question": "What is the capital of Australia?", "expected_route": "no_knowledge"},
+    ])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/evaluate.py").run()
+    at.button(key="eval_run").click().run()
+    assert not at.exception
+    figures = {m.label: m.value for m in at.metric}
+    assert figures["Route accuracy"] == "1.000"
+    assert figures["Answer accuracy"] == "0.500"  # one of the two cases with expected words
