@@ -131,3 +131,16 @@ def test_the_evaluate_page_shows_answer_accuracy_beside_route_accuracy(eval_sets
     figures = {m.label: m.value for m in at.metric}
     assert figures["Route accuracy"] == "1.000"
     assert figures["Answer accuracy"] == "0.500"  # one of the two cases with expected words
+
+
+def test_a_run_that_stops_on_a_question_says_it_waits_for_the_answer_not_only_finished(history):
+    demo = _demo("clarify")
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.start(demo.question)
+    session.run_to_end()
+    position = " ".join(read_html(position_html(session)).text)
+    assert "finished: it waits for your answer" in position
+    session.answer_hitl(demo.hitl_answer)
+    session.run_to_end()
+    position = " ".join(read_html(position_html(session)).text)
+    assert position.endswith("· finished")  # answered: nothing waits any more

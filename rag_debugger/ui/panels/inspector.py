@@ -413,6 +413,8 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
         where = esc(_("end of the recording: the run stopped here and never finished"))
     elif seg.stepper.done and getattr(seg, "fork_of", None) is not None and not seg.stepper.steps:
         where = esc(_("finished: the edit was made after the last step, so nothing was left to run"))
+    elif seg.stepper.done and _asks(session):  # "finished" alone, above "The workflow asks you", read as a contradiction
+        where = esc(_("finished: it waits for your answer"))
     elif seg.stepper.done:
         where = esc(_("finished"))
     else:
@@ -443,6 +445,12 @@ def no_step_note(session: InspectedSession, pairs: Sequence[tuple[Any, StepRecor
         return _("Nothing was left to run in {run}: its state is the one it started from.").format(run=run) + " " + before
     nodes = ", ".join(code(n) for n in dict.fromkeys(seg.stepper.next_nodes))
     return _("{run} has not run a step yet: <b>Step</b> runs {nodes}.").format(run=run, nodes=nodes) + " " + before
+
+
+def _asks(session: InspectedSession) -> bool:
+    """The finished run stopped on a question to the user (the RAG workflow's clarify / scope_select)."""
+    result = session.result()
+    return bool(result and result.get("hitl_resume_state"))
 
 
 def result_html(result: Optional[dict]) -> str:
