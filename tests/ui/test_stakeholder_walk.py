@@ -144,3 +144,10 @@ def test_a_run_that_stops_on_a_question_says_it_waits_for_the_answer_not_only_fi
     session.run_to_end()
     position = " ".join(read_html(position_html(session)).text)
     assert position.endswith("· finished")  # answered: nothing waits any more
+
+
+def test_with_no_run_loaded_the_page_says_so_once(history):
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    text = _text(session)
+    assert text.count("No run yet") == 1
+    assert "Nothing has run yet" not in text  # the same advice a third time, under the position line

@@ -290,8 +290,10 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         "timeline": "" if per_position_only else _timeline_section(
             session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns, cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number,
-                    empty=no_step_note(session, pairs))
+        # with no run loaded the position line and the controls' caption already say what to do: a third
+        # "Nothing has run yet. Press Step…" under them repeated it
+        + (step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number,
+                     empty=no_step_note(session, pairs)) if seg else "")
         + (_(KEYS_HINT) if interactive else ""),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
