@@ -32,3 +32,4 @@ def test_labels_beside_the_box_and_the_diffs_kinds_are_whole_at_1024(tmp_path):
         assert page.locator(kinds).count() >= 3  # docs, context, grade, route ... changed
         assert page.evaluate(BROKEN, kinds) == []
         assert page.evaluate(CUT, kinds) == []  # and not spilling out of its column
+

@@ -151,3 +151,15 @@ def test_with_no_run_loaded_the_page_says_so_once(history):
     text = _text(session)
     assert text.count("No run yet") == 1
     assert "Nothing has run yet" not in text  # the same advice a third time, under the position line
+
+
+def test_a_replay_before_its_first_step_names_the_controls_a_replay_has(history):
+    demo = _demo("answer")
+    recorded = DebugSession(RagSettings(model_provider="offline"), history=history)
+    recorded.start(demo.question)
+    recorded.run_to_end()
+    session = DebugSession(RagSettings(model_provider="offline"), history=history)
+    session.open_replay(history, recorded.current.run_id)
+    text = " ".join(_text(session).split())
+    assert "or Run to run to the end" not in text  # Run is off in a replay
+    assert "Step walks it one step at a time, Continue plays it to the end." in text

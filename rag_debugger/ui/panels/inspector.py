@@ -438,7 +438,11 @@ def no_step_note(session: InspectedSession, pairs: Sequence[tuple[Any, StepRecor
     """The step panel's words when the run shown has no step yet but the runs before it have (a HITL resume
     that has not stepped, a fork edited after the last step); None for a session with no step at all."""
     seg = session.current
-    if seg is None or not pairs or seg.stepper.steps:
+    if seg is None or seg.stepper.steps:
+        return None
+    if not pairs and getattr(session, "replay_mode", False):  # Run is off in a replay: "or Run" pointed at it
+        return _("A recording: <b>Step</b> walks it one step at a time, <b>Continue</b> plays it to the end.")
+    if not pairs:
         return None
     before = esc(ngettext("The step before it is in the timeline.", "The {n} steps before it are in the timeline.",
                           len(pairs)).format(n=len(pairs)))
