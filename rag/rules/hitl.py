@@ -12,6 +12,9 @@ from rag.i18n import _
 from rag.rules.text import clean_text, is_blank, text_problem
 from rag.schemas import HitlResumeState
 
+HITL_STATUS = {"clarify": "needs_clarification", "scope_select": "needs_scope_selection"}
+"""The status each question to the user comes with (rag/schemas.py HitlResumeState)."""
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -71,8 +74,12 @@ def is_hitl_result(result: Mapping[str, Any]) -> bool:
 
 def build_hitl_resume_state(state: Mapping[str, Any]) -> Optional[HitlResumeState]:
     """The snapshot a HITL run leaves: question, route / status, rewrite count and the parent planning.
-    Never evidence. None when the run does not need the user."""
+    Never evidence. None when the run does not need the user, and when its route and status are not one
+    of the two questions to the user (a what-if fork wrote `route: no_knowledge` over a clarify stop:
+    the route stands and nothing asks; a snapshot of the mix would fail its own validation)."""
     if not is_hitl_result(state):
+        return None
+    if HITL_STATUS.get(state.get("route") or "") != state.get("retrieval_status") or is_blank(state.get("question") or ""):
         return None
     return HitlResumeState(
         question=state.get("question") or "",

@@ -211,13 +211,16 @@ def lanes_html(record: StepRecord, *, view: Optional[TypedValues] = None) -> str
 
 
 def step_html(record: Optional[StepRecord], *, progress_table: str = "", view: Optional[TypedValues] = None,
-              opened: Optional[frozenset] = None, number: Optional[int] = None) -> str:
+              opened: Optional[frozenset] = None, number: Optional[int] = None, empty: Optional[str] = None) -> str:
     """The current step: its title, error, lanes and diff (with the show-unchanged switch); `opened`:
     see `diff_html`. `number`: the step's number as the page counts steps (across a session's runs, like
-    the timeline and the URL); by default its index in its own run."""
+    the timeline and the URL); by default its index in its own run. `empty`: the note (HTML) when there is
+    no step to show, for a run that continues another (a resume, a fork): "Nothing has run yet" beside
+    the steps of the run before it would contradict the timeline."""
     if record is None:
         return ('<div class="rdi-note">'
-                + _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to the end.")
+                + (empty or _("Nothing has run yet. Press <b>Step</b> to run the first node, or <b>Run</b> to run to "
+                              "the end."))
                 + '</div>')
     title = ", ".join(record.nodes)
     out = ['<h4 class="rdi-step-title">' + _(STEP_TITLE).format(

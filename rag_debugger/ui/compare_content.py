@@ -101,8 +101,10 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     out = _Out()
     first = rc.comparison.first
     differs = outcome_differences(rc)
-    if first is None and not differs:
+    if first is None and not differs and rc.graphs[0] == rc.graphs[1]:
         out.add("success", _(CAUSES["none"]))
+    elif first is None and not differs:  # one run went on where the other stopped: not "no divergence"
+        out.add("md", _("The steps both runs have took the same values."))
     elif first is None:  # the same steps, yet not the same runs: never "no divergence"
         out.add("warning", _("The runs took the same steps with the same values, but they differ in: {what}.").format(
             what=", ".join(_(OUTCOME_PARTS[d]) for d in differs)))
@@ -121,10 +123,10 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     if getattr(rc, "generic", False):
         _generic_rows(out, rc, side_a, side_b, show_all)
         return out.blocks
-    outcome = _("Route: `{a}` → `{b}`").format(a=in_code(rc.route[0]), b=in_code(rc.route[1]))
+    outcome = _("Route: {a} → {b}").format(a=_route_words(rc.route[0]), b=_route_words(rc.route[1]))
     if rc.answered:
         outcome += " · " + (_("the same answer") if rc.answer_same else _("a different answer"))
-    else:
+    elif rc.route[0] and rc.route[1]:  # a run without a route never reached the answerer: nothing to compare
         outcome += " · " + (_("the same evidence for the answer") if rc.answer_same
                             else _("different evidence for the answer"))
     out.add("md", outcome)
@@ -132,6 +134,12 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     _aligned_steps(out, rc, _steps(side_a), _steps(side_b), show_all, _step_pair, with_segment=True)
     _answers(out, side_a, side_b)
     return out.blocks
+
+
+def _route_words(route: Any) -> str:
+    """A run's route as code, or words for a run that ended without one (stopped, abandoned): an empty
+    code chip read as a route named ""."""
+    return f"`{in_code(route)}`" if route else _("none (the run did not finish)")
 
 
 def _steps(side: Any) -> list:

@@ -28,6 +28,7 @@ from rag.eval.scoring import (
     CaseResult,
     accuracy_by_route,
     accuracy_by_tag,
+    answer_accuracy,
     compare_runs,
     confusion,
     node_latency,
@@ -333,12 +334,16 @@ def _tuning(settings: RagSettings, choice: str, kb: str) -> None:
 def render_one(record: EvalRecord) -> None:
     results = record.results()
     s = record.summary
-    cols = st.columns(5)
+    cols = st.columns(6)
     cols[0].metric(_("Route accuracy"), _fmt(s.get("route_accuracy")))
-    cols[1].metric(_("Source hit rate"), _fmt(s.get("source_hit_rate")))
-    cols[2].metric(_("MRR"), _fmt(s.get("mrr")))
-    cols[3].metric(_("Cases"), s.get("cases", len(results)))
-    cols[4].metric(_("Errors"), s.get("errors", 0))
+    # beside the route's: a run that routes right and quotes the wrong sentence no longer reads as 1.000 here
+    cols[1].metric(_("Answer accuracy"), _fmt(answer_accuracy(results)),
+                   help=_("Share of the cases with expected answer words (expected_answer_contains) whose answer "
+                          "says them all; n/a when no case has any"))
+    cols[2].metric(_("Source hit rate"), _fmt(s.get("source_hit_rate")))
+    cols[3].metric(_("MRR"), _fmt(s.get("mrr")))
+    cols[4].metric(_("Cases"), s.get("cases", len(results)))
+    cols[5].metric(_("Errors"), s.get("errors", 0))
     left, right = st.columns([3, 2])
     with left:
         with st.container(key="eval_confusion"):

@@ -92,7 +92,9 @@ def render_question_row(*, replay: bool, loaded: str, has_run: bool, nodes: list
         if demos and has_run:
             # Once a run is loaded the list folds away and is built only when opened: 14 buttons on
             # the page made every Step about 10 ms slower in the browser, even folded.
-            with lazy_popover(_("Demo questions — one per route"), key="demos_folded") as is_open:
+            # a short label: "Demo questions — one per route" was cut to "Demo questions — one pe…" at 1024 px
+            with lazy_popover(_("Demo questions"), key="demos_folded",
+                              help=_("One demo question per route; each loads paused before its first node")) as is_open:
                 if is_open:
                     render_demo_buttons(demos, columns=2)
         render_breakpoints(nodes)

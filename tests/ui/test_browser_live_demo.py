@@ -68,7 +68,7 @@ def test_clarify_options_are_buttons_and_enter_sends_a_typed_answer():
         wait_idle(page)
 
         # the English clarify question: one button per option, free text still there
-        page.get_by_text("Demo questions — one per route").first.click()
+        page.locator(".st-key-demos_folded button").first.click()
         page.locator(f".st-key-demo_{clicked.id} button").first.wait_for(timeout=30_000)
         settle(page)
         page.locator(f".st-key-demo_{clicked.id} button").first.click()

@@ -291,7 +291,10 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
         "timeline": "" if per_position_only else _timeline_section(
             session, pairs, travel, decision=parts.decision, columns=parts.timeline_columns, cache=interactive),
         "step": (query_rewrite_html(record.values_before, record.values_after) if record and parts.evidence else "")
-        + step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number)
+        # with no run loaded the position line and the controls' caption already say what to do: a third
+        # "Nothing has run yet. Press Step…" under them repeated it
+        + (step_html(record, progress_table=step_progress, view=parts.values, opened=opened, number=number,
+                     empty=no_step_note(session, pairs)) if seg else "")
         + (_(KEYS_HINT) if interactive else ""),
         "evidence": evidence_html(values) if seg and parts.evidence else "",
         "progress": "",
@@ -380,6 +383,10 @@ def fork_html(session: InspectedSession, view: TypedValues) -> str:
     else:
         headline = _("<b>{fork}</b>: {field} after {run} step {n} ({nodes}) was {before} and is now {after}").format(
             **words)
+    if not changed:  # an empty diff table under "0 fields differ" said "This step changed no state field"
+        return ('<div class="rdi-fork">' + headline + '<p class="rdi-caption">'
+                + esc(_("Final states compared: the fork ends in the same state as the original (no field differs)."))
+                + "</p></div>")
     return ('<div class="rdi-fork">' + headline
             + details(ngettext("Final states compared: original → fork ({n} field differs)",
                                "Final states compared: original → fork ({n} fields differ)", len(changed)).format(
@@ -409,6 +416,8 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
         where = esc(_("end of the recording: the run stopped here and never finished"))
     elif seg.stepper.done and getattr(seg, "fork_of", None) is not None and not seg.stepper.steps:
         where = esc(_("finished: the edit was made after the last step, so nothing was left to run"))
+    elif seg.stepper.done and _asks(session):  # "finished" alone, above "The workflow asks you", read as a contradiction
+        where = esc(_("finished: it waits for your answer"))
     elif seg.stepper.done:
         where = esc(_("finished"))
     else:
@@ -424,6 +433,31 @@ def position_html(session: InspectedSession, *, idle_hint: str = RAG_PARTS.idle_
                 + esc(_("The last step failed: {error}. Press Step to retry it, or Restart.").format(
                     error=seg.stepper.error)) + '</div>')
     return out
+
+
+def no_step_note(session: InspectedSession, pairs: Sequence[tuple[Any, StepRecord]]) -> Optional[str]:
+    """The step panel's words when the run shown has no step yet but the runs before it have (a HITL resume
+    that has not stepped, a fork edited after the last step); None for a session with no step at all."""
+    seg = session.current
+    if seg is None or seg.stepper.steps:
+        return None
+    if not pairs and getattr(session, "replay_mode", False):  # Run is off in a replay: "or Run" pointed at it
+        return _("A recording: <b>Step</b> walks it one step at a time, <b>Continue</b> plays it to the end.")
+    if not pairs:
+        return None
+    before = esc(ngettext("The step before it is in the timeline.", "The {n} steps before it are in the timeline.",
+                          len(pairs)).format(n=len(pairs)))
+    run = "<b>" + esc(shown_name(seg.label)) + "</b>"
+    if seg.stepper.done:
+        return _("Nothing was left to run in {run}: its state is the one it started from.").format(run=run) + " " + before
+    nodes = ", ".join(code(n) for n in dict.fromkeys(seg.stepper.next_nodes))
+    return _("{run} has not run a step yet: <b>Step</b> runs {nodes}.").format(run=run, nodes=nodes) + " " + before
+
+
+def _asks(session: InspectedSession) -> bool:
+    """The finished run stopped on a question to the user (the RAG workflow's clarify / scope_select)."""
+    result = session.result()
+    return bool(result and result.get("hitl_resume_state"))
 
 
 def result_html(result: Optional[dict]) -> str:

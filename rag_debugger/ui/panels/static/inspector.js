@@ -5,8 +5,14 @@
 
 export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");
-  root.__setTrigger = setTriggerValue;
-  root.__setState = setStateValue;
+  // Sent one browser task after the click's other widget updates. Streamlit sends the updates of one task as
+  // one batch that reruns one fragment; the click that presses Step here (in the debugger's fragment) also
+  // blurs the question box or closes an open popover (outside it), and the two in one batch made Streamlit
+  // warn "Multiple different fragmentIds detected in a single batch" and drop the fragment of one of them.
+  root.__sendTrigger = setTriggerValue;
+  root.__sendState = setStateValue;
+  root.__setTrigger = (name, value) => afterPendingUpdates(() => root.__sendTrigger(name, value));
+  root.__setState = (name, value) => afterPendingUpdates(() => root.__sendState(name, value));
   // The server sends a section's HTML only when this page has not got it (rag_debugger/ui/panels/delivery.py):
   // `kept` names the digest to keep showing; `hashes` is every section's digest.
   root.__shown = root.__shown || {};
@@ -236,4 +242,10 @@ function rdiKeys(e) {
 if (!window.__rdiKeys) {
   window.__rdiKeys = true;
   document.addEventListener("keydown", rdiKeys);
+}
+
+// Streamlit flushes a batch of widget updates with a zero-delay timer queued by the first update of a task;
+// a timer queued from inside a zero-delay timer of ours runs after every timer the click's task queued.
+function afterPendingUpdates(send) {
+  setTimeout(() => setTimeout(send, 0), 0);
 }
