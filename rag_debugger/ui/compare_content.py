@@ -35,6 +35,8 @@ CAUSES = {
     "value": N_("A different value at node `{node}`: from the same state it wrote `{field}` differently."),
 }
 #: The parts of an outcome that can differ when the steps do not (`rag.runs.compare.outcome_differences`).
+NO_ROUTE = N_("none (the run did not finish)")
+"""A run that ended without a route (stopped, abandoned): an empty code chip would read as a route named ""."""
 OUTCOME_PARTS = {"route": N_("the route"), "answer": N_("the answer"), "evidence": N_("the evidence for the answer"),
                  "settings": N_("the settings"), "prompts": N_("the prompts"), "final_state": N_("the final state")}
 ROW_KINDS = {"same": N_("same"), "differs": N_("differs"), "only_a": N_("only in A"), "only_b": N_("only in B")}
@@ -123,7 +125,9 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     if getattr(rc, "generic", False):
         _generic_rows(out, rc, side_a, side_b, show_all)
         return out.blocks
-    outcome = _("Route: {a} → {b}").format(a=_route_words(rc.route[0]), b=_route_words(rc.route[1]))
+    outcome = _("Route: {a} → {b}").format(
+        a=f"`{in_code(rc.route[0])}`" if rc.route[0] else _(NO_ROUTE),
+        b=f"`{in_code(rc.route[1])}`" if rc.route[1] else _(NO_ROUTE))
     if rc.answered:
         outcome += " · " + (_("the same answer") if rc.answer_same else _("a different answer"))
     elif rc.route[0] and rc.route[1]:  # a run without a route never reached the answerer: nothing to compare
@@ -134,12 +138,6 @@ def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> l
     _aligned_steps(out, rc, _steps(side_a), _steps(side_b), show_all, _step_pair, with_segment=True)
     _answers(out, side_a, side_b)
     return out.blocks
-
-
-def _route_words(route: Any) -> str:
-    """A run's route as code, or words for a run that ended without one (stopped, abandoned): an empty
-    code chip read as a route named ""."""
-    return f"`{in_code(route)}`" if route else _("none (the run did not finish)")
 
 
 def _steps(side: Any) -> list:
