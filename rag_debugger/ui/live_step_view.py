@@ -21,7 +21,7 @@ from rag_debugger.ui.panels.controls import controls_html, take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
 from rag_debugger.ui.panels.live_call import ended_note_html, live_html
 from rag_debugger.ui.question_row import QUESTION_KEY
-from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page
+from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page, live_badge
 
 POLL_S = 0.4
 """How often the page asks the running job for its calls: a token stream reads as live at this pace,
@@ -73,6 +73,7 @@ def _live_workbench() -> None:
     if job is None or job.state != "running":
         st.rerun(scope="app")  # it ended: the whole page draws the new position (and the sidebar badge)
     render_running_inspector(live_html(job.view()) + _refused_note(), running_controls(session))
+    live_badge(session.settings)  # the sidebar's model badge follows each call of the job, in place
 
 
 def _refused_note() -> str:
