@@ -12,6 +12,14 @@ request (the same bound model, cap and prompt) streamed and read as the app read
 taking turns. Ends with `streaming_overhead: X`, the median over roles of the median streamed/unstreamed wall
 time: streaming costs nothing worth noticing when X <= 1.1.
 
+The two requests of a pair are the very same prompt, so the greedy model (temperature 0) writes the same reply
+to both: the reply's tokens are printed beside the ratio. Two things would otherwise make the ratio measure the
+model instead of the streaming. A different prompt per request (an earlier version put a new number in each)
+gets a different reply: SmolLM2's grader wrote 59 to 110 tokens for five numbers and ran to its 640-token cap
+for a sixth (36.6 s against 8-14 s). And llama-cpp-python reuses the previous request's prompt where it has the
+same beginning, so the second of two equal prompts would skip reading it: before each timed request, a
+one-token request with another prompt takes that place.
+
     python -m bench.real_model [--rounds 3] [--method function_calling]
 """
 from __future__ import annotations
@@ -97,18 +105,24 @@ def app_call(pool: ClientPool, role: str, method: str, nonce: int) -> dict:
             "tok_s": (clock.count - 1) / gen if gen else None}
 
 
-def one_request(pool: ClientPool, role: str, method: str, settings: RagSettings, nonce: int, stream: bool) -> float:
+def flush(pool: ClientPool, nonce: int) -> None:
+    """A one-token request with a prompt of its own: the server's kept prompt is no longer the next request's."""
+    pool.client(MODEL_ALIAS).invoke([("user", f"flush {nonce}")], extra_body={"max_tokens": 1}, timeout=600)
+
+
+def one_request(pool: ClientPool, role: str, method: str, settings: RagSettings, nonce: int,
+                stream: bool) -> tuple[float, Optional[int]]:
     """One request, streamed (read as the app reads a stream) or not; the same bound model, cap and prompt.
-    The nonce makes every prompt new to the server, whose prompt cache would otherwise favour the second."""
+    Returns the seconds and the reply's tokens (streamed: the chunks that carried text, a token each here)."""
     runnable = pool.client(MODEL_ALIAS) if role == "answerer" else pool.structured(MODEL_ALIAS, ROLE_OUTPUTS[role], method)
     kwargs = {"extra_body": {"max_tokens": max_tokens_for(role, settings.max_tokens_settings())}, "timeout": 600}
     messages = [("user", f"(request {nonce})\n" + _wire_prompt(role, method))]
     started = time.perf_counter()
     if stream:
-        read_stream(lambda: runnable.stream(messages, **kwargs), deadline=started + 600)
-    else:
-        runnable.invoke(messages, **kwargs)
-    return time.perf_counter() - started
+        reply = read_stream(lambda: runnable.stream(messages, **kwargs), deadline=started + 600)
+        return time.perf_counter() - started, reply.chunks
+    message = runnable.invoke(messages, **kwargs)
+    return time.perf_counter() - started, (getattr(message, "usage_metadata", None) or {}).get("output_tokens")
 
 
 def main() -> None:
@@ -124,15 +138,22 @@ def main() -> None:
         nonce = iter(range(1, 10_000))
         app_call(pool, "planner", args.method, next(nonce))  # warm-up: the server maps the weights on first use
         print(f"real model {MODEL_ALIAS} on loopback, method {args.method}, {args.rounds} rounds")
-        print(f"{'role':<10}{'wall s':>8}{'first tok s':>12}{'tokens':>8}{'tok/s':>8}{'streamed/plain':>16}")
+        print(f"{'role':<10}{'wall s':>8}{'first tok s':>12}{'tokens':>8}{'tok/s':>8}{'streamed/plain':>16}"
+              f"  pairs: streamed s / plain s (reply tokens)")
         ratios = []
         for role in ("planner", "grader", "rewriter", "answerer"):
             calls = [app_call(pool, role, args.method, next(nonce)) for _ in range(args.rounds)]
-            pairs = []
+            pairs, shown = [], []
             for i in range(args.rounds):  # the two take turns, each first half of the time
                 order = (True, False) if i % 2 == 0 else (False, True)
-                times = {stream: one_request(pool, role, args.method, settings, next(nonce), stream) for stream in order}
-                pairs.append(times[True] / times[False])
+                same = next(nonce)  # one prompt for both: the same reply
+                times = {}
+                for stream in order:
+                    flush(pool, next(nonce))
+                    times[stream] = one_request(pool, role, args.method, settings, same, stream)
+                (s_s, s_tok), (p_s, p_tok) = times[True], times[False]
+                pairs.append(s_s / p_s)
+                shown.append(f"{s_s:.2f}/{p_s:.2f} ({s_tok}{'' if s_tok == p_tok else f' vs {p_tok}'})")
             ratio = statistics.median(pairs)
             ratios.append(ratio)
             tok_s = [c["tok_s"] for c in calls if c["tok_s"]]
@@ -140,7 +161,7 @@ def main() -> None:
             print(f"{role:<10}{statistics.median(c['wall'] for c in calls):>8.2f}"
                   f"{(statistics.median(ttft) if ttft else float('nan')):>12.2f}"
                   f"{statistics.median(c['tokens'] for c in calls):>8.0f}"
-                  f"{(statistics.median(tok_s) if tok_s else float('nan')):>8.1f}{ratio:>16.2f}")
+                  f"{(statistics.median(tok_s) if tok_s else float('nan')):>8.1f}{ratio:>16.2f}  {', '.join(shown)}")
         print(f"streaming_overhead: {statistics.median(ratios):.2f}")
 
 

@@ -48,6 +48,7 @@ from rag.eval.scoring import (
     answer_accuracy,
     compare_runs,
     confusion,
+    degraded_kinds,
     fmt_rate,
     format_confusion,
     route_accuracy,
@@ -101,6 +102,7 @@ def case_line(res: CaseResult) -> str:
     answer = "" if said is None else ("  answer: says it" if said else "  answer: does not say " + ", ".join(
         repr(e) for e in res.expected_answer_contains))
     extra = f"  error: {res.error}" if res.error else ""
+    extra += f"  degraded: {', '.join(res.degraded)}" if res.degraded else ""
     return one_line(f"{mark} {res.id}: expected {res.expected_route}, got {res.route}{asked}{src}{answer}{extra}")
 
 
@@ -205,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
             recorder.close()
     if cache is not None and (cache.hits or cache.misses):
         print(f"model calls: {cache.misses} made, {cache.hits} from the cache ({cache.directory})")
+    kinds = degraded_kinds(results)
+    if kinds:
+        print("degraded calls: " + ", ".join(f"{item} x{n}" for item, n in kinds.items()))
     print()
     print(format_confusion(confusion(results)))
     changes = []

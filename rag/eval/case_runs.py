@@ -41,6 +41,17 @@ class CaseRun:
     asked_route: Optional[str] = None
     run_id: Optional[str] = None
     retrieval_step: Optional[int] = None
+    degraded: tuple[str, ...] = ()
+    """`role: kind` of each model or retriever call the run degraded around (`degraded_calls`)."""
+
+
+def degraded_calls(state: Mapping[str, Any]) -> tuple[str, ...]:
+    """`role: kind` of each failed collaborator call the final state records (rag.degradation), e.g.
+    `grader: truncated` or `planner: timeout`: an evaluation against a real model says which calls were
+    cut at their cap or ran out of time, not only that the route was wrong."""
+    from rag.degradation import run_failures
+
+    return tuple(f"{f.role}: {f.kind}" for f in run_failures(state))
 
 
 def gold_index_for(retriever: Any) -> Optional[GoldIndex]:
@@ -86,7 +97,7 @@ def run_plain(case: EvalCase, ctx: Any) -> CaseRun:
         state = _invoke("resume", resume_input(result["hitl_resume_state"], case.hitl_answer,
                                                limit=ctx.settings.max_question_chars), ctx)
         result = build_result(state, ctx)
-    return CaseRun(dict(result), dict(state.get("rag_trace") or {}), asked)
+    return CaseRun(dict(result), dict(state.get("rag_trace") or {}), asked, degraded=degraded_calls(state))
 
 
 def run_in_history(case: EvalCase, ctx: Any, history: Any, eval_id: str, *, run_by: str = "") -> CaseRun:
@@ -106,7 +117,7 @@ def run_in_history(case: EvalCase, ctx: Any, history: Any, eval_id: str, *, run_
     steps = [step_nodes(history, run) for run in chain]
     state = history.graph(info.kind).get_state({"configurable": {"thread_id": info.thread_id}}).values
     return CaseRun(dict(info.result or {}), dict(state.get("rag_trace") or {}), asked, info.run_id,
-                   last_retrieval_step(steps))
+                   last_retrieval_step(steps), degraded_calls(state))
 
 
 def step_nodes(history: Any, info: Any) -> list[tuple[str, ...]]:
@@ -131,5 +142,5 @@ def last_retrieval_step(runs: Sequence[Sequence[Sequence[str]]]) -> Optional[int
     return found
 
 
-__all__ = ["CaseRun", "RETRIEVAL_NODES", "gold_index_for", "case_lost_at", "run_plain", "run_in_history",
+__all__ = ["CaseRun", "RETRIEVAL_NODES", "degraded_calls", "gold_index_for", "case_lost_at", "run_plain", "run_in_history",
            "step_nodes", "last_retrieval_step"]

@@ -17,6 +17,7 @@ from rag.eval.scoring import (
     accuracy_by_tag,
     compare_runs,
     confusion,
+    degraded_kinds,
     fmt_rate,
     node_latency,
     summary,
@@ -60,6 +61,16 @@ def _summary(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str
     return "<h2>" + esc(_("Summary")) + "</h2>" + _table(
         [_("configuration"), _("cases"), _("Route accuracy"), _("Answer accuracy"), _("Source hit rate"), "MRR",
          _("errors")], rows)
+
+
+def _degraded(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
+    """The calls each configuration's runs degraded around, by role and kind (nothing when none did)."""
+    found = [(label, degraded_kinds(results)) for label, results in zip(labels, runs, strict=True)]
+    if not any(kinds for _label, kinds in found):
+        return ""
+    rows = [[label, item, n] for label, kinds in found for item, n in kinds.items()]
+    return ("<h2>" + esc(_("Calls the runs degraded around")) + "</h2>"
+            + _table([_("configuration"), _("role: kind"), _("calls")], rows))
 
 
 def _confusion(label: str, results: Sequence[CaseResult]) -> str:
@@ -156,6 +167,8 @@ def _cases(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
             reason = getattr(r, "reason", None)
             if reason:
                 facts.append([_("reason"), reason])
+            if r.degraded:
+                facts.append([_("degraded"), ", ".join(r.degraded)])
             if r.error:
                 facts.append([_("error"), r.error])
             body.append(f"<h4>{esc(label)}</h4>" + _table([_("field"), _("value")], facts))
@@ -165,7 +178,8 @@ def _cases(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]]) -> str:
 
 def report_body(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]], *, title: str, facts: str) -> str:
     """The report in the current language."""
-    parts = [f"<h1>{esc(title)}</h1>", f'<p class="muted">{esc(facts)}</p>', _summary(labels, runs)]
+    parts = [f"<h1>{esc(title)}</h1>", f'<p class="muted">{esc(facts)}</p>', _summary(labels, runs),
+             _degraded(labels, runs)]
     parts.append("<h2>" + esc(_("Confusion matrix (expected route × route taken)")) + "</h2>")
     parts += [_confusion(label, results) for label, results in zip(labels, runs, strict=True)]
     parts.append("<h2>" + esc(_("Accuracy per route and per tag")) + "</h2>")

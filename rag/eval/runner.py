@@ -86,7 +86,7 @@ def run_case(case: EvalCase, ctx: RagContext, *, history=None, eval_id: str = ""
     return CaseResult(route=done.result.get("route"), sources=result_sources(done.result), asked_route=done.asked_route,
                       latency_ms=latency, node_ms=_node_ms(steps), run_id=done.run_id,
                       lost_at=where.stage if where else None, retrieval_step=done.retrieval_step,
-                      answer=_answer_text(case, done.result, ctx), **_base(case))
+                      answer=_answer_text(case, done.result, ctx), degraded=done.degraded, **_base(case))
 
 
 def _answer_text(case: EvalCase, result: dict, ctx: RagContext) -> Optional[str]:

@@ -38,6 +38,8 @@ class CaseResult:
     #: What the answer must say (the case's `expected_answer_contains`) and what it said (None: no answer).
     expected_answer_contains: tuple[str, ...] = ()
     answer: Optional[str] = None
+    #: `role: kind` of each call the run degraded around (`truncated`, `timeout`, `invalid_output`…).
+    degraded: tuple[str, ...] = ()
 
     @property
     def answer_correct(self) -> Optional[bool]:
@@ -59,7 +61,7 @@ class CaseResult:
                 "node_ms": [list(p) for p in self.node_ms], "from_run": self.from_run, "verdict": self.verdict,
                 "run_id": self.run_id, "lost_at": self.lost_at, "retrieval_step": self.retrieval_step,
                 "expected_answer_contains": list(self.expected_answer_contains), "answer": self.answer,
-                "answer_correct": self.answer_correct}
+                "answer_correct": self.answer_correct, "degraded": list(self.degraded)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CaseResult":
@@ -71,7 +73,7 @@ class CaseResult:
                    from_run=data.get("from_run"), verdict=data.get("verdict"),
                    run_id=data.get("run_id"), lost_at=data.get("lost_at"), retrieval_step=data.get("retrieval_step"),
                    expected_answer_contains=tuple(data.get("expected_answer_contains") or ()),
-                   answer=data.get("answer"))
+                   answer=data.get("answer"), degraded=tuple(str(d) for d in data.get("degraded") or ()))
 
 
 def _bucket(route: Optional[str]) -> str:
@@ -238,6 +240,17 @@ def summary(results: Sequence[CaseResult]) -> dict:
             "answer_accuracy": answer_accuracy(results),
             "source_hit_rate": source_hit_rate(results), "mrr": mean_reciprocal_rank(results),
             "errors": sum(1 for r in results if r.error)}
+
+
+def degraded_kinds(results: Sequence[CaseResult]) -> dict[str, int]:
+    """`role: kind` -> how many calls of the run degraded that way (most first, then by name): against a
+    real model, how many replies were cut at their cap (`truncated`), ran out of time (`timeout`) or did not
+    fit the schema (`invalid_output`)."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for item in r.degraded:
+            counts[item] = counts.get(item, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 @dataclass(frozen=True)

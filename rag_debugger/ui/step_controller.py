@@ -37,7 +37,7 @@ from rag_debugger.ui.panels.controls import controls_html, take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
 from rag_debugger.ui.panels.live_call import ended_note_html, live_html
 from rag_debugger.ui.panels.time_travel import reset_time_travel
-from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, guarded, guarded_page
+from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, guarded, guarded_page, live_badge
 from rag_debugger.ui.text import as_text, in_code
 
 PENDING_KEY = "pending_run_to_end"
@@ -304,6 +304,9 @@ def _live_workbench(controller: StepController) -> None:
     if job is None or job.state != "running":
         st.rerun(scope="app")  # it ended: the whole page draws the new position (and the sidebar badge)
     render_running_inspector(live_html(job.view()) + _refused_note(), running_controls(session, controller.box()))
+    settings = getattr(session, "settings", None)
+    if settings is not None:  # the sidebar's model badge follows each call of the job, in place
+        live_badge(settings)
 
 
 def _refused_note() -> str:

@@ -219,8 +219,10 @@ def guarded(fn: Callable, *args, **kwargs) -> Any:
     return None
 
 
-def provider_banner(where: Any = None) -> None:
-    """The model provider and the knowledge base, in `where` (the sidebar when not given)."""
+def provider_banner(where: Any = None, badge: Any = None) -> None:
+    """The model provider and the knowledge base, in `where` (the sidebar when not given). `badge`: the slot
+    the model badge goes in (`where` when not given); left alone when a live step's fragment drew it on this
+    run (`live_badge`), which owns it while the step runs."""
     where = where if where is not None else st.sidebar
     settings = current_settings()
     if not settings.models_configured():
@@ -229,8 +231,8 @@ def provider_banner(where: Any = None) -> None:
         where.info(
             _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
                 "Connect an OpenAI-compatible endpoint on the Settings page."))
-    else:
-        model_badge(settings, where)
+    elif not st.session_state.get(BADGE_LIVE_KEY):
+        model_badge(settings, badge if badge is not None else where)
     from rag.ingest.paths import kb_label
 
     where.caption(f"{MATERIAL['knowledge_bases']} " + _("Knowledge base: **{kb}** · retriever `{retriever}`").format(
@@ -238,7 +240,11 @@ def provider_banner(where: Any = None) -> None:
 
 
 BADGE_STATE_KEY = "model_badge_state"
-"""The model health the sidebar badge was last drawn with (see `badge_is_stale`)."""
+"""The model health the sidebar badge was last drawn with (see `redraw_if_badge_stale`)."""
+BADGE_SLOT_KEY = "_model_badge_slot"
+"""The sidebar slot the badge is drawn in, made by `run_page` before the page body on each full run."""
+BADGE_LIVE_KEY = "_model_badge_live"
+"""Set when a live step's fragment drew the badge on this full run: the fragment owns the slot."""
 
 
 def model_badge(settings: RagSettings, where: Any = None) -> None:
@@ -278,6 +284,18 @@ def redraw_if_badge_stale(settings: RagSettings) -> None:
         st.rerun(scope="app")
 
 
+def live_badge(settings: RagSettings) -> None:
+    """The badge redrawn by the live step's fragment (`live_workbench` in rag_debugger/ui/step_controller.py) on each poll, so it
+    follows every call of a running Step / Continue in place. Why from that fragment: the sidebar is outside
+    the page's fragments, and Streamlit lets a fragment redraw an outside slot only if the fragment drew it on
+    the full run too; the live fragment is drawn on the full run that starts the job, and polls anyway."""
+    slot = st.session_state.get(BADGE_SLOT_KEY)
+    if slot is None or not settings.models_configured():
+        return
+    model_badge(settings, slot)
+    st.session_state[BADGE_LIVE_KEY] = True
+
+
 def _clock(at: float) -> str:
     from rag.i18n.formatting import clock
 
@@ -307,9 +325,11 @@ def run_page(render: Callable[[], Any]) -> None:
     from rag_debugger.ui.navigation import page_frame, sidebar_footer
 
     footer = page_frame(footer_later=True)
+    head, badge, tail = footer.container(), footer.empty(), footer.container()
+    st.session_state[BADGE_SLOT_KEY], st.session_state[BADGE_LIVE_KEY] = badge, False
     guarded_page(render)
-    sidebar_footer(footer)
-    provider_banner(footer)
+    sidebar_footer(head)
+    provider_banner(tail, badge)
     history_notice()
     from rag_debugger.ui.shutdown import watch
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -137,23 +138,63 @@ def test_the_playground_ab_gives_two_outputs_for_two_prompts(real_settings):
     assert result.a.role_output != result.b.role_output, "a model that reads prompts answers two prompts differently"
 
 
-def test_a_short_evaluation_finishes_within_its_budget(real_settings):
-    from rag.api import make_context
-    from rag.eval.cases import EvalCase
-    from rag.eval.runner import run_cases
-    from rag.models.factory import get_default_roles
+BUNDLED_SET = Path(__file__).resolve().parents[2] / "rag" / "data" / "eval" / "bundled.jsonl"
+EVAL_TOP_K = 2
+"""Chunks the evaluation's grader reads: SmolLM2 reads prompts at 80-90 tokens/s here, so with the default
+eight chunks a grader call spent ~40 s on its prompt alone and the bundled set took over 20 minutes; with two,
+the set takes a few minutes. What is checked does not depend on how much evidence the model sees."""
 
-    settings = real_settings(model_timeout_seconds=60)
-    cases = [EvalCase(question="What element is Danjin?"),
-             EvalCase(question="Compare the attack of Danjin and the defence of Jiyan")]
-    ctx = make_context(settings=settings, roles=get_default_roles(settings), retriever=one_chunk())
+
+def _rag_error_names() -> set[str]:
+    from rag.errors import RagError
+
+    names, todo = set(), [RagError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names
+
+
+def test_the_bundled_evaluation_finishes_with_a_route_per_case_and_its_failures_as_kinds(real_settings):
+    """The whole bundled question set against the real model, as `python -m rag.eval --set bundled` runs it:
+    it ends, every case has a route (a degraded run still ends in one), no case ends in an exception that is
+    not one of the project's own, and each call that failed for good (cut at its cap twice, out of time, not
+    fitting the schema) is in the case's results and the report as its role and kind."""
+    from rag.eval.cases import load_cases
+    from rag.eval.report import evaluation_html
+    from rag.eval.runner import run_cases
+    from rag.eval.scoring import ROUTES, degraded_kinds
+
+    settings = real_settings(model_timeout_seconds=60, top_k=EVAL_TOP_K)
+    cases = load_cases(BUNDLED_SET)
     calls: list[dict] = []
+    calls_before: list[int] = []
     started = time.perf_counter()
     with model_call_sink(calls.append):
-        results = run_cases(cases, settings, ctx=ctx, cache=False)
+        results = run_cases(cases, settings, cache=False, on_result=lambda _r: calls_before.append(len(calls)))
     elapsed = time.perf_counter() - started
-    assert len(results) == 2
-    # every case ends (degraded or not) and no call outlives its budget: a case makes at most a planner,
-    # graders for up to four sub-questions and a rewrite with its grade
-    assert elapsed < len(cases) * 7 * settings.model_timeout_seconds
+
+    assert len(results) == len(cases) >= 20
+    assert [r.id for r in results] == [c.id for c in cases]
+    assert all(r.route in ROUTES for r in results), [(r.id, r.route, r.error) for r in results if r.route not in ROUTES]
+    own = _rag_error_names()
+    untyped = [(r.id, r.error) for r in results if r.error and r.error.split(":", 1)[0] not in own]
+    assert not untyped, untyped
+    # no call outlives its budget, so neither does the evaluation (a case makes at most a planner, four
+    # sub-question graders, a rewrite and its grade)
     assert calls and all(c["elapsed_ms"] <= settings.model_timeout_seconds * 1000 + 2000 for c in calls)
+    assert elapsed < len(cases) * 7 * settings.model_timeout_seconds
+    # every role call that failed for good is the case's degradation, by role and kind
+    for i, r in enumerate(results):
+        own_calls = calls[(calls_before[i - 1] if i else 0):calls_before[i]]
+        failed = {f"{c['role']}: {c['error_kind']}" for c in own_calls
+                  if c["error_kind"] and c["role"] in ("planner", "grader", "rewriter")}
+        assert failed <= set(r.degraded), (r.id, failed, r.degraded)
+    kinds = degraded_kinds(results)
+    html = evaluation_html(["smollm2"], [results], set_name="bundled", kb="bundled")
+    for item in kinds:
+        role, _sep, kind = item.partition(": ")
+        assert role in ("planner", "grader", "rewriter", "retriever") and kind and " " not in kind, item
+        assert item in html
+    print(f"\nbundled set: {len(results)} cases in {elapsed:.0f} s; degraded calls: {kinds or 'none'}")
