@@ -8,7 +8,7 @@ import json
 from typing import Any, Optional
 
 from rag_debugger.debugger.diff import json_default
-from rag_debugger.debugger.session import Segment
+from rag_debugger.debugger.segment_chain import Segment
 
 
 def plain(value: Any) -> Any:

@@ -21,7 +21,8 @@ from rag.runs.export import redact
 from rag.runs.fork_rows import fork_row, plain, record_origin_head
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
 from rag_debugger.debugger.replay import RecordedCheckpoint
-from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
+from rag_debugger.debugger.segment_chain import Segment
+from rag_debugger.debugger.session import GraphSession, SessionHooks
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""

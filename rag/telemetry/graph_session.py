@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Optional
 
-from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
+from rag_debugger.debugger.segment_chain import Segment
+from rag_debugger.debugger.session import GraphSession, SessionHooks
 
 
 def _app_secrets() -> list[str]:

@@ -12,7 +12,7 @@ from rag.workbench import run_names
 from rag_debugger.debugger import GraphStepper, StepRecord
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.fork import fork_after
-from rag_debugger.debugger.session import GraphSegment, Segment
+from rag_debugger.debugger.segment_chain import GraphSegment, Segment
 
 
 def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, number: int,

@@ -9,7 +9,7 @@ from rag.graph.build import FANOUT_EDGES, GraphKind, compiled_graph, node_docs
 from rag.i18n import _
 from rag_debugger.debugger.graph_view import GraphDrawing
 from rag_debugger.debugger.position import marks_after
-from rag_debugger.debugger.session import Segment
+from rag_debugger.debugger.segment_chain import Segment
 
 _saver = None
 _saver_lock = threading.Lock()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from rag.api import build_result
-from rag_debugger.debugger.session import Segment
+from rag_debugger.debugger.segment_chain import Segment
 
 
 @dataclass(frozen=True)

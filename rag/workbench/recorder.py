@@ -18,7 +18,8 @@ from rag.runs.fork_rows import fork_row, record_origin_head
 from rag.workbench import run_owners
 from rag.workbench.outcome import Outcome
 from rag_debugger.debugger.replay import step_timings
-from rag_debugger.debugger.session import GraphSession, Segment, SessionHooks
+from rag_debugger.debugger.segment_chain import Segment
+from rag_debugger.debugger.session import GraphSession, SessionHooks
 
 log = logging.getLogger("rag_debugger.session")
 

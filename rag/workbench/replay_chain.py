@@ -7,7 +7,7 @@ from typing import Any, Callable, cast
 
 from rag.workbench import run_names
 from rag_debugger.debugger.replay import ReplayStepper
-from rag_debugger.debugger.session import GraphSegment, Segment
+from rag_debugger.debugger.segment_chain import GraphSegment, Segment
 
 log = logging.getLogger("rag_debugger.session")
 

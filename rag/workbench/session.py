@@ -41,7 +41,8 @@ from rag.workbench.step_events import StepEvents
 from rag_debugger.debugger import GraphStepper, StepRecord
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.graph_view import GraphDrawing
-from rag_debugger.debugger.session import GraphSegment, GraphSession, Segment
+from rag_debugger.debugger.segment_chain import GraphSegment, Segment
+from rag_debugger.debugger.session import GraphSession
 
 log = logging.getLogger("rag_debugger.session")
 

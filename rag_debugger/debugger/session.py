@@ -19,7 +19,7 @@ import time
 import uuid
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Iterable, Optional, TypeVar, cast
+from typing import Any, Callable, ClassVar, Iterable, Optional, cast
 
 from rag_debugger.debugger.allowlist import GraphPolicy, allowed, operator_named, refusal, well_formed
 from rag_debugger.debugger.breakpoints import CompiledBreakpoints, ContinueResult, continue_until
@@ -31,10 +31,9 @@ from rag_debugger.debugger.lint import Finding, lint_graph
 from rag_debugger.debugger.live import JobKind, LaneView, LiveRunner
 from rag_debugger.debugger.loading import load_context, load_graph, malformed, with_checkpointer
 from rag_debugger.debugger.position import marks_after, marks_along
-from rag_debugger.debugger.protocol import Stepper
 from rag_debugger.debugger.records import PendingInterrupt, StepRecord
 from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper, record_thread
-from rag_debugger.debugger.segment_chain import SegmentChain
+from rag_debugger.debugger.segment_chain import GraphSegment, Segment, SegmentChain, StoredThread
 from rag_debugger.debugger.stepper import GraphStepper
 from rag_debugger.debugger.subgraph_view import SubgraphDrawing, drawing, subgraph_names
 
@@ -53,85 +52,17 @@ class SessionHooks:
     """What a caller keeps of a session's runs (a run history, a tracer). Every method is a no-op here;
     a failing hook is logged and never stops debugging."""
 
-    def started(self, session: "GraphSession", seg: "Segment") -> None:
+    def started(self, session: "GraphSession", seg: Segment) -> None:
         """A live segment began (a run, a fork): paused before its first node."""
 
-    def ended(self, session: "GraphSession", seg: "Segment") -> None:
+    def ended(self, session: "GraphSession", seg: Segment) -> None:
         """A live segment finished or its last step failed (`seg.stepper.error`)."""
 
-    def dropped(self, session: "GraphSession", seg: "Segment") -> None:
+    def dropped(self, session: "GraphSession", seg: Segment) -> None:
         """A live segment that had not ended was replaced (a new run, a replay)."""
 
-    def paused(self, session: "GraphSession", seg: "Segment") -> None:
+    def paused(self, session: "GraphSession", seg: Segment) -> None:
         """A live segment waits for an answer to an `interrupt()` (it may wait longer than its process)."""
-
-
-@dataclass
-class StoredThread:
-    """Which stored thread a segment shows, and how it went on (`forked`: in the debugger's copy)."""
-
-    store: Any
-    thread_id: str
-    more: bool = False
-    pending: tuple = ()
-    forked: bool = False
-
-
-StepperT = TypeVar("StepperT", bound=Stepper)
-
-
-@dataclass
-class GraphSegment(Generic[StepperT]):
-    """One stepped run of a session: the main run, a what-if fork, a stored thread going on, or (the RAG
-    workflow's adapter, `rag.workbench.session`) the resume run a HITL answer starts. One dataclass for
-    both pages: the fields an adapter fills (`ctx`, `answer`, `prompt_version`, `outcome`) stay None here."""
-
-    stepper: StepperT
-    label: str = N_("run")
-    kind: str = "graph"
-    """What ran: "graph" (a graph of your own), or the adapter's graph kind ("main", "resume")."""
-    replay: bool = False
-    ctx: Any = None
-    """The context the run's nodes get (`context=`): the user's `context_schema` object, the RAG workflow's
-    `RagContext`; None in a replay (nothing runs)."""
-    started_at: float = field(default_factory=time.time)
-    run_id: Optional[str] = None
-    """This segment's run in a run history, when a hook recorded it (or it was opened from one)."""
-    thread: Optional[StoredThread] = None
-    """Set on a segment that shows (or goes on with) a thread of the user's own checkpointer."""
-    fork_of: Optional[tuple] = None
-    """A what-if fork: (the segment it forked from, the step index there, the edited field, its new value)."""
-    info: Any = None
-    """Whatever a hook that opened this segment from a history knows about it (its run row)."""
-    traced: bool = False
-    """Sent to OpenTelemetry already."""
-    ended_as: Optional[tuple] = None
-    """(steps, error) when the hooks were last told this segment ended: told again only when it moved."""
-    paused_at: Optional[int] = None
-    """How many steps it had when the hooks were last told it waits for an answer."""
-    message_edit: Any = None
-    """A what-if on a messages field: which messages the edit replaced by id, how many it appended."""
-    answer: Optional[str] = None
-    """The person's answer that started this run (the RAG workflow's HITL resume)."""
-    prompt_version: Optional[str] = None
-    answerer_prompt: Optional[str] = None
-    """The answer step's template of the run's prompt version (None: the built-in one)."""
-    outcome: Any = None
-    """What an adapter worked out once when the run reached its end (`rag.workbench.outcome.Outcome`), so
-    drawing only reads it; its `key` is the `position_key` it belongs to."""
-
-    @property
-    def graph(self) -> Any:
-        return self.stepper.graph
-
-    @property
-    def position_key(self) -> tuple[str, int]:
-        """Where the run stands: (its thread, how many steps ran)."""
-        return (self.stepper.thread_id, len(self.stepper.steps))
-
-
-Segment = GraphSegment[Stepper]
-"""A segment of any stepper, as a session holds them."""
 
 
 @dataclass
@@ -715,4 +646,4 @@ def _add_spawned_tasks(checkpoints: list[RecordedCheckpoint], steps: Iterable[St
                         for lane in record.lanes if lane.task_id not in known and lane.error is None)
 
 
-__all__ = ["EXPORT_FORMAT", "GraphSegment", "GraphSession", "Segment", "SessionHooks", "StoredThread"]
+__all__ = ["EXPORT_FORMAT", "GraphSession", "SessionHooks"]

@@ -24,6 +24,7 @@ from rag_debugger.debugger.allowlist import GraphPolicy
 from rag_debugger.debugger.errors import DebuggerUserError
 from rag_debugger.debugger.input_form import FormField, initial_value, parse_input, type_label, with_defaults
 from rag_debugger.debugger.loading import load_saved_input
+from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.graph_answers import render_interrupts
 from rag_debugger.ui.graph_examples import picked_input, render_example_picker
@@ -203,7 +204,7 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
         session.open_recorded(doc.get("checkpoints") or [], head=doc.get("head_checkpoint_id"), inp=doc.get("input"),
                               run_id=info.run_id, info=info, label=N_("recorded run"))
         current = session.current
-        assert current is not None  # open_recorded made it
+        assert current is not None and isinstance(current.stepper, ReplayStepper)  # open_recorded made it
         at, _travel, note = placement([len(current.stepper.all_steps)], step)
         session.seek(at)
     except DebuggerUserError as exc:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from rag.i18n import _
 from rag_debugger.debugger.errors import DebuggerUserError
+from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.debugger.threads import (
     PAGE_SIZE,
@@ -181,7 +182,8 @@ def render_pending_questions(pending: Any) -> None:
 def render_travel_go_on(session: GraphSession, travel: Optional[int]) -> None:
     """Inside the workbench (time travel reruns only that part): go on from the stored step being viewed."""
     seg = session.current
-    if travel is None or seg is None or seg.thread is None or not session.replay_mode:
+    if travel is None or seg is None or seg.thread is None or not session.replay_mode \
+            or not isinstance(seg.stepper, ReplayStepper):
         return
     if travel >= len(seg.stepper.all_steps) - 1:
         return
