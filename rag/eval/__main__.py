@@ -92,6 +92,14 @@ class ProgressBar:
             self.stream.write("\r\033[K")
 
 
+def print_lines(text: str) -> None:
+    """A table of several lines (confusion, side by side, agreement, funnel), each line escaped: its cells
+    are routes, case ids and labels from the question set's file. Split on newlines only: `splitlines` would
+    also break at a CR or a separator inside a cell and turn it into a line of its own."""
+    for line in text.split("\n"):
+        print(one_line(line))
+
+
 def case_line(res: CaseResult) -> str:
     hit = source_hit(res.expected_sources, res.sources)
     mark = "ok  " if res.correct in (True, None) else "MISS"
@@ -206,16 +214,16 @@ def main(argv: list[str] | None = None) -> int:
         if recorder is not None:
             recorder.close()
     if cache is not None and (cache.hits or cache.misses):
-        print(f"model calls: {cache.misses} made, {cache.hits} from the cache ({cache.directory})")
+        print(one_line(f"model calls: {cache.misses} made, {cache.hits} from the cache ({cache.directory})"))
     kinds = degraded_kinds(results)
     if kinds:
-        print("degraded calls: " + ", ".join(f"{item} x{n}" for item, n in kinds.items()))
+        print(one_line("degraded calls: " + ", ".join(f"{item} x{n}" for item, n in kinds.items())))
     print()
-    print(format_confusion(confusion(results)))
+    print_lines(format_confusion(confusion(results)))
     changes = []
     if before is not None:
         print()
-        print(side_by_side(f"{args.compare}", before, label, results))
+        print_lines(side_by_side(f"{args.compare}", before, label, results))
         changes = compare_runs(before, results)
         for status in ("regressed", "fixed"):
             items = [c for c in changes if c.status == status]
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     for found, name in ((agreed_before, f"{args.compare}"), (agreed, label if before is not None else "")):
         if found is not None:
             print()
-            print(format_agreement(found, name))
+            print_lines(format_agreement(found, name))
     if args.out:
         doc = {"set": str(args.set or args.set_name), "kb": args.kb, "prompt_version": label,
                "provider": settings.provider_label(),
@@ -255,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     accuracy = route_accuracy(results)
     print()
     if any(r.lost_at for r in results):  # some case names its gold: where its run's retrieval lost it
-        print(format_funnel(funnel(r.lost_at for r in results)))
+        print_lines(format_funnel(funnel(r.lost_at for r in results)))
     said = answer_accuracy(results)
     print(f"answer_accuracy: {fmt_rate(said)}")
     print(f"route_accuracy: {fmt_rate(accuracy)}")

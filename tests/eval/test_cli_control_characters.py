@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rag.eval.__main__ import case_line, main
+from rag.eval.__main__ import case_line, main, print_lines, side_by_side
 from rag.eval.cases import EvalSetError, parse_cases
 from rag.eval.question_sets import QuestionSetStore
 from rag.eval.retrieval_cli import case_line as retrieval_line
@@ -69,3 +69,20 @@ def test_the_cli_refuses_such_a_set_with_a_message_not_a_fake_line(tmp_path, cap
     assert main([str(path), "--quiet"]) == 2
     captured = capsys.readouterr()
     assert "\x1b" not in captured.out + captured.err and "control character" in captured.err
+
+
+def test_the_tables_print_labels_and_routes_from_a_file_escaped(capsys):
+    """The side-by-side, confusion and agreement tables carry labels (a prompt version, `--compare`'s file
+    name) and routes read from a set: printed line by line, each escaped."""
+    from rag.eval.agreement import agreement, format_agreement
+    from rag.eval.scoring import confusion, format_confusion
+
+    results = [CaseResult(id=f"c{i}\x1b[2K", expected_route="answer\rok", route="clarify\x1b[1A") for i in range(2)]
+    print_lines(side_by_side("old\x1b[2K\rok", results, "new\u202e", results))
+    print_lines(format_confusion(confusion(results)))
+    found = agreement(results)
+    if found is not None:
+        print_lines(format_agreement(found, "set\x1b[31m"))
+    out = capsys.readouterr().out
+    assert "old\\x1b[2K\\rok" in out and "\\u202e" in out
+    assert not any(ch in out.replace("\n", "") for ch in "\x1b\r\t\u202e\x7f")
