@@ -537,11 +537,13 @@ def _workbench() -> None:
     CONTROLLER.take_click(session)  # the queued click, if its button is on
     if st.session_state.pop(FULL_RERUN_KEY, False):
         st.rerun()  # the whole page: a fragment rerun would leave the input form as it was
-    # What a Run or Continue says while it runs (its progress box) goes below the inspector, as on the Step
-    # debugger: the controls and the graph stay where they were. What it leads to is drawn above.
-    above, inspector_slot = st.container(), st.container()
+    # The first screen holds the controls, the whole graph and the step (docs/first_screen.md), as on the Step
+    # debugger: what a run says (its progress box, a breakpoint, a replay banner, the interrupt() question)
+    # goes below the inspector; the position line beside the graph says it in a few words.
+    inspector_slot = st.container()
     CONTROLLER.run_pending(session)  # Run / Continue, with each step's progress as it comes
-    with above:
+    below = st.container()
+    with below:
         show_flash()
         if session.replay_mode and session.current and session.current.run_id:
             st.info(_("Replay of run {run} from the run history: Step, Continue and Restart walk the recording; "
