@@ -37,7 +37,7 @@ from rag.prompts.templates import ROLES, PromptSet, validate_template
 from rag.retrieval.base import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
-from rag_debugger.debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
+from rag_debugger.debugger.state_diff import DiffRow, changed_rows, diff_states, reducer_fields
 
 Role = Literal["planner", "grader", "rewriter", "answerer"]
 RolesFactory = Callable[[PromptSet], ModelRoles]

@@ -25,7 +25,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 2 if exc.code else 0
-    from rag.runs.compare import CompareError, compare_sides, load_side, summary_lines
+    from rag.runs.divergence import CompareError, compare_sides, load_side, summary_lines
 
     history = None
     try:

@@ -22,7 +22,7 @@ from rag.runs.run_document import (
     checksum,
 )
 from rag.trace import normalize_rag_trace
-from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.debugger.replay import ReplayStepper, linear_path, record_thread
 
 REDACTED = "[redacted]"

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from rag.runs.export import redact
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
-from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.debugger.replay import RecordedCheckpoint
 from rag_debugger.debugger.session import GraphSegment, GraphSession, SessionHooks
 

@@ -23,7 +23,7 @@ from typing import Optional
 def record_bundle(question: str, answers: list[str], *, settings=None) -> dict:
     """The bundle of the run's documents (main run, then one per answered HITL question)."""
     from rag.api import make_context
-    from rag.runs.compare import BUNDLE_FORMAT
+    from rag.runs.divergence import BUNDLE_FORMAT
     from rag.runs.export import export_run
     from rag.runs.history import RunHistory
     from rag.runs.recording import run_recorded

@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 def _open(ref: str, tmp: Path) -> tuple[Any, str]:
     """(history, run id): a file imported into a history in `tmp`, else the configured history."""
-    from rag.runs.compare import read_run_documents
+    from rag.runs.divergence import read_run_documents
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
 

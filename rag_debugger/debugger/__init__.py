@@ -13,15 +13,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
-    "ABSENT": "rag_debugger.debugger.diff",
-    "ABSENT_TEXT": "rag_debugger.debugger.diff",
-    "DiffRow": "rag_debugger.debugger.diff",
-    "changed_rows": "rag_debugger.debugger.diff",
-    "diff_states": "rag_debugger.debugger.diff",
-    "diff_table": "rag_debugger.debugger.diff",
-    "format_value": "rag_debugger.debugger.diff",
-    "reducer_fields": "rag_debugger.debugger.diff",
-    "same_value": "rag_debugger.debugger.diff",
+    "ABSENT": "rag_debugger.debugger.state_diff",
+    "ABSENT_TEXT": "rag_debugger.debugger.state_diff",
+    "DiffRow": "rag_debugger.debugger.state_diff",
+    "changed_rows": "rag_debugger.debugger.state_diff",
+    "diff_states": "rag_debugger.debugger.state_diff",
+    "diff_table": "rag_debugger.debugger.state_diff",
+    "format_value": "rag_debugger.debugger.state_diff",
+    "reducer_fields": "rag_debugger.debugger.state_diff",
+    "same_value": "rag_debugger.debugger.state_diff",
     "fanout_edges_from_steps": "rag_debugger.debugger.graph_view",
     "graph_to_dot": "rag_debugger.debugger.graph_view",
     "node_docs": "rag_debugger.debugger.graph_view",
@@ -83,7 +83,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from rag_debugger.debugger.diff import (
+    from rag_debugger.debugger.state_diff import (
         ABSENT,
         ABSENT_TEXT,
         DiffRow,

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rag_debugger.debugger.diff import format_value
+from rag_debugger.debugger.state_diff import format_value
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
 

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from rag_debugger.debugger.diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
+from rag_debugger.debugger.state_diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
 from rag_debugger.debugger.i18n import N_, _, ngettext
 
 ValueRenderer = Callable[[str, Any], Optional[str]]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
-from rag.runs.compare import outcome_differences, prompt_version_name
+from rag.runs.divergence import outcome_differences, prompt_version_name
 from rag_debugger.ui.text import as_text, in_code
 
 CAUSES = {
@@ -28,13 +28,13 @@ CAUSES = {
     "grade_or_route": N_("A different grade or route."),
     "other": N_("The runs computed a different value."),
     "different_graphs": N_("The runs went through different graphs; what could be aligned is shown."),
-    # runs of a graph of your own: said in generic terms (`rag.runs.compare.classify_generic`)
+    # runs of a graph of your own: said in generic terms (`rag.runs.divergence.classify_generic`)
     "graph_input": N_("A different input: `{field}` differs from the first step on."),
     "edited": N_("An edited field: a what-if fork set `{edit}` after step {edit_step}, and the runs differ from there."),
     "path": N_("The runs went different ways at `{node}`: a step only one run has."),
     "value": N_("A different value at node `{node}`: from the same state it wrote `{field}` differently."),
 }
-#: The parts of an outcome that can differ when the steps do not (`rag.runs.compare.outcome_differences`).
+#: The parts of an outcome that can differ when the steps do not (`rag.runs.divergence.outcome_differences`).
 OUTCOME_PARTS = {"route": N_("the route"), "answer": N_("the answer"), "evidence": N_("the evidence for the answer"),
                  "settings": N_("the settings"), "prompts": N_("the prompts"), "final_state": N_("the final state")}
 ROW_KINDS = {"same": N_("same"), "differs": N_("differs"), "only_a": N_("only in A"), "only_b": N_("only in B")}
@@ -139,9 +139,9 @@ def _steps(side: Any) -> list:
 
 
 def _state_rows(va: Mapping[str, Any], vb: Mapping[str, Any], fields: Optional[tuple] = None) -> tuple:
-    """The two states' differences path by path (`rag_debugger.debugger.diff.diff_states`), limited to `fields` (top-level
+    """The two states' differences path by path (`rag_debugger.debugger.state_diff.diff_states`), limited to `fields` (top-level
     names) unless None."""
-    from rag_debugger.debugger.diff import ABSENT, diff_states
+    from rag_debugger.debugger.state_diff import ABSENT, diff_states
 
     def cell(value: Any) -> str:
         return _("(not set)") if value is ABSENT else short(value)
@@ -247,7 +247,7 @@ def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
     if rows:
         out.add("table", rows=tuple(rows))
     if "docs" in row.fields or (show_all and va.get("docs") is not None):
-        from rag.runs.compare import chunk_changes
+        from rag.runs.divergence import chunk_changes
 
         changes = chunk_changes(va.get("docs") or [], vb.get("docs") or [])
         out.add("md", "**" + _("Retrieved chunks, A → B") + "**")
@@ -265,7 +265,7 @@ def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
                                {"A": short(trace_a.get("hitl_options")), "B": short(trace_b.get("hitl_options"))}))
     _duration(out, sa, sb)
     if show_all:
-        from rag_debugger.debugger.diff import diff_states
+        from rag_debugger.debugger.state_diff import diff_states
 
         diff = [r for r in diff_states(va, vb) if r.kind != "unchanged"]
         out.add("table", rows=tuple({_("field"): r.path, "A": short(r.before), "B": short(r.after)} for r in diff)

@@ -1,5 +1,5 @@
 """The Compare page: two recorded runs side by side, aligned step by step, with the place where they
-first diverged named at the top (`rag.runs.compare`).
+first diverged named at the top (`rag.runs.divergence`).
 
 Why a page of its own with `?compare=<a>,<b>`: a comparison is what a team sends round after a
 tuning change ("top_k 4 lost the right chunk here"), so it must reopen from a link. Everything is
@@ -107,7 +107,7 @@ def render_page() -> None:
     if a == b:
         st.info(_("Pick two different runs."))
         return
-    from rag.runs.compare import CompareError, compare_sides, side_from_history
+    from rag.runs.divergence import CompareError, compare_sides, side_from_history
 
     try:
         side_a, side_b = side_from_history(history, a), side_from_history(history, b)

@@ -290,7 +290,7 @@ def render_tools() -> None:
 def run_setup_parts(info: Any) -> list[str]:
     """The provider and prompt version a run used, only where they apply: a run of a graph of your own has
     neither (no "provider ?"); a RAG run without a recorded version used the built-in `default`."""
-    from rag.runs.compare import prompt_version_name
+    from rag.runs.divergence import prompt_version_name
 
     parts = []
     if info.provider:

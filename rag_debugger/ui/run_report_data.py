@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from rag.i18n import _, use_language
-from rag_debugger.debugger.diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
+from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.html_view import (
     ABSENT_NULL_EMPTY,
     GRAPH_ALT,

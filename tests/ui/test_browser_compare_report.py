@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from rag.runs.compare import compare_sides, load_side
+from rag.runs.divergence import compare_sides, load_side
 from rag.runs.record import record_bundle
 from rag.settings import RagSettings
 from rag_debugger.ui.compare_report import comparison_report

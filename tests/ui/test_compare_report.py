@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rag.runs.compare import compare_sides, load_side
+from rag.runs.divergence import compare_sides, load_side
 from rag.runs.record import record_bundle
 from rag.settings import RagSettings
 from rag_debugger.ui.compare_content import CAUSES, comparison_blocks

@@ -18,7 +18,7 @@ import streamlit as st
 
 from rag.i18n import N_, _
 from rag.workbench.run_names import shown_name
-from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.panels.values import is_chunk

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from rag_debugger.debugger.diff import same_value
+from rag_debugger.debugger.state_diff import same_value
 from rag_debugger.debugger.records import LaneRecord, StepRecord
 
 RowKind = Literal["same", "differs", "only_a", "only_b"]

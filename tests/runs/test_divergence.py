@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.runs.compare import chunk_changes, compare_sides, load_side
+from rag.runs.divergence import chunk_changes, compare_sides, load_side
 from rag.runs.diff import main as diff_main
 from rag.runs.record import main as record_main
 from rag.runs.record import record_bundle
@@ -148,7 +148,7 @@ def test_record_answers_hitl_questions_in_order_and_refuses_bad_input(tmp_path, 
 def test_the_same_answer_taking_a_different_time_is_the_same_answer(tmp_path):
     """The debugger records the answering agent's answer with how long it took; two runs that said the same
     words with the same citations answered the same (the page said "a different answer" over two equal ones)."""
-    from rag.runs.compare import side_from_history
+    from rag.runs.divergence import side_from_history
     from rag.runs.history import RunHistory
     from rag.workbench.session import DebugSession
 
