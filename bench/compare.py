@@ -94,7 +94,7 @@ def loop_figure(repeat: int) -> float:
 def demo_figure(repeat: int) -> float:
     from rag.runs.divergence import RunSide, compare_sides, summary_lines
     from rag.runs.document_limits import parse_document
-    from rag.runs.record import record_bundle
+    from rag.runs.record_bundle import record_bundle
     from rag.settings import RagSettings
 
     question = "How do I reset the Nova Thermostat, and how long does the Nova Speaker battery last?"

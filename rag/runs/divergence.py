@@ -26,7 +26,7 @@ from rag_debugger.debugger.state_diff import same_value
 from rag_debugger.debugger.records import LaneRecord, StepRecord
 
 BUNDLE_FORMAT = "rag-debugger-runs"
-"""A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""
+"""A file holding one run's documents in order: the main run, then each resume (`rag.runs.record_bundle`)."""
 
 #: Fields that differ between any two runs and say nothing about the workflow.
 IGNORED_FIELDS = ("step_group", "step_group_label")
@@ -112,7 +112,7 @@ class RunComparison(BaseModel):
 # ----------------------------------------------------------------------------------------------
 
 def read_run_documents(path: Path) -> list[Any]:
-    """The raw run documents a file holds: one export, or a bundle of them (`rag.runs.record`), in order.
+    """The raw run documents a file holds: one export, or a bundle of them (`rag.runs.record_bundle`), in order.
     Not yet checked as exports; a file that is not JSON text says so."""
     try:
         text = path.read_text(encoding="utf-8")

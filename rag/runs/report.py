@@ -3,13 +3,13 @@
     python -m rag.runs.report RUN_ID|EXPORT.json -o run.html [--lang en|zh] [--step N]
 
 RUN_ID is a run of the configured history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`); EXPORT.json is
-a run export, or a bundle written by `python -m rag.runs.record`. The file opens from disk in any
+a run export, or a bundle written by `python -m rag.runs.record_bundle`. The file opens from disk in any
 current browser with no server and no network, at step N (default: the end), in `--lang` (both
 languages are in it, with a switch). Exit status 0, or 2 for bad input (an unknown run id, a corrupt
 export, a folder that cannot be written).
 
 This command draws with the app's own views (`rag_debugger.ui.run_report`): it is an entry point of the app
-layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.record`; nothing in
+layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.record_bundle`; nothing in
 `rag` imports it.
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ from rag.runs.document_limits import MAX_DOCUMENT_CONTAINERS, MAX_DOCUMENT_VALUE
 from rag.runs.export import export_run_json
 from rag.runs.history import RunHistory
 from rag.runs.importing import import_run
-from rag.runs.recording import run_recorded
+from rag.runs.history_writes import run_recorded
 
 QUESTION = "What is the operating temperature range of the Lumen X2?"
 

@@ -58,7 +58,7 @@ def test_the_complex_demo_file_is_under_a_megabyte(complex_report):
 
 
 def test_a_key_in_the_environment_is_nowhere_in_the_file(tmp_path, monkeypatch):
-    from rag.runs.record import main as record_main
+    from rag.runs.record_bundle import main as record_main
 
     key = "sk-test-REPORT-SECRET-0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", key)

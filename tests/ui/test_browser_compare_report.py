@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from rag.runs.divergence import compare_sides, load_side
-from rag.runs.record import record_bundle
+from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings
 from rag_debugger.ui.compare_report import comparison_report
 from tests.support.browser import chromium_page

@@ -60,7 +60,7 @@ def test_time_travel_and_language_switch_from_disk_with_no_request(tmp_path):
 
 
 def test_markup_in_a_document_is_shown_as_text_and_never_runs(tmp_path, monkeypatch):
-    from rag.runs.record import main as record_main
+    from rag.runs.record_bundle import main as record_main
 
     kb = tmp_path / "kb"
     kb.mkdir()

@@ -16,7 +16,7 @@ QUESTION = "What is the operating temperature range of the Lumen X2?"
 def two_runs(env):
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     ids = []
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
@@ -77,7 +77,7 @@ def test_the_compare_page_in_chinese(app_test, two_runs):
 def test_two_answers_to_one_hitl_question_align_on_their_shared_main_run(app_test, env):
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     settings = RagSettings(model_provider="offline", openai_api_key=None)
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from rag.runs.divergence import compare_sides, load_side
-from rag.runs.record import record_bundle
+from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings
 from rag_debugger.ui.compare_content import CAUSES, comparison_blocks
 from rag_debugger.ui.compare_report import CSP, comparison_report
