@@ -25,7 +25,7 @@ class TelemetryHook(SessionHooks):
         if tracer is None:
             return
         seg.traced = True
-        from rag.telemetry.records import RunRecord, steps_from_stepper
+        from rag.telemetry.trace_records import RunRecord, steps_from_stepper
 
         steps = steps_from_stepper(stepper.steps)
         start = steps[0].start_ns if steps else time.time_ns()
