@@ -19,7 +19,7 @@ from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
 from rag.runs.export import export_run
-from rag.runs.replay import replay_from_document
+from rag.runs.document_replay import replay_from_document
 from rag.runs.run_document import RunDocument
 from rag_debugger.debugger.alignment import Comparison, Segment, changed_keys, compare_runs, differing_fields
 from rag_debugger.debugger.state_diff import same_value

@@ -15,7 +15,7 @@ from rag.errors import RunImportError
 from rag.i18n import _
 from rag.runs.feedback import export_list
 from rag.runs.history import RunHistory
-from rag.runs.replay import replay_from_document
+from rag.runs.document_replay import replay_from_document
 from rag.runs.run_document import (
     FORMAT,
     FORMAT_VERSION,
