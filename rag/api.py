@@ -13,7 +13,7 @@ from rag.errors import InvalidQuestionError
 from rag.graph.build import GraphKind, compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
-from rag.retrieval.base import Retriever
+from rag.retrieval.retriever import Retriever
 from rag.rules.hitl import build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
 from rag.rules.user_text import clean_text, text_problem
 from rag.settings import RagSettings, load_settings
@@ -58,7 +58,7 @@ def make_context(
     """A request context with defaults for whatever is not injected."""
     settings = settings or load_settings()
     if retriever is None:
-        from rag.retrieval.factory import get_default_retriever
+        from rag.retrieval.retriever_factory import get_default_retriever
 
         retriever = get_default_retriever(settings)
     if roles is None:

@@ -22,7 +22,7 @@ from rag.ingest.models import LEAF_LEVEL, ChunkRecord
 from rag.ingest.paths import fallback_store_dir
 from rag.ingest.profile import load_profile
 from rag.ingest.store import Store, text_hash
-from rag.retrieval.base import CorpusStats
+from rag.retrieval.retriever import CorpusStats
 from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.pipeline import (
