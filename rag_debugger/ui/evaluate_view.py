@@ -6,7 +6,7 @@ accuracy per route and per tag, source hit rate and MRR, latency percentiles per
 table of cases; any case opens in the step debugger. With a second configuration the page shows
 the cases × configurations matrix with regressions and fixes, and the figures side by side.
 
-Results are saved in the `eval_runs` table of the run-history file (`rag.eval.store`), so an
+Results are saved in the `eval_runs` table of the run-history file (`rag.eval.results_store`), so an
 evaluation can be reopened and downloaded (JSON, CSV) later.
 
 Tables keep English data keys (the pure helpers below, the downloads and the tests read them);
@@ -33,7 +33,7 @@ from rag.eval.scoring import (
     node_latency,
     source_hit,
 )
-from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
+from rag.eval.results_store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings

@@ -120,7 +120,7 @@ def evaluation_names(runs: list[RunInfo]) -> dict[str, tuple[str, str]]:
     ids = [r.eval_id for r in runs if r.eval_id]
     if not ids:
         return {}
-    from rag.eval.store import EvalStore
+    from rag.eval.results_store import EvalStore
     from rag.runs.location import db_path
 
     path = db_path()
