@@ -27,7 +27,7 @@ RUNTIME_PIECES = re.compile(r"(__mypyc$|^_cython_|^cython_runtime$|^_cyutility$|
 
 IMPORT_APP_MODULES = {
     "app", "rag", "rag.graph", "rag.graph.progress_labels", "rag.i18n", "rag.i18n.catalog", "rag.i18n.languages",
-    "rag.i18n.templates", "rag_debugger", "rag_debugger.ui", "rag_debugger.ui.launch", "rag_debugger.ui.navigation",
+    "rag.i18n.read_back", "rag_debugger", "rag_debugger.ui", "rag_debugger.ui.launch", "rag_debugger.ui.navigation",
     "rag_debugger.ui.panels", "rag_debugger.ui.panels.icons",
 }
 """`import app`: the router (the page list, its titles in the reader's language)."""
