@@ -12,8 +12,8 @@ import uuid
 from typing import Any, Optional, Sequence
 
 from rag.eval.cases import EvalCase
-from rag.eval.scoring import CaseResult
 from rag.eval.results_store import EvalRecord, EvalStore
+from rag.eval.scoring import CaseResult
 from rag.settings import RagSettings
 
 

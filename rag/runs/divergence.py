@@ -18,12 +18,12 @@ from pydantic import BaseModel, PrivateAttr
 from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
-from rag.runs.export import export_run
 from rag.runs.document_replay import replay_from_document
+from rag.runs.export import export_run
 from rag.runs.run_document import RunDocument
 from rag_debugger.debugger.alignment import Comparison, Segment, changed_keys, compare_runs, differing_fields
-from rag_debugger.debugger.state_diff import same_value
 from rag_debugger.debugger.records import LaneRecord, StepRecord
+from rag_debugger.debugger.state_diff import same_value
 
 BUNDLE_FORMAT = "rag-debugger-runs"
 """A file holding one run's documents in order: the main run, then each resume (`rag.runs.record_bundle`)."""

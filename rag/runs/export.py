@@ -13,17 +13,17 @@ from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import RunImportError
 from rag.i18n import _
+from rag.runs.document_replay import replay_from_document
 from rag.runs.feedback import export_list
 from rag.runs.history import RunHistory
-from rag.runs.document_replay import replay_from_document
 from rag.runs.run_document import (
     FORMAT,
     FORMAT_VERSION,
     checksum,
 )
 from rag.trace import normalize_rag_trace
-from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.debugger.replay import ReplayStepper, linear_path, record_thread
+from rag_debugger.debugger.state_diff import json_default
 
 REDACTED = "[redacted]"
 

@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping, Optional
 
 from rag.runs.export import redact
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
-from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.debugger.replay import RecordedCheckpoint
 from rag_debugger.debugger.session import GraphSegment, GraphSession, SessionHooks
+from rag_debugger.debugger.state_diff import json_default
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""

@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Optional
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UnknownRunError
 from rag.i18n import _
-from rag.runs.queries import HistoryQueries
 from rag.runs.history_writes import RunRecorder
+from rag.runs.queries import HistoryQueries
 from rag.runs.run_info import RunInfo, RunKind
 from rag.runs.sqlite_storage import SqliteStorage
 from rag.runs.storage import HistoryStorage, is_database_url

@@ -15,8 +15,8 @@ from typing import Any, Callable, Optional
 
 from rag.workbench import run_owners
 from rag.workbench.segments import Outcome, Segment
-from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.debugger.replay import step_timings
+from rag_debugger.debugger.state_diff import json_default
 
 log = logging.getLogger("rag_debugger.session")
 

@@ -83,6 +83,15 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from rag_debugger.debugger.errors import StepperError
+    from rag_debugger.debugger.graph_view import (
+        fanout_edges_from_steps,
+        graph_to_dot,
+        node_docs,
+        orphan_nodes,
+    )
+    from rag_debugger.debugger.protocol import Stepper
+    from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
     from rag_debugger.debugger.state_diff import (
         ABSENT,
         ABSENT_TEXT,
@@ -94,14 +103,5 @@ if TYPE_CHECKING:
         reducer_fields,
         same_value,
     )
-    from rag_debugger.debugger.errors import StepperError
-    from rag_debugger.debugger.graph_view import (
-        fanout_edges_from_steps,
-        graph_to_dot,
-        node_docs,
-        orphan_nodes,
-    )
-    from rag_debugger.debugger.protocol import Stepper
-    from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
     from rag_debugger.debugger.stepper import GraphStepper, describe_error
     from rag_debugger.debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows

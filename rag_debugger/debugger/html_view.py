@@ -13,10 +13,10 @@ import html
 import json
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from rag_debugger.debugger.state_diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.graph_view import END_ID, START_ID, _drawable, _node_order
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.state_diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.timeline import TIMELINE_COLUMNS
 from rag_debugger.debugger.value_view import TypedValues, container_html
 

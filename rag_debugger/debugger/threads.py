@@ -25,10 +25,10 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from rag_debugger.debugger.state_diff import state_values
 from rag_debugger.debugger.errors import DebuggerUserError
 from rag_debugger.debugger.i18n import _
 from rag_debugger.debugger.replay import RecordedCheckpoint, RecordedTask
+from rag_debugger.debugger.state_diff import state_values
 from rag_debugger.debugger.strict_serde import StrictSerializer, graph_allowlist
 
 PAGE_SIZE = 20

@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from rag_debugger.debugger.state_diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
 from rag_debugger.debugger.i18n import N_, _, ngettext
+from rag_debugger.debugger.state_diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
 
 ValueRenderer = Callable[[str, Any], Optional[str]]
 """(field path such as `docs` or `sub_results[1]`, value) -> HTML, or None for "draw it generically"."""

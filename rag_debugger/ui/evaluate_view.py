@@ -23,6 +23,7 @@ import streamlit as st
 from rag.errors import UserFixableError
 from rag.eval.cases import EvalCase, cases_from_upload, load_cases
 from rag.eval.config import EvalConfig, apply_config
+from rag.eval.results_store import EvalRecord, EvalStore, export_csv, export_json
 from rag.eval.scoring import (
     ROUTES,
     CaseResult,
@@ -33,7 +34,6 @@ from rag.eval.scoring import (
     node_latency,
     source_hit,
 )
-from rag.eval.results_store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from rag.i18n import _, use_language
-from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.html_view import (
     ABSENT_NULL_EMPTY,
     GRAPH_ALT,
@@ -35,6 +34,7 @@ from rag_debugger.debugger.html_view import (
     lanes_html,
     legend_html,
 )
+from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.svg import MARK_STYLE, layout_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import LEAF_PREVIEW_CHARS

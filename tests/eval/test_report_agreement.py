@@ -10,8 +10,8 @@ import re
 
 from rag.eval.__main__ import main
 from rag.eval.report import evaluation_html
-from rag.eval.scoring import CaseResult
 from rag.eval.results_store import CSV_COLUMNS, EvalRecord, export_csv
+from rag.eval.scoring import CaseResult
 from tests.eval.test_cli import offline, write_set  # noqa: F401 - the fixture, used by name
 from tests.eval.test_cli_agreement import LABELLED
 

@@ -9,8 +9,8 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
-from rag.retrieval.retriever import Retriever
 from rag.retrieval.langchain_adapter import LangChainRetriever, document_to_chunk, infer_mode
+from rag.retrieval.retriever import Retriever
 from rag.trace import RETRIEVAL_FIELDS, normalize_rag_trace
 from tests.retrieval.conftest import make_settings
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.runs.divergence import chunk_changes, compare_sides, load_side
 from rag.runs.diff import main as diff_main
+from rag.runs.divergence import chunk_changes, compare_sides, load_side
 from rag.runs.record_bundle import main as record_main
 from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings

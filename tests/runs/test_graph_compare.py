@@ -10,13 +10,13 @@ import sys
 
 import pytest
 
-from rag.runs.divergence import CompareError, classify_generic, compare_sides, load_side, side_from_history
 from rag.runs.diff import main as diff_main
+from rag.runs.divergence import CompareError, classify_generic, compare_sides, load_side, side_from_history
 from rag.runs.export import export_run
 from rag.runs.graph_runs import GraphRunRecorder, graph_document
 from rag.runs.history import RunHistory
-from rag_debugger.debugger.allowlist import GraphPolicy
 from rag_debugger.debugger.alignment import Divergence
+from rag_debugger.debugger.allowlist import GraphPolicy
 from rag_debugger.debugger.session import GraphSession
 
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from rag_debugger.debugger.state_diff import ABSENT
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.debugger.state_diff import ABSENT
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.panels.inspector import RAG_PARTS
 from rag_debugger.ui.run_report import graph_report

@@ -24,10 +24,10 @@ from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
-from rag_debugger.debugger.state_diff import diff_states
 from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
 from rag_debugger.debugger.protocol import InspectedSession
 from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.state_diff import diff_states
 from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import TypedValues, state_html
