@@ -4,7 +4,7 @@ list diff that marks which items were added, removed or changed.
 Why here and generic: the diff, the lanes and the full state of ANY graph hold nested dicts and
 lists; one long JSON string per cell hides their shape. A graph that knows its own value types (the
 RAG workflow's chunks, grades, rewrites) passes a `ValueRenderer` that draws them, and falls back to
-the tree for the rest (`rag_debugger/ui/panels/values.py`). Pure functions; every text is escaped; nothing here
+the tree for the rest (`rag_debugger/views/values_html.py`). Pure functions; every text is escaped; nothing here
 knows about RAG.
 """
 from __future__ import annotations

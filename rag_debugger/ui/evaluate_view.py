@@ -41,7 +41,6 @@ from rag_debugger.ui.eval_runs_view import HEADINGS as RUN_HEADINGS
 from rag_debugger.ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, url_language, with_headings
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
 from rag_debugger.ui.question_sets_view import (
@@ -54,7 +53,8 @@ from rag_debugger.ui.question_sets_view import (
 )
 from rag_debugger.ui.run_link import run_href
 from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "upload:"

@@ -20,10 +20,10 @@ from rag.runs.run_info import RunInfo
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language
 from rag_debugger.ui.panels.feedback import render_feedback
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import current_person, current_settings, flash, friendly, get_session, guarded, show_flash
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"

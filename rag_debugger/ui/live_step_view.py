@@ -1,14 +1,14 @@
 """The debugger page while a Step / Continue / Run calls a live model (rag/workbench/live_step.py).
 
 The step runs in the session's worker thread; the page draws, in the workbench's place, a fragment
-that reruns every `POLL_S` seconds and shows the calls as they stream (rag_debugger/ui/panels/live_call.py), with
+that reruns every `POLL_S` seconds and shows the calls as they stream (rag_debugger/views/live_call_html.py), with
 every control off but Stop. Nothing here reads the session's position while the worker moves it: the
 inspector goes on showing the position the step started from. When the job ends, the whole page runs
 once more and draws the new position (or, after a Stop, the old one with a quiet line saying so).
 The offline rules keep their instant steps on the page: `DebugSession.streams_calls()` is False.
 
 Both fragments sit at the same place of the page, so the browser keeps the inspector it has and only
-its changed sections travel (rag_debugger/ui/panels/delivery.py).
+its changed sections travel (rag_debugger/views/section_delivery.py).
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import streamlit as st
 from rag.workbench.live_step import JobKind
 from rag_debugger.ui.panels.controls import controls_html, take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
-from rag_debugger.ui.panels.live_call import ended_note_html, live_html
 from rag_debugger.ui.question_row import QUESTION_KEY
 from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page
+from rag_debugger.views.live_call_html import ended_note_html, live_html
 
 POLL_S = 0.4
 """How often the page asks the running job for its calls: a token stream reads as live at this pace,

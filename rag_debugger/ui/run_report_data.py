@@ -38,7 +38,6 @@ from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS,
 from rag_debugger.debugger.svg import MARK_STYLE, layout_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import LEAF_PREVIEW_CHARS
-from rag_debugger.ui.panels.degradation import degraded_html
 from rag_debugger.ui.panels.inspector import (
     BACK_TO_LATEST,
     TIMELINE,
@@ -51,6 +50,7 @@ from rag_debugger.ui.panels.inspector import (
     step_progress_html,
     timeline_notes,
 )
+from rag_debugger.views.degradation_html import degraded_html
 
 SCRIPT_COLUMNS = frozenset({"step", "nodes", "lanes", "duration_ms", "error"})
 """The timeline columns the script draws (language-free cells)."""

@@ -27,13 +27,13 @@ RUNTIME_PIECES = re.compile(r"(__mypyc$|^_cython_|^cython_runtime$|^_cyutility$|
 
 IMPORT_APP_MODULES = {
     "app", "rag", "rag.graph", "rag.graph.progress_labels", "rag.i18n", "rag.i18n.catalog", "rag.i18n.languages",
-    "rag.i18n.read_back", "rag_debugger", "rag_debugger.ui", "rag_debugger.ui.launch", "rag_debugger.ui.navigation",
-    "rag_debugger.ui.panels", "rag_debugger.ui.panels.icons",
+    "rag.i18n.read_back", "rag_debugger", "rag_debugger.ui", "rag_debugger.launch", "rag_debugger.ui.navigation",
+    "rag_debugger.ui.panels", "rag_debugger.views", "rag_debugger.views.icons",
 }
 """`import app`: the router (the page list, its titles in the reader's language)."""
 HEADING_MODULES = IMPORT_APP_MODULES | {
     "rag_debugger.debugger", "rag_debugger.debugger.errors", "rag_debugger.debugger.i18n", "rag.errors",
-    "rag_debugger.ui.language", "rag_debugger.ui.streamlit_state", "rag_debugger.ui.text",
+    "rag_debugger.ui.language", "rag_debugger.ui.streamlit_state", "rag_debugger.views.markdown_text",
 }
 """Up to the debugger's heading: the menu, the language, the page guard."""
 DEMO_BUTTON_MODULES = HEADING_MODULES | {

@@ -88,8 +88,8 @@ def test_a_fork_names_its_edit_and_different_graphs_are_named(history, runs):
 
 
 def test_the_blocks_show_the_state_diff_per_step_and_no_rag_view(history, runs):
-    from rag_debugger.ui.compare_content import comparison_blocks
-    from rag_debugger.ui.compare_report import comparison_report
+    from rag_debugger.views.compare_content import comparison_blocks
+    from rag_debugger.views.compare_report import comparison_report
 
     side_a, side_b = side_from_history(history, runs["ab"]), side_from_history(history, runs["ab_fork"])
     rc = compare_sides(side_a, side_b)

@@ -20,7 +20,7 @@ import streamlit as st
 
 from rag.i18n import N_, _
 from rag_debugger.debugger.html_view import esc
-from rag_debugger.ui.panels.icons import svg_icon
+from rag_debugger.views.icons import svg_icon
 
 log = logging.getLogger(__name__)
 

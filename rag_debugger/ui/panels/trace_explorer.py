@@ -18,7 +18,7 @@ from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
 from rag_debugger.debugger import ABSENT, format_value
 from rag_debugger.debugger.state_diff import ABSENT_TEXT
 from rag_debugger.ui.language import with_headings
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 
 COLUMNS: dict[str, str] = {"field": N_("field"), "state": N_("state"), "value": N_("value"), "meaning": N_("meaning")}
 """Data key -> the column heading shown (translated when shown)."""

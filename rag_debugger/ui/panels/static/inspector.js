@@ -7,7 +7,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   const root = parentElement.querySelector(".rdi-root");
   root.__setTrigger = setTriggerValue;
   root.__setState = setStateValue;
-  // The server sends a section's HTML only when this page has not got it (rag_debugger/ui/panels/delivery.py):
+  // The server sends a section's HTML only when this page has not got it (rag_debugger/views/section_delivery.py):
   // `kept` names the digest to keep showing; `hashes` is every section's digest.
   root.__shown = root.__shown || {};
   root.__texts = data.texts || root.__texts || {};
@@ -140,7 +140,7 @@ function fitGraph(root) {
 
 // The graph picture has one version per position (a dozen or so per graph): each one is sent, parsed
 // and decoded once, then moved back in when Step, Restart or time travel returns to that position
-// (by its digest; the server keeps the same list: rag_debugger/ui/panels/delivery.py GRAPH_CACHE_SIZE).
+// (by its digest; the server keeps the same list: rag_debugger/views/section_delivery.py GRAPH_CACHE_SIZE).
 const GRAPH_CACHE_SIZE = 48;
 function swapGraph(root, section, hash, html) {
   const cache = (root.__graphs = root.__graphs || new Map());

@@ -1,5 +1,5 @@
 """A comparison of two runs as one self-contained HTML file (issue 27), the twin of a run's file
-(rag_debugger/ui/run_report.py): it says what the Compare page says (`rag_debugger.ui.compare_content`), in both languages.
+(rag_debugger/ui/run_report.py): it says what the Compare page says (`rag_debugger.views.compare_content`), in both languages.
 
 Why no script: everything the file switches (the language, "all fields", folded steps) is done with
 form controls and CSS (`:checked` selectors, `<details>`), so the Content-Security-Policy allows no
@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from rag.i18n import _, use_language
 from rag.i18n.formatting import date_time
 from rag.i18n.languages import LANGUAGES
-from rag_debugger.ui.compare_content import Block, comparison_blocks, word_diff_html
+from rag_debugger.views.compare_content import Block, comparison_blocks, word_diff_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 CSS = """

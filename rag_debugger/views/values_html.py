@@ -159,7 +159,7 @@ def rag_value_html(path: str, value: Any) -> Optional[str]:
     if leaf in CHUNK_LIST_FIELDS and isinstance(value, list):
         return chunks_html(value)
     if leaf == "retrieval_candidates" and isinstance(value, list):
-        from rag_debugger.ui.panels.evidence import explain_summary
+        from rag_debugger.views.evidence_html import explain_summary
 
         return ('<span class="rdi-caption">' + esc(_("{summary} — the table is under Evidence: “Why these chunks?”")
                                                    .format(summary=explain_summary(value))) + "</span>")

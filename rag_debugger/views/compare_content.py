@@ -1,6 +1,6 @@
 """What a comparison of two runs says, as a list of blocks (headings, text, tables, folded parts),
 written once and drawn two ways: by the Compare page with Streamlit elements (`rag_debugger.ui.compare_view`) and
-as one self-contained HTML file (`rag_debugger.ui.compare_report`).
+as one self-contained HTML file (`rag_debugger.views.compare_report`).
 
 Why blocks and not two renderers: the page and the file must say the same things in the same words;
 with the wording here, a change to what a comparison shows reaches both. Texts in blocks are plain
@@ -17,7 +17,7 @@ from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
 from rag.runs.divergence import outcome_differences, prompt_version_name
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.markdown_text import as_text, in_code
 
 CAUSES = {
     "none": N_("The runs took the same steps with the same values: no divergence."),
