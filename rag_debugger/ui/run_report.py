@@ -286,7 +286,7 @@ def replay_session(history: Any, run_id: str) -> Any:
 
 
 def history_run_report(history: Any, run_id: str, *, lang: str = "en", step: Optional[int] = None) -> str:
-    """A run of the history as a file (Run history's download, `python -m rag.runs.report`)."""
+    """A run of the history as a file (Run history's download, `python -m rag_debugger.run_to_html`)."""
     return rag_report(replay_session(history, run_id), start=step, lang=lang)
 
 

@@ -206,7 +206,7 @@ def test_the_stand_in_graph_joins_the_recorded_nodes_in_the_order_they_ran():
 
 def test_the_report_cli_writes_a_graph_runs_file_from_an_id_or_an_export(history, runs, tmp_path, monkeypatch,
                                                                          capsys):
-    from rag.runs.report import main as report_main
+    from rag_debugger.run_to_html import main as report_main
 
     monkeypatch.setenv("RAG_HISTORY_DB", str(history.location))
     monkeypatch.delenv("RAG_HISTORY_URL", raising=False)

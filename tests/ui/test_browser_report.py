@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
-from rag.runs.report import main as report_main
+from rag_debugger.run_to_html import main as report_main
 from tests.support.browser import chromium_page
 
 DOC = ('# Zorblax widget\n\nThe Zorblax widget <img src=x onerror="window.__pwned=1"> weighs 3 kg. '

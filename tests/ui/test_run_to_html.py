@@ -1,4 +1,4 @@
-"""A run as one HTML file (`python -m rag.runs.report`): a CSP that forbids every fetch and lets only the
+"""A run as one HTML file (`python -m rag_debugger.run_to_html`): a CSP that forbids every fetch and lets only the
 file's own script run (by its hash), both languages in it, every position's sections, no key, and bad
 input refused with status 2."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import pytest
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
-from rag.runs.report import main as report_main
+from rag_debugger.run_to_html import main as report_main
 
 COMPLEX = DEMO_RUNS_DIR / "14_en_complex_two_products.json"
 
