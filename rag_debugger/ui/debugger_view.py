@@ -19,11 +19,11 @@ from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
-from rag_debugger.ui.panels.breakpoints import breakpoints
+from rag_debugger.ui.panels.breakpoint_picker import breakpoints
 from rag_debugger.ui.panels.controls import enabled_actions, is_new_question, take_action
-from rag_debugger.ui.panels.feedback import render_feedback_panel
+from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
-from rag_debugger.ui.panels.hitl import render_hitl
+from rag_debugger.ui.panels.hitl_form import render_hitl
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.panels.what_if import render_what_if

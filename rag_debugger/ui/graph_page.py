@@ -28,9 +28,9 @@ from rag_debugger.ui.graph_answers import render_interrupts
 from rag_debugger.ui.graph_examples import picked_input, render_example_picker
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
-from rag_debugger.ui.panels.breakpoints import breakpoints, render_breakpoints
+from rag_debugger.ui.panels.breakpoint_picker import breakpoints, render_breakpoints
 from rag_debugger.ui.panels.controls import take_action
-from rag_debugger.ui.panels.feedback import render_feedback_panel
+from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.lazy import lazy_expander
@@ -51,7 +51,7 @@ SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
 BREAKPOINT_SCOPE = "yg"
-"""The page's own breakpoints (rag_debugger/ui/panels/breakpoints.py): its nodes are not the RAG workflow's."""
+"""The page's own breakpoints (rag_debugger/ui/panels/breakpoint_picker.py): its nodes are not the RAG workflow's."""
 
 
 # ----- loading ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from rag.runs.history import RunHistory
 from rag.runs.run_info import RunInfo
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language
-from rag_debugger.ui.panels.feedback import render_feedback
+from rag_debugger.ui.panels.feedback_panel import render_feedback
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import current_person, current_settings, flash, friendly, get_session, guarded, show_flash
 from rag_debugger.views.icons import MATERIAL

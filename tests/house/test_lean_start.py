@@ -37,7 +37,7 @@ HEADING_MODULES = IMPORT_APP_MODULES | {
 }
 """Up to the debugger's heading: the menu, the language, the page guard."""
 DEMO_BUTTON_MODULES = HEADING_MODULES | {
-    "rag.demo", "rag.schemas", "rag.settings", "rag_debugger.ui.panels.breakpoints", "rag_debugger.ui.panels.lazy",
+    "rag.demo", "rag.schemas", "rag.settings", "rag_debugger.ui.panels.breakpoint_picker", "rag_debugger.ui.panels.lazy",
     "rag_debugger.ui.panels.time_travel",
     "rag_debugger.ui.question_row",
 }
