@@ -21,7 +21,7 @@ from rag.runs.export import redact
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
 from rag_debugger.debugger.replay import RecordedCheckpoint
 from rag_debugger.debugger.session import GraphSegment, GraphSession, SessionHooks
-from rag_debugger.debugger.state_diff import json_default
+from rag_debugger.debugger.state_diff import jsonable
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""
@@ -31,14 +31,10 @@ _live: "weakref.WeakValueDictionary[str, GraphSession]" = weakref.WeakValueDicti
 replays what it has so far."""
 
 
-def plain(value: Any) -> Any:
-    """JSON-able, as an export writes it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
-
 
 def input_summary(inp: Optional[Mapping[str, Any]]) -> str:
     """The run's input as one line for the history's question column."""
-    text = json.dumps(plain(dict(inp or {})), ensure_ascii=False)
+    text = json.dumps(jsonable(dict(inp or {})), ensure_ascii=False)
     return text if len(text) <= QUESTION_CHARS else text[:QUESTION_CHARS - 1] + "…"
 
 
@@ -69,9 +65,9 @@ def graph_document(info: Any, checkpoints: list[RecordedCheckpoint], head: Optio
         "prompt_version": None,
         "prompts": None,
         "settings": {},
-        "input": plain(dict(inp)) if inp is not None else None,
+        "input": jsonable(dict(inp)) if inp is not None else None,
     }
-    doc = redact(plain(doc), _secrets())
+    doc = redact(jsonable(doc), _secrets())
     doc["sha256"] = checksum(doc)
     return doc
 
@@ -98,7 +94,7 @@ class GraphRunRecorder(SessionHooks):
             if parent is not None and not origin.replay and origin.stepper.steps:
                 self.history.record_head(parent, origin.stepper.steps[-1].after_checkpoint_id)
             old = origin.stepper.steps[index].values_after.get(field) if index < len(origin.stepper.steps) else None
-            fork = {"step": index + 1, "field": field, "old": plain(old), "new": plain(value)}
+            fork = {"step": index + 1, "field": field, "old": jsonable(old), "new": jsonable(value)}
         info = self.history.record_start(redact(input_summary(session.last_input), _secrets()), kind="graph",
                                          thread_id=seg.stepper.thread_id, parent_run_id=parent,
                                          run_by=self._who(), fork=fork, graph_spec=session.spec,

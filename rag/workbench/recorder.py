@@ -8,7 +8,6 @@ stops answering is dropped (the session goes on in memory, the page says so once
 when one answers again, with the runs the outage cut short marked abandoned there."""
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from typing import Any, Callable, Optional
@@ -16,7 +15,7 @@ from typing import Any, Callable, Optional
 from rag.workbench import run_owners
 from rag.workbench.segments import Outcome, Segment
 from rag_debugger.debugger.replay import step_timings
-from rag_debugger.debugger.state_diff import json_default
+from rag_debugger.debugger.state_diff import jsonable
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -33,10 +32,6 @@ def abandon_runs(history: Any, run_ids: set) -> None:
     except Exception:  # noqa: BLE001 - the history is a record; a failed mark must not break anything
         log.warning("could not mark %d unfinished run(s) abandoned", len(ids), exc_info=True)
 
-
-def plain(value: Any) -> Any:
-    """JSON-able, as the export will write it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
 class RunRecorder:
@@ -150,4 +145,4 @@ class RunRecorder:
             except Exception:  # noqa: BLE001 - the history is a record; debugging goes on without it
                 log.warning("could not record the head of a forked run", exc_info=True)
         self.start(fork, question, parent.run_id, settings=settings, run_by=run_by, owner=owner,
-                   fork={"step": index + 1, "field": field, "old": plain(old), "new": plain(new)})
+                   fork={"step": index + 1, "field": field, "old": jsonable(old), "new": jsonable(new)})

@@ -66,7 +66,7 @@ def scripted(session: Any, parts: InspectorParts) -> bool:
             and set(parts.timeline_columns or ()) <= SCRIPT_COLUMNS)
 
 
-def plain(value: Any) -> bool:
+def drawn_by_script(value: Any) -> bool:
     """A value the script draws exactly as `rag_debugger.debugger.value_view.leaf_html` does: JSON text the same in
     Python and JavaScript, short enough never to be folded or cut."""
     kind = type(value)
@@ -132,7 +132,7 @@ def step_data(record: Any, store: DataStore, parts: InspectorParts, opened: froz
     containers = container_paths(rows)
     drawn: list[Any] = []
     for row in rows:
-        if row.path not in containers and plain(row.before) and plain(row.after):
+        if row.path not in containers and drawn_by_script(row.before) and drawn_by_script(row.after):
             drawn.append([row.path, row.kind, _cell(row.before), _cell(row.after)])
         else:
             drawn.append(store.per_lang(lambda r=row: diff_row_html(r, parts.values, opened=opened,  # type: ignore[misc]
