@@ -477,7 +477,7 @@ class GraphSession(SegmentChain):
         checkpointer. Step, Continue and answers work then; the stored steps before it stay in the timeline."""
         from langgraph.checkpoint.memory import InMemorySaver
 
-        from rag_debugger.debugger.threads import go_on
+        from rag_debugger.debugger.threads import stepper_on_thread
 
         seg = self._require()
         if seg.thread is None or not seg.replay:
@@ -489,7 +489,7 @@ class GraphSession(SegmentChain):
             seg.stepper.restart()  # the stored steps shown before the new ones end there
             seg.stepper.run_to_end(max_steps=after_step + 1)
         self._runs += 1
-        stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
+        stepper, forked = stepper_on_thread(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
                                 fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
                                 context=self.context, at=at)
         live = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),
