@@ -45,7 +45,7 @@ class Segment:
     traced: bool = False
     """Sent to OpenTelemetry already (rag/telemetry)."""
     outcome: Optional[Outcome] = None
-    """The outcome of the position it reached last, once finished (`rag.workbench.outcome.settle`)."""
+    """The outcome of the position it reached last, once finished (`rag.workbench.outcome.result_and_answer`)."""
 
     @property
     def graph(self) -> Any:

@@ -11,7 +11,7 @@ hands the rest to collaborators, each a module of its own:
 - `recorder.RunRecorder`: every segment is a run of the history, and what happens when it fails;
 - `replay_chain.ReplayOpener`: a recorded run (with the runs it continues) as replay segments;
 - `forks.fork_segment`: what if, from any past step;
-- `outcome.settle`: a finished position's result and answer, worked out once, when the step ran;
+- `outcome.result_and_answer`: a finished position's result and answer, worked out once, when the step ran;
 - `graphs`: the shared compiled graphs and their drawings.
 
 Replay: `ReplayStepper`s (same surface as `GraphStepper`) stand in for live steppers. Nothing is
@@ -33,7 +33,7 @@ from rag.settings import RagSettings
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
 from rag.workbench.live_step import JobKind, LaneView, LiveJob, LiveStepRunner
-from rag.workbench.outcome import settle
+from rag.workbench.outcome import result_and_answer
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
 from rag.workbench.segments import Outcome, Segment
@@ -178,7 +178,7 @@ class DebugSession(SegmentChain):
         the run, the OpenTelemetry trace, and what a failing history means for the run."""
         if not step_error:  # the database went down during the step: the run goes on in memory
             self.recorder.drop_damaged()
-        settle(seg, self.settings)
+        result_and_answer(seg, self.settings)
         self.recorder.finish(seg, seg.outcome)
         self._export_trace(seg)
         if step_error and self.recorder.drop_damaged():
@@ -230,7 +230,7 @@ class DebugSession(SegmentChain):
         if self.replay_mode:
             seg = self._require()
             seg.stepper.restart()
-            settle(seg, self.settings)
+            result_and_answer(seg, self.settings)
             return seg
         if not self.question:
             raise UserInputError(_("type or pick a question first"))
@@ -326,7 +326,7 @@ class DebugSession(SegmentChain):
         if seg is None or not seg.stepper.done or self.cut_short:
             return None
         if seg.outcome is None or seg.outcome.key != seg.position_key:
-            settle(seg, self.settings)
+            result_and_answer(seg, self.settings)
         return seg.outcome
 
     def result(self) -> Optional[dict]:
@@ -389,7 +389,7 @@ class DebugSession(SegmentChain):
         with self.events.timed():
             fork.stepper.run_to_end()
         self.recorder.drop_damaged()
-        settle(fork, self.settings)
+        result_and_answer(fork, self.settings)
         self.recorder.finish(fork, fork.outcome)
         return fork
 
@@ -404,7 +404,7 @@ class DebugSession(SegmentChain):
             raise UserInputError(_("this run cannot be replayed: {error}").format(error=exc)) from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
-            settle(seg, self.settings)
+            result_and_answer(seg, self.settings)
         self.recorder.abandon_open(self.segments)
         if self.recorder.history is None:
             self.recorder.history = history
@@ -425,7 +425,7 @@ class DebugSession(SegmentChain):
         seg.stepper.restart()
         for _step in range(steps):
             seg.stepper.step()
-        settle(seg, self.settings)
+        result_and_answer(seg, self.settings)
 
     def recorded_answers(self) -> list:
         """Replay mode: the history's resume runs that answered the current run's question."""
