@@ -10,13 +10,13 @@ marked with backticks in `md` blocks, whose other text is escaped by the rendere
 from __future__ import annotations
 
 import difflib
-import html
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
 from rag.runs.divergence import outcome_differences, prompt_version_name
+from rag_debugger.debugger.html_page import esc
 from rag_debugger.views.markdown_text import as_text, in_code
 
 CAUSES = {
@@ -86,12 +86,12 @@ def word_diff_html(a: str, b: str) -> str:
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
         if tag == "equal":
-            out.append(html.escape(" ".join(wa[i1:i2])))
+            out.append(esc(" ".join(wa[i1:i2])))
             continue
         if i2 > i1:
-            out.append(f'<del style="background:#fdd">{html.escape(" ".join(wa[i1:i2]))}</del>')
+            out.append(f'<del style="background:#fdd">{esc(" ".join(wa[i1:i2]))}</del>')
         if j2 > j1:
-            out.append(f'<ins style="background:#dfd">{html.escape(" ".join(wb[j1:j2]))}</ins>')
+            out.append(f'<ins style="background:#dfd">{esc(" ".join(wb[j1:j2]))}</ins>')
     return " ".join(out)
 
 

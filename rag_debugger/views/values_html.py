@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional
 
 from rag.i18n import _, ngettext
-from rag_debugger.debugger.html_view import code, esc
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code
 from rag_debugger.debugger.value_view import TypedValues, base_field, leaf_html, tree_html
 
 CHUNK_PREVIEW_CHARS = 90

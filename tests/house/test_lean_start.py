@@ -29,6 +29,7 @@ IMPORT_APP_MODULES = {
     "app", "rag", "rag.graph", "rag.graph.progress_labels", "rag.i18n", "rag.i18n.catalog", "rag.i18n.languages",
     "rag.i18n.read_back", "rag_debugger", "rag_debugger.ui", "rag_debugger.launch", "rag_debugger.ui.navigation",
     "rag_debugger.ui.panels", "rag_debugger.views", "rag_debugger.views.icons",
+    "rag_debugger.debugger", "rag_debugger.debugger.html_page",  # the icons escape with it: the standard library only
 }
 """`import app`: the router (the page list, its titles in the reader's language)."""
 HEADING_MODULES = IMPORT_APP_MODULES | {

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Optional
 import streamlit as st
 
 from rag.i18n import N_, _
-from rag_debugger.debugger.html_view import esc
+from rag_debugger.debugger.html_page import esc
 from rag_debugger.views.icons import svg_icon
 
 log = logging.getLogger(__name__)

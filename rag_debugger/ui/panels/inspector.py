@@ -24,7 +24,8 @@ from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
-from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, graph_html, step_html, timeline_html
 from rag_debugger.debugger.protocol import InspectedSession
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.state_diff import diff_states
