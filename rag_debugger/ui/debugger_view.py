@@ -20,7 +20,7 @@ from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.ui.live_step_view import live_note, live_workbench, on_stop, running, start_live, take_ended
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
 from rag_debugger.ui.panels.breakpoint_picker import breakpoints
-from rag_debugger.ui.panels.controls import enabled_actions, is_new_question, take_action
+from rag_debugger.ui.panels.controls import take_action
 from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
 from rag_debugger.ui.panels.hitl_form import render_hitl
@@ -37,6 +37,7 @@ from rag_debugger.ui.question_row import (
 )
 from rag_debugger.ui.run_link import open_from_url, remember_link
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
+from rag_debugger.views.debugger_controls import enabled_actions, is_new_question
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text, in_code
 

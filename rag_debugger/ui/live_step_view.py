@@ -17,10 +17,11 @@ from typing import Any, Iterable, Optional
 import streamlit as st
 
 from rag.workbench.live_step import JobKind
-from rag_debugger.ui.panels.controls import controls_html, take_action
+from rag_debugger.ui.panels.controls import take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
 from rag_debugger.ui.question_row import QUESTION_KEY
 from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, get_session, guarded, guarded_page
+from rag_debugger.views.debugger_controls import controls_html
 from rag_debugger.views.live_call_html import ended_note_html, live_html
 
 POLL_S = 0.4

@@ -10,6 +10,7 @@ import pytest
 import rag_debugger.ui.panels.controls as controls
 import rag_debugger.ui.panels.inspector as inspector
 import rag_debugger.ui.panels.time_travel as time_travel
+import rag_debugger.views.debugger_controls as buttons
 from tests.support.apptest import controls_shown
 from tests.support.html_reader import read_html
 
@@ -54,8 +55,8 @@ def test_the_full_state_switch_is_read_back(state):
     (True, True, True, {"run": False, "step": False, "continue": False, "restart": True}),  # replay at its end
 ])
 def test_which_controls_are_on(done, has_run, replay, expected):
-    assert controls.enabled_actions(done=done, has_run=has_run, replay=replay) == {**expected, "stop": False}
-    html = controls.controls_html(done=done, has_run=has_run, replay=replay)
+    assert buttons.enabled_actions(done=done, has_run=has_run, replay=replay) == {**expected, "stop": False}
+    html = buttons.controls_html(done=done, has_run=has_run, replay=replay)
     assert controls_shown(html) == expected  # no Stop button unless a step runs
     assert ("Replay:" in html) == replay
     assert "Run exactly one superstep" in html  # the tooltip of Step
@@ -65,9 +66,9 @@ def test_which_controls_are_on(done, has_run, replay, expected):
 def test_while_a_step_runs_only_stop_is_on(new_question):
     """A second Step click must not queue a step, whatever the box says (rag_debugger/ui/live_step_view.py)."""
     off = {"run": False, "step": False, "continue": False, "restart": False}
-    assert controls.enabled_actions(done=False, has_run=True, replay=False, new_question=new_question,
+    assert buttons.enabled_actions(done=False, has_run=True, replay=False, new_question=new_question,
                                     running=True) == {**off, "stop": True}
-    html = controls.controls_html(done=False, has_run=True, replay=False, running=True,
+    html = buttons.controls_html(done=False, has_run=True, replay=False, running=True,
                                   box="another question" if new_question else "", loaded="q")
     assert controls_shown(html) == {**off, "stop": True}
     assert 'data-running="1"' in html  # inspector.js then leaves the buttons off while the user types
@@ -83,20 +84,20 @@ def test_a_control_click_queues_only_a_known_action(state, sent, queued):
 
 def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
     ran = []
-    handlers = {a: (lambda a=a: ran.append(a)) for a in controls.ACTIONS}
-    on = controls.enabled_actions(done=False, has_run=True, replay=False)
+    handlers = {a: (lambda a=a: ran.append(a)) for a in buttons.ACTIONS}
+    on = buttons.enabled_actions(done=False, has_run=True, replay=False)
     assert controls.take_action(handlers, on) is None and ran == []  # nothing queued
     state[controls.PENDING_ACTION_KEY] = "step"
     assert controls.take_action(handlers, on) == "step" and ran == ["step"]
     assert controls.take_action(handlers, on) is None and ran == ["step"]  # taken once
     state[controls.PENDING_ACTION_KEY] = "step"
-    finished = controls.enabled_actions(done=True, has_run=True, replay=False)
+    finished = buttons.enabled_actions(done=True, has_run=True, replay=False)
     assert controls.take_action(handlers, finished) is None and ran == ["step"]
     assert controls.PENDING_ACTION_KEY not in state  # a refused click does not linger
 
 
 def test_the_controls_are_real_buttons_in_page_order():
-    page = read_html(controls.controls_html(done=False, has_run=True, replay=False))
+    page = read_html(buttons.controls_html(done=False, has_run=True, replay=False))
     assert "".join(page.text).strip().startswith("RunStepContinue to endRestart")
 
 

@@ -33,10 +33,11 @@ from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import TypedValues, state_html
 from rag_debugger.debugger.waterfall import waterfall_html
-from rag_debugger.ui.panels.controls import controls_html, queue_action, target_texts
+from rag_debugger.ui.panels.controls import queue_action
 from rag_debugger.ui.panels.time_travel import travel_to
 from rag_debugger.ui.run_link import link_query
 from rag_debugger.views.answer_html import answer_html
+from rag_debugger.views.debugger_controls import controls_html, target_texts
 from rag_debugger.views.degradation_html import degraded_html
 from rag_debugger.views.evidence_html import evidence_html
 from rag_debugger.views.icons import progress_mark, svg_icon
