@@ -63,7 +63,7 @@ def timed(fn, repeat: int) -> float:
 def loop_figure(repeat: int) -> float:
     """From two exported 300-step recordings: opening one in the Your graph debugger (validate, replay to
     its end, draw the inspector) vs comparing both (validate and replay each, align, first divergence)."""
-    from rag_debugger.debugger.compare import Segment, compare_runs
+    from rag_debugger.debugger.alignment import Segment, compare_runs
     from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper
     from rag_debugger.debugger.session import EXPORT_FORMAT, GraphSession
     from rag_debugger.ui.graph_page import _parts
@@ -92,9 +92,9 @@ def loop_figure(repeat: int) -> float:
 
 
 def demo_figure(repeat: int) -> float:
-    from rag.runs.compare import RunSide, compare_sides, summary_lines
+    from rag.runs.divergence import RunSide, compare_sides, summary_lines
     from rag.runs.document_limits import parse_document
-    from rag.runs.record import record_bundle
+    from rag.runs.record_bundle import record_bundle
     from rag.settings import RagSettings
 
     question = "How do I reset the Nova Thermostat, and how long does the Nova Speaker battery last?"
