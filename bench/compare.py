@@ -66,7 +66,7 @@ def loop_figure(repeat: int) -> float:
     from rag_debugger.debugger.alignment import Segment, compare_runs
     from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper
     from rag_debugger.debugger.session import EXPORT_FORMAT, GraphSession
-    from rag_debugger.ui.graph_page import _parts
+    from rag_debugger.ui.graph_parts import graph_parts
     from rag_debugger.ui.panels.inspector import inspector_sections
 
     exports = [{"format": EXPORT_FORMAT, "graph": "bench", "input": {"n": start},
@@ -76,7 +76,7 @@ def loop_figure(repeat: int) -> float:
         session = GraphSession(spec="bench.compare:loop", graph=loop_graph(300))
         session.open_replay(exports[0])
         session.current.stepper.run_to_end()
-        inspector_sections(session, None, parts=_parts(session))
+        inspector_sections(session, None, parts=graph_parts(session))
 
     def replayed(export: dict) -> list[Segment]:
         checkpoints = [RecordedCheckpoint.model_validate(c) for c in export["checkpoints"]]

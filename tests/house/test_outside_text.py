@@ -54,7 +54,7 @@ MESSAGE_HELPERS = {"flash": 1}
 #: Calls whose result is safe in markdown: the escaping functions of rag_debugger/views/markdown_text.py, numbers and
 #: dates the app formats, and functions that return the app's own markdown built from its constants.
 SAFE_CALLS = {"as_text", "code_span", "in_code", "len", "int", "float", "round", "number", "duration_ms", "date_time",
-              "fmt_rate", "used_by"}
+              "fmt_rate", "used_by", "_route_words"}
 TRANSLATE = {"_", "N_", "ngettext"}
 #: Receivers of such method names that are not Streamlit (a logger's `error`, a file's `write`).
 NOT_STREAMLIT = {"log", "logger", "logging", "LOG", "sys", "fh", "out", "stream", "buf", "handle", "self", "os",
