@@ -11,7 +11,7 @@ import logging
 
 import streamlit as st
 
-from rag_debugger.ui.launch import launch_options
+from rag_debugger.launch import launch_options
 from rag_debugger.ui.navigation import YOUR_GRAPH_PAGE, st_pages  # noqa: E402
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -63,10 +63,10 @@ def timed(fn, repeat: int) -> float:
 def loop_figure(repeat: int) -> float:
     """From two exported 300-step recordings: opening one in the Your graph debugger (validate, replay to
     its end, draw the inspector) vs comparing both (validate and replay each, align, first divergence)."""
-    from rag_debugger.debugger.compare import Segment, compare_runs
+    from rag_debugger.debugger.alignment import Segment, compare_runs
     from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper
     from rag_debugger.debugger.session import EXPORT_FORMAT, GraphSession
-    from rag_debugger.ui.graph_page import _parts
+    from rag_debugger.ui.graph_parts import graph_parts
     from rag_debugger.ui.panels.inspector import inspector_sections
 
     exports = [{"format": EXPORT_FORMAT, "graph": "bench", "input": {"n": start},
@@ -76,7 +76,7 @@ def loop_figure(repeat: int) -> float:
         session = GraphSession(spec="bench.compare:loop", graph=loop_graph(300))
         session.open_replay(exports[0])
         session.current.stepper.run_to_end()
-        inspector_sections(session, None, parts=_parts(session))
+        inspector_sections(session, None, parts=graph_parts(session))
 
     def replayed(export: dict) -> list[Segment]:
         checkpoints = [RecordedCheckpoint.model_validate(c) for c in export["checkpoints"]]
@@ -92,9 +92,9 @@ def loop_figure(repeat: int) -> float:
 
 
 def demo_figure(repeat: int) -> float:
-    from rag.runs.compare import RunSide, compare_sides, summary_lines
+    from rag.runs.divergence import RunSide, compare_sides, summary_lines
     from rag.runs.document_limits import parse_document
-    from rag.runs.record import record_bundle
+    from rag.runs.record_bundle import record_bundle
     from rag.settings import RagSettings
 
     question = "How do I reset the Nova Thermostat, and how long does the Nova Speaker battery last?"

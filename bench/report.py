@@ -33,7 +33,7 @@ def median_ms(samples: list[float]) -> float:
 
 
 def write_complex(folder: Path) -> Path:
-    from rag.runs.report import main as report_main
+    from rag_debugger.run_to_html import main as report_main
 
     out = folder / "complex.html"
     assert report_main([str(COMPLEX), "-o", str(out)]) == 0

@@ -67,7 +67,7 @@ def ms(seconds: float) -> float:
 
 APP_RSS_CHILD = """
 import resource, sys
-from rag.retrieval.factory import get_default_retriever
+from rag.retrieval.retriever_factory import get_default_retriever
 from rag.settings import RagSettings
 r = get_default_retriever(RagSettings(kb_dir=None, retriever_backend="embedded", rerank_model=None,
                                       rerank_api_key=None, rerank_host=None, candidate_k=None, min_score=None))

@@ -35,7 +35,7 @@ STEP_TEXT = "steps ·"
 FLOOR_TEXT = '[data-testid="stMarkdownContainer"]'
 DEBUGGER_POSITION = ".rdi-position"
 FLOOR_BUTTON = ".st-key-step button"  # Streamlit tags a widget with its key
-DEBUGGER_STEP = 'button[data-action="step"]'  # the inspector's own controls (rag_debugger/ui/panels/controls.py)
+DEBUGGER_STEP = 'button[data-action="step"]'  # the inspector's own controls (rag_debugger/views/debugger_controls.py)
 DEBUGGER_RESTART = 'button[data-action="restart"]'
 PAUSED_AT_START = "0 steps · paused before"
 SETTLE_S = 0.3

@@ -6,7 +6,7 @@ import streamlit as st
 from rag.i18n import N_, _
 from rag_debugger.ui.streamlit_state import run_page
 
-ICON = ":material/step_over:"  # ui.panels.icons.MATERIAL["debugger"], spelled out: that module imports LangGraph
+ICON = ":material/step_over:"  # views.icons.MATERIAL["debugger"], spelled out: that module imports LangGraph
 TITLE = N_("Step debugger")  # shown through `_()` when the page draws (the language is per browser session)
 
 

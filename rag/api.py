@@ -13,9 +13,9 @@ from rag.errors import InvalidQuestionError
 from rag.graph.build import GraphKind, compiled_graph
 from rag.i18n import _
 from rag.models.base import ModelRoles
-from rag.retrieval.base import Retriever
+from rag.retrieval.retriever import Retriever
 from rag.rules.hitl import build_hitl_resume_state, parse_snapshot, refined_question_for_hitl
-from rag.rules.text import clean_text, text_problem
+from rag.rules.user_text import clean_text, text_problem
 from rag.settings import RagSettings, load_settings
 from rag.trace import normalize_rag_trace
 
@@ -40,7 +40,7 @@ def _invoke(kind: GraphKind, inp: dict, ctx: RagContext) -> dict:
 
 
 def validate_text(text: Any, *, what: str, limit: int) -> str:
-    """The cleaned text (`rag.rules.text.clean_text`), or InvalidQuestionError saying why it is unusable:
+    """The cleaned text (`rag.rules.user_text.clean_text`), or InvalidQuestionError saying why it is unusable:
     not text, not valid Unicode, empty (only blanks, NULs or zero-width characters) or too long."""
     problem = text_problem(text, what=what, limit=limit)
     if problem:
@@ -58,7 +58,7 @@ def make_context(
     """A request context with defaults for whatever is not injected."""
     settings = settings or load_settings()
     if retriever is None:
-        from rag.retrieval.factory import get_default_retriever
+        from rag.retrieval.retriever_factory import get_default_retriever
 
         retriever = get_default_retriever(settings)
     if roles is None:

@@ -16,7 +16,7 @@ from rag.schemas import ProgressStep
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag.models.base import ModelRoles
-    from rag.retrieval.base import Retriever
+    from rag.retrieval.retriever import Retriever
     from rag.settings import RagSettings
 
 log = logging.getLogger(__name__)

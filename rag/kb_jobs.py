@@ -197,14 +197,14 @@ class IngestJob:
     def _forget_retrievers(self) -> None:
         """Whatever was written, the next question must open the folder afresh."""
         try:
-            from rag.retrieval import factory
+            from rag.retrieval import retriever_factory
 
-            factory.forget_knowledge_base(self.folders.docs)
+            retriever_factory.forget_knowledge_base(self.folders.docs)
         except Exception:  # noqa: BLE001 - the version check of the factory catches up anyway
             log.warning("could not drop the cached retrievers of %s", self.folders.name, exc_info=True)
 
     def _ingest(self) -> None:
-        from rag.retrieval import factory
+        from rag.retrieval import retriever_factory
 
         embedder, embedding_error = self._embedder()
         report = ingest_folder(self.folders.docs, self.folders.store, embedder=embedder, events=self.on_event,
@@ -217,8 +217,8 @@ class IngestJob:
             from rag.retrieval.milvus_backend import sync_collection
 
             self._set(stage="writing the chunks to Milvus", fraction=FILES_SHARE + EMBED_SHARE)
-            client = factory.milvus_client(self.settings)
-            collection = factory.milvus_collection_of(self.settings, self.folders.docs)
+            client = retriever_factory.milvus_client(self.settings)
+            collection = retriever_factory.milvus_collection_of(self.settings, self.folders.docs)
             counts = sync_collection(client, collection, Store.load(self.folders.store))
             self._set(index_sync=counts)
 
@@ -326,7 +326,7 @@ def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = Fal
     with a login (`login`), to anyone but its creator and `RAG_ADMINS` (`rag.ingest.owners`)."""
     from rag.ingest.kbs import delete_kb
     from rag.ingest.owners import admins, may_delete, read_owner
-    from rag.retrieval import factory
+    from rag.retrieval import retriever_factory
 
     folders = existing_kb(name)
     owner = read_owner(folders.root)
@@ -342,10 +342,10 @@ def delete_knowledge_base(name: str, settings: RagSettings, *, login: bool = Fal
         raise UserInputError(_("knowledge base {name} is being ingested; delete it when that finishes")
                              .format(name=repr(folders.name)))
     if settings.retriever_backend == "milvus":
-        client = factory.milvus_client(settings)
-        collection = factory.milvus_collection_of(settings, folders.docs)
+        client = retriever_factory.milvus_client(settings)
+        collection = retriever_factory.milvus_collection_of(settings, folders.docs)
         if client.has_collection(collection):
             client.drop_collection(collection)
-    factory.forget_knowledge_base(folders.docs)
+    retriever_factory.forget_knowledge_base(folders.docs)
     delete_kb(folders.name)
     forget_job(folders.name)

@@ -8,7 +8,7 @@ answer, its record in the history, its trace). An app calls `start_warm_up(setti
 its first paint, so that cost is spent while the user reads the page instead of on the first click.
 It runs once per settings fingerprint per process, in a daemon thread, and never raises: a failure
 here only means the first question loads things itself, as before. The caches it fills are the ones
-a run uses (`rag.retrieval.factory`), which are lock-guarded, so a click that arrives mid-warm-up
+a run uses (`rag.retrieval.retriever_factory`), which are lock-guarded, so a click that arrives mid-warm-up
 waits for the same load instead of doing it twice.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _retrieval(settings: RagSettings, checkpointer: Any) -> None:
     """Open the knowledge base, run one query through both retrieval legs, compile the graphs the
     caller will use (from the registry, so the first run finds them compiled)."""
     from rag.graph.build import compiled_graph
-    from rag.retrieval.factory import get_default_retriever
+    from rag.retrieval.retriever_factory import get_default_retriever
 
     retriever = get_default_retriever(settings)
     retriever.search("warm up 预热")  # tokenizer dictionary (CJK and Latin) and the embedder load here

@@ -103,7 +103,7 @@ def run_plain(case: EvalCase, ctx: Any) -> CaseRun:
 def run_in_history(case: EvalCase, ctx: Any, history: Any, eval_id: str, *, run_by: str = "") -> CaseRun:
     """The case recorded in `history` (a RunHistory) as runs marked with `eval_id`. A failure inside
     the graph is recorded as a failed run and raised (the evaluator turns it into the case's error)."""
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     info = run_recorded(history, case.question, ctx=ctx, eval_id=eval_id, run_by=run_by)
     chain = [info]

@@ -3,7 +3,7 @@ beside it: what the Evaluate page always does and `python -m rag.eval --record` 
 
 Why one object for both: the page and the CLI must mark runs and save results the same way, so a
 CLI evaluation opens on the page with the same links. Each configuration gets its own evaluation id
-(the `eval_id` its runs carry, `rag.eval.store.EvalRecord.eval_id`); the configurations of one
+(the `eval_id` its runs carry, `rag.eval.results_store.EvalRecord.eval_id`); the configurations of one
 comparison share the group id of the first, as the store already keeps them.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Optional, Sequence
 
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.eval.cases import EvalCase
+from rag.eval.results_store import EvalRecord, EvalStore
 from rag.eval.scoring import CaseResult
-from rag.eval.store import EvalRecord, EvalStore
 from rag.settings import RagSettings
 
 

@@ -7,7 +7,6 @@ request. Every text (questions, sources, errors) is escaped here.
 """
 from __future__ import annotations
 
-import html
 from datetime import datetime
 from typing import Any, Optional, Sequence
 
@@ -24,6 +23,7 @@ from rag.eval.scoring import (
 )
 from rag.i18n import _, use_language
 from rag.i18n.languages import LANGUAGES
+from rag_debugger.debugger.html_page import esc, page
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 STYLE = """
@@ -40,9 +40,6 @@ details.case{border-bottom:1px solid #eee;padding:2px 0}details.case summary{cur
 border-color:#ff4b4b}
 """
 
-
-def esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], raw: bool = False) -> str:
@@ -212,7 +209,5 @@ def evaluation_html(labels: Sequence[str], runs: Sequence[Sequence[CaseResult]],
                      for code in LANGUAGES)
     labels_html = "".join(f'<label for="rer-{code}">{esc(name)}</label>' for code, name in LANGUAGES.items())
     sections = "".join(f'<div class="rer-body-{code}">{body}</div>' for code, body in bodies.items())
-    return ("<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f"<title>{esc(set_name)}</title><style>{STYLE}</style></head><body>"
-            f'{radios}<div class="rer-langs">{labels_html}</div>{sections}</body></html>\n')
+    return page(title=set_name, lang=lang, csp=CSP, style=STYLE, viewport=False,
+                body=f'{radios}<div class="rer-langs">{labels_html}</div>{sections}')

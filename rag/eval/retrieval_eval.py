@@ -47,7 +47,7 @@ class Workbench:
     """The knowledge base opened once, and a retriever per settings built on it."""
 
     def __init__(self, settings: RagSettings, dense: Optional[bool] = None):
-        from rag.retrieval.factory import get_knowledge_base, kb_dir_of
+        from rag.retrieval.retriever_factory import get_knowledge_base, kb_dir_of
 
         self.settings = settings
         self.embedded = settings.retriever_backend in ("embedded", "bm25")
@@ -64,7 +64,7 @@ class Workbench:
             from rag.retrieval.embedded import EmbeddedRetriever
 
             return EmbeddedRetriever(self.kb, settings)
-        from rag.retrieval.factory import build_retriever
+        from rag.retrieval.retriever_factory import build_retriever
 
         return build_retriever(settings)
 

@@ -16,7 +16,7 @@ from rag.context import RagContext
 from rag.graph import progress_labels as P
 from rag.models.base import GraderInput, PlannerInput, RewriterInput
 from rag.models.calls import CallCancelled
-from rag.retrieval.base import corpus_stats_of
+from rag.retrieval.retriever import corpus_stats_of
 from rag.rules.evidence import docs_after_grading, format_docs, trace_chunks_after_grading
 from rag.rules.fast_path import fast_path_config, fast_path_reason
 from rag.rules.hitl import default_hitl_prompt, is_chinese, refined_question_for_hitl

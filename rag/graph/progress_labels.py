@@ -13,7 +13,7 @@ The nodes format these same constants, so the emitted text and the table that re
 from __future__ import annotations
 
 from rag.i18n import N_
-from rag.i18n.templates import TemplateTable
+from rag.i18n.read_back import TemplateTable
 
 COMPLEXITY_FAST_PATH = N_("Complexity: simple (fast path)")
 PLANNER_UNAVAILABLE = N_("Planner unavailable: simple chain")

@@ -8,7 +8,7 @@ these templates; the Knowledge bases page translates them with the same table.
 from __future__ import annotations
 
 from rag.i18n import N_, _
-from rag.i18n.templates import TemplateTable
+from rag.i18n.read_back import TemplateTable
 
 BINARY_TEXT = N_("binary content (NUL bytes) in a text file")
 NOT_TEXT = N_("not valid UTF-8 or GB18030 text")

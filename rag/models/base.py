@@ -11,7 +11,7 @@ from typing import Optional
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from rag.retrieval.base import CorpusStats
+from rag.retrieval.retriever import CorpusStats
 
 
 class PlannerInput(BaseModel):

@@ -34,10 +34,10 @@ from rag.i18n import _
 from rag.models.base import ModelRoles
 from rag.prompts import load_prompts
 from rag.prompts.templates import ROLES, PromptSet, validate_template
-from rag.retrieval.base import Retriever
+from rag.retrieval.retriever import Retriever
 from rag.schemas import ProgressStep
 from rag.settings import RagSettings, load_settings
-from rag_debugger.debugger.diff import DiffRow, changed_rows, diff_states, reducer_fields
+from rag_debugger.debugger.state_diff import DiffRow, changed_rows, diff_states, reducer_fields
 
 Role = Literal["planner", "grader", "rewriter", "answerer"]
 RolesFactory = Callable[[PromptSet], ModelRoles]
@@ -233,7 +233,7 @@ def run_ab(
             return get_default_roles(settings, prompts)
 
     if retriever is None:
-        from rag.retrieval.factory import get_default_retriever
+        from rag.retrieval.retriever_factory import get_default_retriever
 
         retriever = get_default_retriever(settings)
     _checkpointer, graph = _resolve_checkpointer(history_or_checkpointer)

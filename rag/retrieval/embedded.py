@@ -22,7 +22,6 @@ from rag.ingest.models import LEAF_LEVEL, ChunkRecord
 from rag.ingest.paths import fallback_store_dir
 from rag.ingest.profile import load_profile
 from rag.ingest.store import Store, text_hash
-from rag.retrieval.base import CorpusStats
 from rag.retrieval.explain import LEGS_KEY
 from rag.retrieval.indexes import DenseIndex, SparseIndex
 from rag.retrieval.pipeline import (
@@ -31,6 +30,7 @@ from rag.retrieval.pipeline import (
     finish,
     record_mode,
 )
+from rag.retrieval.retriever import CorpusStats
 from rag.retrieval.stages import rrf_fuse
 from rag.retrieval.tokenize import tokenize_query
 from rag.schemas import RetrievalResult

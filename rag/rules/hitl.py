@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from rag.errors import SnapshotError
 from rag.i18n import _
-from rag.rules.text import clean_text, is_blank, text_problem
+from rag.rules.user_text import clean_text, is_blank, text_problem
 from rag.schemas import HitlResumeState
 
 HITL_STATUS = {"clarify": "needs_clarification", "scope_select": "needs_scope_selection"}
@@ -94,7 +94,7 @@ def build_hitl_resume_state(state: Mapping[str, Any]) -> Optional[HitlResumeStat
 
 def parse_snapshot(snapshot: Any, *, limit: int) -> HitlResumeState:
     """Validate a snapshot from a client before anything runs. Its texts obey the question rules
-    (`rag.rules.text`) and `limit` characters each, as the question they came from did."""
+    (`rag.rules.user_text`) and `limit` characters each, as the question they came from did."""
     if isinstance(snapshot, HitlResumeState):  # built in code: the same checks as one from a client
         snapshot = snapshot.model_dump()
     if not isinstance(snapshot, Mapping):

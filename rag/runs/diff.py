@@ -2,7 +2,7 @@
 
     python -m rag.runs.diff A B
 
-A and B are export files (a run export, or a bundle written by `python -m rag.runs.record`) or run
+A and B are export files (a run export, or a bundle written by `python -m rag.runs.record_bundle`) or run
 ids of the configured history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`). The first line is
 `first_divergence: step=<n> node=<name> field=<field>` (or `first_divergence: none`), then the cause
 and a line per differing step. Exit status: 0 when route and answer (without a recorded answer: the
@@ -25,7 +25,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 2 if exc.code else 0
-    from rag.runs.compare import CompareError, compare_sides, load_side, summary_lines
+    from rag.runs.divergence import CompareError, compare_sides, load_side, summary_lines
 
     history = None
     try:

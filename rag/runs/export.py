@@ -13,24 +13,20 @@ from typing import Any, Iterable, Mapping, Optional
 
 from rag.errors import RunImportError
 from rag.i18n import _
+from rag.runs.document_replay import replay_from_document
 from rag.runs.feedback import export_list
 from rag.runs.history import RunHistory
-from rag.runs.replay import replay_from_document
 from rag.runs.run_document import (
     FORMAT,
     FORMAT_VERSION,
     checksum,
 )
 from rag.trace import normalize_rag_trace
-from rag_debugger.debugger.diff import json_default
 from rag_debugger.debugger.replay import ReplayStepper, linear_path, record_thread
+from rag_debugger.debugger.state_diff import jsonable
 
 REDACTED = "[redacted]"
 
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON data (pydantic models dumped, tuples as lists), via one round trip."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
 
 
 def secret_values(settings: Any) -> list[str]:
@@ -124,7 +120,7 @@ def export_run(
         "settings": dict(info.settings or {}),
         "feedback": export_list(history, run_id),
     }
-    doc = redact(_jsonable(doc), secret_values(settings))
+    doc = redact(jsonable(doc), secret_values(settings))
     doc["sha256"] = checksum(doc)
     return doc
 
@@ -134,7 +130,7 @@ def _with_feedback(stored: Mapping[str, Any], feedback: list[dict], settings: An
     which include what the file brought); its checksum is made again when that changed the document."""
     if list(stored.get("feedback") or []) == feedback:
         return dict(stored)
-    doc = {**stored, "feedback": redact(_jsonable(feedback), secret_values(settings))}
+    doc = {**stored, "feedback": redact(jsonable(feedback), secret_values(settings))}
     doc["sha256"] = checksum(doc)
     return doc
 

@@ -4,16 +4,10 @@ one session): the run it forked from, and the edit as a row's `fork` (the parent
 old and new value, as the export writes them)."""
 from __future__ import annotations
 
-import json
 from typing import Any, Optional
 
-from rag_debugger.debugger.diff import json_default
 from rag_debugger.debugger.segment_chain import Segment
-
-
-def plain(value: Any) -> Any:
-    """JSON-able, as an export writes it."""
-    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
+from rag_debugger.debugger.state_diff import jsonable
 
 
 def fork_row(seg: Segment) -> Optional[tuple[Segment, dict[str, Any]]]:
@@ -23,7 +17,7 @@ def fork_row(seg: Segment) -> Optional[tuple[Segment, dict[str, Any]]]:
     origin, index, field, new = seg.fork_of
     steps = origin.stepper.steps
     old = steps[index].values_after.get(field) if index < len(steps) else None
-    return origin, {"step": index + 1, "field": field, "old": plain(old), "new": plain(new)}
+    return origin, {"step": index + 1, "field": field, "old": jsonable(old), "new": jsonable(new)}
 
 
 def record_origin_head(history: Any, origin: Segment) -> None:
@@ -33,4 +27,4 @@ def record_origin_head(history: Any, origin: Segment) -> None:
         history.record_head(origin.run_id, origin.stepper.steps[-1].after_checkpoint_id)
 
 
-__all__ = ["fork_row", "plain", "record_origin_head"]
+__all__ = ["fork_row", "record_origin_head"]

@@ -18,11 +18,12 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Optional
 
 from rag.runs.export import redact
-from rag.runs.fork_rows import fork_row, plain, record_origin_head
+from rag.runs.fork_rows import fork_row, record_origin_head
 from rag.runs.run_document import FORMAT, FORMAT_VERSION, checksum
 from rag_debugger.debugger.replay import RecordedCheckpoint
 from rag_debugger.debugger.segment_chain import Segment
 from rag_debugger.debugger.session import GraphSession, SessionHooks
+from rag_debugger.debugger.state_diff import jsonable
 
 QUESTION_CHARS = 300
 """How much of the input the history's question column shows."""
@@ -34,7 +35,7 @@ replays what it has so far."""
 
 def input_summary(inp: Optional[Mapping[str, Any]]) -> str:
     """The run's input as one line for the history's question column."""
-    text = json.dumps(plain(dict(inp or {})), ensure_ascii=False)
+    text = json.dumps(jsonable(dict(inp or {})), ensure_ascii=False)
     return text if len(text) <= QUESTION_CHARS else text[:QUESTION_CHARS - 1] + "…"
 
 
@@ -65,9 +66,9 @@ def graph_document(info: Any, checkpoints: list[RecordedCheckpoint], head: Optio
         "prompt_version": None,
         "prompts": None,
         "settings": {},
-        "input": plain(dict(inp)) if inp is not None else None,
+        "input": jsonable(dict(inp)) if inp is not None else None,
     }
-    doc = redact(plain(doc), _secrets())
+    doc = redact(jsonable(doc), _secrets())
     doc["sha256"] = checksum(doc)
     return doc
 

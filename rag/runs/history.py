@@ -3,7 +3,7 @@ PostgreSQL database.
 
 `RunHistory` is the one object callers hold. It opens a storage (`open_storage`: a
 file path, or `postgresql://...`) and puts the two jobs over it: run recording
-(`rag.runs.recording.RunRecorder`: start, finish, import) and history queries
+(`rag.runs.history_writes.RunRecorder`: start, finish, import) and history queries
 (`rag.runs.queries.HistoryQueries`: list, filter, get, delete, mark abandoned). Why a facade: the
 debugger, the exporter and the CLI record and read the same history, and a run's row and its
 checkpoints must live and die together (delete removes both), on either engine.
@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Optional
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UnknownRunError
 from rag.i18n import _
+from rag.runs.history_writes import RunRecorder
 from rag.runs.queries import HistoryQueries
-from rag.runs.recording import RunRecorder
 from rag.runs.run_info import RunInfo, RunKind
 from rag.runs.sqlite_storage import SqliteStorage
 from rag.runs.storage import HistoryStorage, is_database_url

@@ -1,6 +1,6 @@
 """History queries: list, get, filter by person, delete, and the "abandoned" marking, on any storage.
 
-Why apart from recording (`rag.runs.recording`): this is what the history page and the link-opening
+Why apart from recording (`rag.runs.history_writes`): this is what the history page and the link-opening
 code ask; the hot path of a run never goes through it. `mark_abandoned` lives here because it is a
 statement about many runs, decided by the app (a restart, a closed tab), not by a run itself.
 """

@@ -75,7 +75,7 @@ class RunInfo(BaseModel):
     """The run's last checkpoint, when recorded: a fork shares its parent's thread (LangGraph's own
     branching), so "the newest checkpoint of the thread" would not say which branch is this run."""
     eval_id: Optional[str] = None
-    """Set on a run an evaluation recorded for one of its cases (`rag.eval.store.EvalRecord.eval_id`)."""
+    """Set on a run an evaluation recorded for one of its cases (`rag.eval.results_store.EvalRecord.eval_id`)."""
     graph_spec: Optional[str] = None
     """A Your-graph run (`kind` graph): the graph's `module:attr`. It is loaded again to replay the run only
     through the page's allow-list (rag_debugger/debugger/allowlist.py), never because the history names it."""

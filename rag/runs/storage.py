@@ -1,6 +1,6 @@
 """The one storage interface under the run history, and the choice of engine.
 
-Why an interface: the recorder (`rag.runs.recording`) and the queries (`rag.runs.queries`) are the same
+Why an interface: the recorder (`rag.runs.history_writes`) and the queries (`rag.runs.queries`) are the same
 code on every engine; only opening, a transaction, damage detection and the checkpointer differ. Two
 engines implement it: SQLite, one file beside the app (the default: no server), and PostgreSQL, one
 database a team's app servers share (`RAG_HISTORY_URL=postgresql://...`). The PostgreSQL engine is

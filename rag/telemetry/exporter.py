@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from rag.access import OPERATOR_PERMIT, Permit
-from rag.telemetry.config import ExportConfig, export_config
+from rag.telemetry.destination import ExportConfig, export_config
 
 log = logging.getLogger("rag_debugger.telemetry")
 

@@ -10,7 +10,7 @@ import time
 from typing import Any, Iterable, Optional
 
 from rag.telemetry import exporter
-from rag.telemetry.records import CallRecord, RunRecord, TaskStream
+from rag.telemetry.trace_records import CallRecord, RunRecord, TaskStream
 
 log = logging.getLogger("rag_debugger.telemetry")
 _failed_once = False
@@ -54,7 +54,7 @@ def send_stepped_run(records: list, *, kind: str, values: Optional[dict], secret
     tracer = tracer or active()
     if tracer is None:
         return
-    from rag.telemetry.records import steps_from_stepper
+    from rag.telemetry.trace_records import steps_from_stepper
 
     steps = steps_from_stepper(records)
     calls = [CallRecord.from_sink(c) for rec in records for c in rec.annotations.get("model_calls") or []]

@@ -1,4 +1,4 @@
-"""A run record (`rag.telemetry.records.RunRecord`) as OpenInference spans.
+"""A run record (`rag.telemetry.trace_records.RunRecord`) as OpenInference spans.
 
 The tree: one CHAIN span for the run; under it a CHAIN span per superstep; under that one span per
 lane (a `Send` fan-out gives sibling lanes that overlap in time); under a lane its RETRIEVER span (the
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from typing import Any, Iterable, Optional
 
 from rag.redaction import redact_text
-from rag.telemetry.records import CallRecord, LaneRecord, RunRecord
+from rag.telemetry.trace_records import CallRecord, LaneRecord, RunRecord
 
 MASK = "[redacted]"
 TEXT_LIMIT = 4000

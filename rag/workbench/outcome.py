@@ -30,9 +30,10 @@ def cut_short(seg: Optional[Segment]) -> bool:
     return bool(seg and seg.replay and getattr(seg.stepper, "cut_short", False))
 
 
-def settle(seg: Segment, settings: Any) -> Optional[Outcome]:
-    """The outcome of where `seg` is now (None while it has not finished), built only when its
-    position changed since the last time."""
+def result_and_answer(seg: Segment, settings: Any) -> Optional[Outcome]:
+    """The outcome of where `seg` is now (None while it has not finished): the result, and the answering
+    agent's answer after an `answer` route (a model call with a live model), kept on the segment and built
+    again only when its position changed. Named for both jobs: it was `settle`, which hid the model call."""
     if not seg.stepper.done or cut_short(seg):
         seg.outcome = None
         return None

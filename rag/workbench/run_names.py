@@ -9,7 +9,7 @@ reader's language with `shown_name`; a name made from no template (an older reco
 from __future__ import annotations
 
 from rag.i18n import N_
-from rag.i18n.templates import TemplateTable
+from rag.i18n.read_back import TemplateTable
 
 MAIN_RUN = N_("main run")
 HITL_RESUME = N_("HITL resume #{n}")

@@ -4,7 +4,7 @@
 generic session's, and so is what a move tells the session's hooks. It adds only what is RAG-specific:
 - the run's context (settings, model roles, retriever, prompts: `_context_and_answerer`), two graphs (the main
   run, and the resume run a HITL answer starts: `answer_hitl`), each run on a thread of its own;
-- settling a finished position's result and answer once, when the step ran (`outcome.settle`, the `_work_out`
+- settling a finished position's result and answer once, when the step ran (`outcome.result_and_answer`, the `_work_out`
   seam), and the progress events and model calls filed onto each step (`step_events.StepEvents`, the
   `_stepping` seam);
 - replay from the run history (`open_replay(history, run_id)`, `replay_chain.ReplayOpener`) and the recorded
@@ -34,7 +34,7 @@ from rag.telemetry.graph_session import TelemetryHook
 from rag.workbench import graphs, run_names
 from rag.workbench.forks import fork_segment
 from rag.workbench.live_step import LiveStepRunner
-from rag.workbench.outcome import Outcome, settle
+from rag.workbench.outcome import Outcome, result_and_answer
 from rag.workbench.recorder import RunRecorder
 from rag.workbench.replay_chain import ReplayOpener
 from rag.workbench.step_events import StepEvents
@@ -135,7 +135,7 @@ class DebugSession(GraphSession):
             raise
 
     def _work_out(self, seg: Segment) -> None:
-        settle(seg, self.settings)
+        result_and_answer(seg, self.settings)
 
     def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
         """The generic move (the outcome, then the hooks: the history's record of the run, the OpenTelemetry
@@ -281,7 +281,7 @@ class DebugSession(GraphSession):
         if seg is None or not seg.stepper.done or self.cut_short:
             return None
         if seg.outcome is None or seg.outcome.key != seg.position_key:
-            settle(seg, self.settings)
+            result_and_answer(seg, self.settings)
         return seg.outcome
 
     def result(self) -> Optional[dict]:
@@ -326,7 +326,7 @@ class DebugSession(GraphSession):
             raise UserInputError(_("this run cannot be replayed: {error}").format(error=exc)) from None
         for seg in segments[:-1]:
             seg.stepper.run_to_end()
-            settle(seg, self.settings)
+            result_and_answer(seg, self.settings)
         self._drop_live()
         if self.recorder.history is None:
             self.recorder.history = history

@@ -13,15 +13,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
-    "ABSENT": "rag_debugger.debugger.diff",
-    "ABSENT_TEXT": "rag_debugger.debugger.diff",
-    "DiffRow": "rag_debugger.debugger.diff",
-    "changed_rows": "rag_debugger.debugger.diff",
-    "diff_states": "rag_debugger.debugger.diff",
-    "diff_table": "rag_debugger.debugger.diff",
-    "format_value": "rag_debugger.debugger.diff",
-    "reducer_fields": "rag_debugger.debugger.diff",
-    "same_value": "rag_debugger.debugger.diff",
+    "ABSENT": "rag_debugger.debugger.state_diff",
+    "ABSENT_TEXT": "rag_debugger.debugger.state_diff",
+    "DiffRow": "rag_debugger.debugger.state_diff",
+    "changed_rows": "rag_debugger.debugger.state_diff",
+    "diff_states": "rag_debugger.debugger.state_diff",
+    "diff_table": "rag_debugger.debugger.state_diff",
+    "format_value": "rag_debugger.debugger.state_diff",
+    "reducer_fields": "rag_debugger.debugger.state_diff",
+    "same_value": "rag_debugger.debugger.state_diff",
     "fanout_edges_from_steps": "rag_debugger.debugger.graph_view",
     "graph_to_dot": "rag_debugger.debugger.graph_view",
     "node_docs": "rag_debugger.debugger.graph_view",
@@ -83,7 +83,16 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from rag_debugger.debugger.diff import (
+    from rag_debugger.debugger.errors import StepperError
+    from rag_debugger.debugger.graph_view import (
+        fanout_edges_from_steps,
+        graph_to_dot,
+        node_docs,
+        orphan_nodes,
+    )
+    from rag_debugger.debugger.protocol import Stepper
+    from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
+    from rag_debugger.debugger.state_diff import (
         ABSENT,
         ABSENT_TEXT,
         DiffRow,
@@ -94,14 +103,5 @@ if TYPE_CHECKING:
         reducer_fields,
         same_value,
     )
-    from rag_debugger.debugger.errors import StepperError
-    from rag_debugger.debugger.graph_view import (
-        fanout_edges_from_steps,
-        graph_to_dot,
-        node_docs,
-        orphan_nodes,
-    )
-    from rag_debugger.debugger.protocol import Stepper
-    from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
     from rag_debugger.debugger.stepper import GraphStepper, describe_error
     from rag_debugger.debugger.timeline import TimelineEntry, build_timeline, timeline_frame, timeline_rows

@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, Optional
 
 from pydantic import BaseModel
 
-from rag_debugger.debugger.diff import graph_values
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.i18n import _
+from rag_debugger.debugger.state_diff import graph_values
 from rag_debugger.debugger.stepper import GraphStepper, StepHook, _checkpoint_id
 
 

@@ -9,23 +9,19 @@ the same HTML the browser shows. Every value is escaped here; nothing knows abou
 from __future__ import annotations
 
 import base64
-import html
 import json
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from rag_debugger.debugger.diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.graph_view import END_ID, START_ID, _drawable, _node_order
+from rag_debugger.debugger.html_page import esc
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.state_diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.timeline import TIMELINE_COLUMNS
 from rag_debugger.debugger.value_view import TypedValues, container_html
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
-
-
-def esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def code(value: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from rag_debugger.debugger.diff import DiffRow, diff_states
+from rag_debugger.debugger.state_diff import DiffRow, diff_states
 
 
 class LaneRecord(BaseModel):
@@ -76,7 +76,7 @@ class StepRecord(BaseModel):
 
     @property
     def diff(self) -> list[DiffRow]:
-        """All diff rows of this step (unchanged included); see `rag_debugger.debugger.diff.diff_states`.
+        """All diff rows of this step (unchanged included); see `rag_debugger.debugger.state_diff.diff_states`.
         Computed once: a record never changes, and the page redraws it on every rerun. Read from the
         private dict itself: pydantic's own lookup of a private attribute cost ~3 µs, more than a
         short step's whole line in a run's HTML file."""

@@ -16,10 +16,10 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from rag_debugger.debugger.diff import state_values
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.i18n import _, ngettext
 from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, StepRecord
+from rag_debugger.debugger.state_diff import state_values
 
 START_NODE = "__start__"
 

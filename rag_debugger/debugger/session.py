@@ -171,7 +171,7 @@ class GraphSession(SegmentChain):
 
     def _work_out(self, seg: Segment) -> None:
         """What an adapter settles once a segment moved, before the hooks hear of it (the RAG session's
-        result and answer: `rag.workbench.outcome.settle`)."""
+        result and answer: `rag.workbench.outcome.result_and_answer`)."""
 
     def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
         """After every move of `seg` (a step, a run, a seek): the adapter's `_work_out`, then the hooks.
@@ -546,7 +546,7 @@ class GraphSession(SegmentChain):
         checkpointer. Step, Continue and answers work then; the stored steps before it stay in the timeline."""
         from langgraph.checkpoint.memory import InMemorySaver
 
-        from rag_debugger.debugger.threads import go_on
+        from rag_debugger.debugger.threads import stepper_on_thread
 
         seg = self._require()
         if seg.thread is None or not isinstance(seg.stepper, ReplayStepper):
@@ -558,7 +558,7 @@ class GraphSession(SegmentChain):
             seg.stepper.restart()  # the stored steps shown before the new ones end there
             seg.stepper.run_to_end(max_steps=after_step + 1)
         self._runs += 1
-        stepper, forked = go_on(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
+        stepper, forked = stepper_on_thread(seg.thread.store, seg.thread.thread_id, self.graph, own=InMemorySaver(),
                                 fork_id=f"fork-{self.session_id}-{self._runs}-{seg.thread.thread_id}",
                                 context=self.context, at=at)
         live: Segment = GraphSegment(stepper=stepper, label=N_("fork") if forked else N_("thread"),

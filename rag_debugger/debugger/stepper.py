@@ -24,10 +24,10 @@ from langgraph.channels import UntrackedValue
 from langgraph.types import Command, PregelTask, StateSnapshot
 
 from rag_debugger.debugger.breakpoints import CompiledBreakpoints
-from rag_debugger.debugger.diff import reducer_fields, state_values
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.i18n import _, ngettext
 from rag_debugger.debugger.records import CheckpointInfo, LaneRecord, PendingInterrupt, StepRecord
+from rag_debugger.debugger.state_diff import reducer_fields, state_values
 
 log = logging.getLogger(__name__)
 

@@ -27,6 +27,8 @@ import sysconfig
 from pathlib import Path
 from typing import Optional
 
+from rag_debugger.debugger.html_page import esc
+
 log = logging.getLogger(__name__)
 
 LAYOUT_ENV = "DEBUGGER_GRAPH_LAYOUT"
@@ -133,7 +135,7 @@ def mark_svg(svg: str, marks: dict) -> str:
             end = svg.find("</g>", m.end())
             label = _EDGE_TEXT.search(svg, m.end(), end if end >= 0 else len(svg))
             if label:
-                out += [svg[pos:label.start()], label.group(1), html.escape(send[name], quote=False), label.group(3)]
+                out += [svg[pos:label.start()], label.group(1), esc(send[name]), label.group(3)]
                 pos = label.end()
     out.append(svg[pos:])
     marked = "".join(out)

@@ -25,10 +25,10 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from rag_debugger.debugger.diff import state_values
 from rag_debugger.debugger.errors import DebuggerUserError
 from rag_debugger.debugger.i18n import _
 from rag_debugger.debugger.replay import RecordedCheckpoint, RecordedTask
+from rag_debugger.debugger.state_diff import state_values
 from rag_debugger.debugger.strict_serde import StrictSerializer, graph_allowlist
 
 PAGE_SIZE = 20
@@ -452,7 +452,7 @@ def pending_interrupts(graph: Any, thread_id: str) -> tuple[Any, ...]:
                  for t in snap.tasks for i in (getattr(t, "interrupts", ()) or ()))
 
 
-def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: str,
+def stepper_on_thread(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: str,
           context: Any = None, at: Optional[str] = None) -> tuple[Any, bool]:
     """A live `GraphStepper` at the newest checkpoint of a stored thread, and whether it is a fork.
 
@@ -488,5 +488,5 @@ def go_on(store: ThreadStore, thread_id: str, graph: Any, *, own: Any, fork_id: 
 __all__ = [
     "CheckpointerError", "CheckpointerSource", "ThreadStore", "ThreadSummary", "ThreadPage", "SubgraphThread",
     "HistoryWindow", "parse_checkpointer_url", "open_store", "on_store", "read_window", "fork_thread", "redact",
-    "uuid6_time", "foreign_nodes", "pending_interrupts", "go_on", "PAGE_SIZE", "WINDOW",
+    "uuid6_time", "foreign_nodes", "pending_interrupts", "stepper_on_thread", "PAGE_SIZE", "WINDOW",
 ]

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rag_debugger.debugger.diff import format_value
 from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.state_diff import format_value
 
 #: Both are handed a step's own dicts (`StepRecord.values_after` / `values_before`, `annotations`), so a
 #: function typed for a plain dict fits as well as one for any mapping.

@@ -4,19 +4,19 @@ list diff that marks which items were added, removed or changed.
 Why here and generic: the diff, the lanes and the full state of ANY graph hold nested dicts and
 lists; one long JSON string per cell hides their shape. A graph that knows its own value types (the
 RAG workflow's chunks, grades, rewrites) passes a `ValueRenderer` that draws them, and falls back to
-the tree for the rest (`rag_debugger/ui/panels/values.py`). Pure functions; every text is escaped; nothing here
+the tree for the rest (`rag_debugger/views/values_html.py`). Pure functions; every text is escaped; nothing here
 knows about RAG.
 """
 from __future__ import annotations
 
 import difflib
-import html
 import json
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from rag_debugger.debugger.diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
+from rag_debugger.debugger.html_page import esc
 from rag_debugger.debugger.i18n import N_, _, ngettext
+from rag_debugger.debugger.state_diff import ABSENT, DiffRow, absent_text, format_value, json_default, kind_label, same_value
 
 ValueRenderer = Callable[[str, Any], Optional[str]]
 """(field path such as `docs` or `sub_results[1]`, value) -> HTML, or None for "draw it generically"."""
@@ -25,12 +25,6 @@ LEAF_PREVIEW_CHARS = 160
 LEAF_MAX_CHARS = 6_000
 TREE_MAX_ITEMS = 60
 TREE_OPEN_DEPTH = 1
-
-
-def _esc(value: Any) -> str:
-    """`rag_debugger.debugger.html_view.esc`, spelled out here: html_view draws with this module, so importing it back
-    would make the two a circle."""
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def base_field(path: str) -> str:
@@ -42,15 +36,15 @@ def leaf_html(value: Any, *, preview: int = LEAF_PREVIEW_CHARS, limit: int = LEA
     """A scalar: JSON-quoted so `"null"` and null stay apart; a long string shows a preview that
     expands (only the first `limit` characters are sent to the page)."""
     if value is ABSENT:
-        return f'<span class="rdi-absent">{_esc(absent_text())}</span>'
+        return f'<span class="rdi-absent">{esc(absent_text())}</span>'
     if isinstance(value, str) and len(value) > preview:
         shown = value[:limit]
         more = _(" … ({n} more characters)").format(n=len(value) - limit) if len(value) > limit else ""
-        chars = _esc(_("{n} chars").format(n=len(value)))
-        return (f'<details class="rdi-long"><summary><code>{_esc(json.dumps(value[:preview], ensure_ascii=False)[:-1])}'
+        chars = esc(_("{n} chars").format(n=len(value)))
+        return (f'<details class="rdi-long"><summary><code>{esc(json.dumps(value[:preview], ensure_ascii=False)[:-1])}'
                 f'…"</code> <span class="rdi-caption">{chars}</span></summary>'
-                f'<div class="rdi-longtext">{_esc(shown)}{_esc(more)}</div></details>')
-    return f"<code>{_esc(format_value(value))}</code>"
+                f'<div class="rdi-longtext">{esc(shown)}{esc(more)}</div></details>')
+    return f"<code>{esc(format_value(value))}</code>"
 
 
 def _summary(value: Any) -> str:
@@ -65,7 +59,7 @@ def container_html(value: Any) -> str:
     """A dict or list in one line (its size, a dict's first keys): a dict whose keys the diff lists
     row by row, or a value too long to draw on every Step (a finished run's trace is ~40 KB)."""
     if isinstance(value, (Mapping, list, tuple)) and value:
-        return f"<code>{_esc(_summary(value))}</code>"
+        return f"<code>{esc(_summary(value))}</code>"
     return leaf_html(value)
 
 
@@ -90,14 +84,14 @@ def tree_html(value: Any, *, render: Optional[ValueRenderer] = None, path: str =
     rows = []
     for key, child in items[:max_items]:
         child_path = (f"{path}.{key}" if path else str(key)) if isinstance(value, Mapping) else f"{path}[{key}]"
-        label = _esc(key) if isinstance(value, Mapping) else f"[{key}]"
+        label = esc(key) if isinstance(value, Mapping) else f"[{key}]"
         inner = tree_html(child, render=render, path=child_path, depth=depth + 1, open_depth=open_depth,
                           max_items=max_items)
         rows.append(f'<li><span class="rdi-key">{label}</span>: {inner}</li>')
     if len(items) > max_items:
-        rows.append('<li class="rdi-caption">' + _esc(_("… {n} more").format(n=len(items) - max_items)) + "</li>")
+        rows.append('<li class="rdi-caption">' + esc(_("… {n} more").format(n=len(items) - max_items)) + "</li>")
     flag = " open" if depth < open_depth else ""
-    return (f'<details class="rdi-tree"{flag}><summary>{_esc(_summary(value))}</summary>'
+    return (f'<details class="rdi-tree"{flag}><summary>{esc(_summary(value))}</summary>'
             f'<ul class="rdi-tree-items">{"".join(rows)}</ul></details>')
 
 
@@ -176,7 +170,7 @@ def list_diff_html(path: str, before: Sequence[Any], after: Sequence[Any], *,
                 j += 1
             hidden = run_end - i - 2 * SAME_RUN_SHOWN
             parts.append('<li class="rdi-item rdi-item-fold" data-mark="fold"><span class="rdi-caption">'
-                         + _esc(_("… {n} unchanged items …").format(n=hidden)) + "</span></li>")
+                         + esc(_("… {n} unchanged items …").format(n=hidden)) + "</span></li>")
             j += hidden
             i += SAME_RUN_SHOWN + hidden
             continue
@@ -186,7 +180,7 @@ def list_diff_html(path: str, before: Sequence[Any], after: Sequence[Any], *,
             j += 1
         i += 1
     head = " · ".join(_(MARK_COUNTS[m]).format(n=n) for m, n in counts.items() if m != "same") or _("same items")
-    return f'<div class="rdi-listdiff"><p class="rdi-caption">{_esc(head)}</p><ol>{"".join(parts)}</ol></div>'
+    return f'<div class="rdi-listdiff"><p class="rdi-caption">{esc(head)}</p><ol>{"".join(parts)}</ol></div>'
 
 
 def _item_html(path: str, j: int, mark: str, old: Any, new: Any, render: Optional[ValueRenderer]) -> str:
@@ -194,12 +188,12 @@ def _item_html(path: str, j: int, mark: str, old: Any, new: Any, render: Optiona
     index = f"{path}[{j}]" if new is not ABSENT else f"{path}[-]"
     body = value_html(index, item, render)
     if mark == "changed":
-        was, now = _esc(_("was")), _esc(_("now"))
+        was, now = esc(_("was")), esc(_("now"))
         body = (f'<div class="rdi-was"><span class="rdi-caption">{was}</span> '
                 f'{value_html(index, old, render)}</div>'
                 f'<div class="rdi-now"><span class="rdi-caption">{now}</span> {body}</div>')
     return (f'<li class="rdi-item rdi-item-{mark}" data-mark="{mark}">'
-            f'<span class="rdi-mark">{_esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
+            f'<span class="rdi-mark">{esc(_(MARK_LABELS[mark]))}</span>{body}</li>')
 
 
 def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,
@@ -209,11 +203,11 @@ def typed_cells(row: DiffRow, render: Optional[ValueRenderer] = None,
     if (row.kind == "changed" and isinstance(row.before, (list, tuple)) and isinstance(row.after, (list, tuple))
             and row.before and row.after):  # from or to an empty list: the list itself says it all
         key = key_for(base_field(row.path)) if key_for else None
-        return (_esc(row.path),
-                '<span class="rdi-caption">' + _esc(_("{n} items, see the marks").format(n=len(row.before))) + "</span>",
-                list_diff_html(row.path, row.before, row.after, render=render, key=key), _esc(kind_label(row.kind)))
-    return (_esc(row.path), value_html(row.path, row.before, render), value_html(row.path, row.after, render),
-            _esc(kind_label(row.kind)))
+        return (esc(row.path),
+                '<span class="rdi-caption">' + esc(_("{n} items, see the marks").format(n=len(row.before))) + "</span>",
+                list_diff_html(row.path, row.before, row.after, render=render, key=key), esc(kind_label(row.kind)))
+    return (esc(row.path), value_html(row.path, row.before, render), value_html(row.path, row.after, render),
+            esc(kind_label(row.kind)))
 
 
 class TypedValues:
@@ -237,6 +231,6 @@ class TypedValues:
 def state_html(values: Mapping[str, Any], view: Optional[TypedValues] = None) -> str:
     """The full state, one field per line, each typed or a tree (closed past the first level)."""
     view = view or TypedValues()
-    rows = "".join(f'<li data-field="{_esc(k)}"><span class="rdi-key">{_esc(k)}</span>: {view.value(k, v)}</li>'
+    rows = "".join(f'<li data-field="{esc(k)}"><span class="rdi-key">{esc(k)}</span>: {view.value(k, v)}</li>'
                    for k, v in values.items())
     return f'<ul class="rdi-state">{rows}</ul>'

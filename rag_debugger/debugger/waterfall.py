@@ -53,7 +53,7 @@ def _fmt(ms: float) -> str:
 
 
 def waterfall_html(records: Sequence[StepRecord], *, note: Optional[str] = None) -> str:
-    from rag_debugger.debugger.html_view import esc
+    from rag_debugger.debugger.html_page import esc
 
     bars = waterfall_bars(records)
     if not bars:

@@ -1,5 +1,5 @@
 """The Compare page: two recorded runs side by side, aligned step by step, with the place where they
-first diverged named at the top (`rag.runs.compare`).
+first diverged named at the top (`rag.runs.divergence`).
 
 Why a page of its own with `?compare=<a>,<b>`: a comparison is what a team sends round after a
 tuning change ("top_k 4 lost the right chunk here"), so it must reopen from a link. Everything is
@@ -14,11 +14,11 @@ import streamlit as st
 
 from rag.i18n import _
 from rag.i18n.formatting import date_time
-from rag_debugger.ui.compare_content import comparison_blocks, word_diff_html
 from rag_debugger.ui.language import in_this_language
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import friendly
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.compare_content import comparison_blocks, word_diff_html
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 PARAM = "compare"
 A_KEY, B_KEY = "compare_a", "compare_b"
@@ -107,7 +107,7 @@ def render_page() -> None:
     if a == b:
         st.info(_("Pick two different runs."))
         return
-    from rag.runs.compare import CompareError, compare_sides, side_from_history
+    from rag.runs.divergence import CompareError, compare_sides, side_from_history
 
     try:
         side_a, side_b = side_from_history(history, a), side_from_history(history, b)
@@ -122,7 +122,7 @@ def render_comparison(rc, side_a, side_b) -> None:
     show_all = st.toggle(_("Show all fields of each step"), key=ALL_FIELDS_KEY)
     render_blocks(comparison_blocks(rc, side_a, side_b, show_all=show_all))
     from rag.i18n import current_language
-    from rag_debugger.ui.compare_report import comparison_report
+    from rag_debugger.views.compare_report import comparison_report
 
     lang = current_language()
     st.download_button(_("Download as HTML"), data=lambda: comparison_report(rc, side_a, side_b, lang=lang),
@@ -133,7 +133,7 @@ def render_comparison(rc, side_a, side_b) -> None:
 
 
 def render_blocks(blocks) -> None:
-    """The comparison's blocks (rag_debugger/ui/compare_content.py) as Streamlit elements."""
+    """The comparison's blocks (rag_debugger/views/compare_content.py) as Streamlit elements."""
     for block in blocks:
         kind = block.kind
         if kind == "subheader":

@@ -18,10 +18,9 @@ from rag.i18n.formatting import date_time
 from rag.workbench.session import REPLAY_BANNER, DebugSession
 from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
-from rag_debugger.ui.panels.feedback import render_feedback_panel
+from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
-from rag_debugger.ui.panels.hitl import render_hitl
-from rag_debugger.ui.panels.icons import MATERIAL
+from rag_debugger.ui.panels.hitl_form import render_hitl
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.panels.what_if import render_what_if
@@ -36,7 +35,8 @@ from rag_debugger.ui.question_row import (
 from rag_debugger.ui.run_link import open_from_url, remember_link
 from rag_debugger.ui.step_controller import StepController, live_note, live_workbench, running
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 N_("Replay — recorded run, no model and no knowledge base")
 """`rag.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;

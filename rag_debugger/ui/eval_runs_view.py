@@ -21,9 +21,9 @@ import streamlit as st
 
 from rag.eval.scoring import CaseResult
 from rag.i18n import N_, _
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.run_link import RUN_PARAM, STEP_PARAM, expect_links
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 DEBUGGER_PAGE = "pages/debugger.py"
 COMPARE_PAGE = "pages/compare.py"

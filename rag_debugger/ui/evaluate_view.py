@@ -6,7 +6,7 @@ accuracy per route and per tag, source hit rate and MRR, latency percentiles per
 table of cases; any case opens in the step debugger. With a second configuration the page shows
 the cases × configurations matrix with regressions and fixes, and the figures side by side.
 
-Results are saved in the `eval_runs` table of the run-history file (`rag.eval.store`), so an
+Results are saved in the `eval_runs` table of the run-history file (`rag.eval.results_store`), so an
 evaluation can be reopened and downloaded (JSON, CSV) later.
 
 Tables keep English data keys (the pure helpers below, the downloads and the tests read them);
@@ -23,6 +23,7 @@ import streamlit as st
 from rag.errors import UserFixableError
 from rag.eval.cases import EvalCase, cases_from_upload, load_cases
 from rag.eval.config import EvalConfig, apply_config
+from rag.eval.results_store import EvalRecord, EvalStore, export_csv, export_json
 from rag.eval.scoring import (
     ROUTES,
     CaseResult,
@@ -34,7 +35,6 @@ from rag.eval.scoring import (
     node_latency,
     source_hit,
 )
-from rag.eval.store import EvalRecord, EvalStore, export_csv, export_json
 from rag.i18n import N_, _, current_language, ngettext
 from rag.i18n.formatting import number
 from rag.settings import DATA_DIR, RagSettings
@@ -42,7 +42,6 @@ from rag_debugger.ui.eval_runs_view import HEADINGS as RUN_HEADINGS
 from rag_debugger.ui.eval_runs_view import link_columns, render_case_run, render_change_links, with_compare_links, with_run_links
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, url_language, with_headings
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.question_row import KEPT_QUESTION_KEY, QUESTION_KEY
 from rag_debugger.ui.question_sets_view import (
@@ -55,7 +54,8 @@ from rag_debugger.ui.question_sets_view import (
 )
 from rag_debugger.ui.run_link import run_href
 from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, permit, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "upload:"

@@ -20,10 +20,10 @@ from rag_debugger.debugger.input_form import ANSWER_MISFIT, parse_form
 from rag_debugger.debugger.interrupts import InterruptAsk, ask_for
 from rag_debugger.debugger.records import PendingInterrupt
 from rag_debugger.debugger.session import GraphSession
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.step_controller import answered
 from rag_debugger.ui.streamlit_state import flash
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 UPDATE_KEY = "yg_ans_update"
 KIND_LABELS = {"text": N_("Text"), "number": N_("Number"), "bool": N_("True / false"), "json": N_("JSON")}

@@ -26,22 +26,22 @@ from rag_debugger.debugger.input_form import FormField, initial_value, parse_inp
 from rag_debugger.debugger.loading import load_saved_input
 from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.launch import launch_options
 from rag_debugger.ui.graph_answers import render_interrupts
 from rag_debugger.ui.graph_examples import picked_input, render_example_picker
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
-from rag_debugger.ui.launch import launch_options
-from rag_debugger.ui.panels.breakpoints import render_breakpoints
-from rag_debugger.ui.panels.feedback import render_feedback_panel
+from rag_debugger.ui.panels.breakpoint_picker import render_breakpoints
+from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.panels.inspector import full_state_wanted, inspector_style, render_inspector
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.step_controller import StepController
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
-from rag_debugger.ui.text import as_text, in_code
 from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 """The bundled example graphs: any page may load them."""
@@ -54,7 +54,7 @@ SAVED_INPUT_KEY = "any_graph_saved_input"
 FULL_RERUN_KEY = "any_graph_full_rerun"
 
 BREAKPOINT_SCOPE = "yg"
-"""The page's own breakpoints (rag_debugger/ui/panels/breakpoints.py): its nodes are not the RAG workflow's."""
+"""The page's own breakpoints (rag_debugger/ui/panels/breakpoint_picker.py): its nodes are not the RAG workflow's."""
 
 
 # ----- loading ---------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from rag.i18n import N_, _
-from rag_debugger.debugger.html_view import code, details, esc
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code, details
 from rag_debugger.debugger.value_view import TypedValues
 from rag_debugger.ui.graph_link import graph_link_query
 from rag_debugger.ui.panels.inspector import InspectorParts

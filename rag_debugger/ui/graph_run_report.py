@@ -20,7 +20,7 @@ NOT_LOADED = N_("{spec} could not be loaded here, so the graph drawn here has on
 
 
 def shell_policy() -> GraphPolicy:
-    """The allow-list outside a browser (`python -m rag.runs.report`): the bundled examples, the graph of
+    """The allow-list outside a browser (`python -m rag_debugger.run_to_html`): the bundled examples, the graph of
     `RAG_DEBUG_GRAPH` and the patterns of `RAG_DEBUG_GRAPHS`, as the Your graph page reads them."""
     import os
     from pathlib import Path

@@ -20,7 +20,7 @@ from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.panels.what_if import parse_value, value_text
 from rag_debugger.ui.streamlit_state import flash, guarded
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.markdown_text import as_text, in_code
 
 STEP_KEY = "yg_what_if_step"
 FIELD_KEY = "yg_what_if_field"

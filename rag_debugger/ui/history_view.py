@@ -19,11 +19,11 @@ from rag.runs.history import RunHistory
 from rag.runs.run_info import RunInfo
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language
-from rag_debugger.ui.panels.feedback import render_feedback
-from rag_debugger.ui.panels.icons import MATERIAL
+from rag_debugger.ui.panels.feedback_panel import render_feedback
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import current_person, current_settings, flash, friendly, get_session, guarded, show_flash
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 RUN_KEY = "history_run"
 AT_STEP_KEY = "history_at_step"
@@ -120,7 +120,7 @@ def evaluation_names(runs: list[RunInfo]) -> dict[str, tuple[str, str]]:
     ids = [r.eval_id for r in runs if r.eval_id]
     if not ids:
         return {}
-    from rag.eval.store import EvalStore
+    from rag.eval.results_store import EvalStore
     from rag.runs.location import db_path
 
     path = db_path()
@@ -292,7 +292,7 @@ def render_tools() -> None:
 def run_setup_parts(info: Any) -> list[str]:
     """The provider and prompt version a run used, only where they apply: a run of a graph of your own has
     neither (no "provider ?"); a RAG run without a recorded version used the built-in `default`."""
-    from rag.runs.compare import prompt_version_name
+    from rag.runs.divergence import prompt_version_name
 
     parts = []
     if info.provider:

@@ -23,9 +23,9 @@ from rag.ingest.uploads import UPLOAD_SUFFIXES, UploadLimits, folder_bytes, save
 from rag.ingest.words import translate_ingest
 from rag_debugger.ui import streamlit_state
 from rag_debugger.ui.grids import data_grid
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import apply_overrides, current_settings, flash, friendly, guarded, show_flash
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 SELECTED_KEY = "kb_selected"
 NEW_NAME_KEY = "kb_new_name"

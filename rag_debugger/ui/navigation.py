@@ -14,7 +14,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from rag.i18n import N_, _
-from rag_debugger.ui.panels.icons import MATERIAL
+from rag_debugger.views.icons import MATERIAL
 
 SIDEBAR_WIDTH_PX = 220
 FAVICON = Path(__file__).resolve().parent / "static" / "favicon.svg"

@@ -26,10 +26,10 @@ from rag.prompts.templates import ALLOWED_VARIABLES, REQUIRED_VARIABLES, ROLES, 
 from rag_debugger.debugger import diff_table
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import with_headings
-from rag_debugger.ui.panels.icons import MATERIAL
-from rag_debugger.ui.panels.progress import progress_frame
 from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, guarded, show_flash
-from rag_debugger.ui.text import as_text, code_span, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, code_span, in_code
+from rag_debugger.views.progress_html import progress_frame
 
 ROLE_KEY = "pg_role"
 QUESTION_KEY = "pg_question"

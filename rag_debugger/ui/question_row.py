@@ -11,11 +11,11 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.i18n import _
-from rag_debugger.ui.panels.breakpoints import render_breakpoints
+from rag_debugger.ui.panels.breakpoint_picker import render_breakpoints
 from rag_debugger.ui.panels.lazy import lazy_popover
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import SESSION_KEY, flash, get_session, guarded
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 
 QUESTION_KEY = "question"
 KEPT_QUESTION_KEY = "question_kept"

@@ -25,9 +25,9 @@ from rag.eval.sweep import SWEEPABLE, command_line, grid, pareto_front, run_swee
 from rag.i18n import N_, _
 from rag.settings import RagSettings
 from rag_debugger.ui.grids import data_grid
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import apply_overrides, flash, guarded, show_flash
-from rag_debugger.ui.text import as_text, code_span
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, code_span
 
 PASS_KEY = "retr_pass"
 SWEEP_KEY = "retr_sweep"

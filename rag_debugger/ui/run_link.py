@@ -164,7 +164,7 @@ def open_from_url(session: Any) -> Any:
 
     from rag_debugger.ui.panels.time_travel import reset_time_travel
     from rag_debugger.ui.streamlit_state import flash, friendly
-    from rag_debugger.ui.text import as_text
+    from rag_debugger.views.markdown_text import as_text
 
     params = _params()
     known = (st.session_state.get(RECEIVED_KEY), st.session_state.get(WRITTEN_KEY))

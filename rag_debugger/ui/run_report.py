@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import io
 import json
 import re
@@ -23,6 +22,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from rag.i18n import N_, _, use_language
 from rag.i18n.languages import LANGUAGES
+from rag_debugger.debugger.html_page import esc, html_lang
 
 STATIC = Path(__file__).resolve().parent / "panels" / "static"
 SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")
@@ -216,9 +216,9 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
 
 def settings_rows(settings: Optional[dict]) -> str:
     """The run's public settings (never a key: RunInfo keeps `public_dict()` only)."""
-    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(json.dumps(v, ensure_ascii=False))}</td></tr>"
+    rows = "".join(f"<tr><td>{esc(str(k))}</td><td>{esc(json.dumps(v, ensure_ascii=False))}</td></tr>"
                    for k, v in sorted((settings or {}).items()) if not k.endswith("api_key"))
-    summary = html.escape(_("Settings of the run"))
+    summary = esc(_("Settings of the run"))
     return f'<details><summary>{summary}</summary><table class="rdr-settings">{rows}</table></details>'
 
 
@@ -230,7 +230,7 @@ def rag_header(session: Any) -> str:
     first = session.segments[0] if session.segments else None
     info = getattr(first, "info", None)
     question = getattr(session, "question", "") or (info.question if info else "")
-    out = [f"<h1>{html.escape(question)}</h1>"]
+    out = [f"<h1>{esc(question)}</h1>"]
     if info is not None:
         run, when, who, provider = info.run_id, info.created_at, info.run_by, info.provider
         version, settings = info.prompt_version, info.settings
@@ -244,9 +244,9 @@ def rag_header(session: Any) -> str:
         version = getattr(first, "prompt_version", None)
         settings = settings_obj.public_dict() if settings_obj is not None and hasattr(settings_obj, "public_dict") else None
     if first is not None:
-        out.append('<p class="rdr-meta">' + html.escape(_("Run {run} · {date} · by {person} · provider {provider}").format(
+        out.append('<p class="rdr-meta">' + esc(_("Run {run} · {date} · by {person} · provider {provider}").format(
             run=run, date=date_time(when), person=who or _("(no name)"), provider=provider or "?")) + "</p>")
-        out.append('<p class="rdr-meta">' + html.escape(_("Prompt version: {version}").format(
+        out.append('<p class="rdr-meta">' + esc(_("Prompt version: {version}").format(
             version=version or "default")) + "</p>")
         out.append(settings_rows(settings))
     for before, seg in zip(session.segments, session.segments[1:], strict=False):
@@ -256,10 +256,10 @@ def rag_header(session: Any) -> str:
         answer = seg.answer or (seg.stepper.all_steps[0].values_before.get("hitl_answer")
                                 if getattr(seg.stepper, "all_steps", None) else "")
         options = ", ".join(str(o) for o in trace.get("hitl_options") or [])
-        out.append('<div class="rdr-hitl">' + html.escape(_("The workflow asked: {prompt}").format(
+        out.append('<div class="rdr-hitl">' + esc(_("The workflow asked: {prompt}").format(
             prompt=trace.get("hitl_prompt") or "?")) + (
-            "<br>" + html.escape(_("Options: {options}").format(options=options)) if options else "")
-            + "<br><b>" + html.escape(_("Answered: {answer}").format(answer=answer or "?")) + "</b></div>")
+            "<br>" + esc(_("Options: {options}").format(options=options)) if options else "")
+            + "<br><b>" + esc(_("Answered: {answer}").format(answer=answer or "?")) + "</b></div>")
     return "".join(out)
 
 
@@ -269,7 +269,7 @@ MADE_BY = N_("Written by the RAG debugger; opens with no server and no network."
 def _in(lang: str, message: str) -> str:
     """`message` in `lang`, escaped (a file's fixed sentences follow its language switch)."""
     with use_language(lang):
-        return html.escape(_(message))
+        return esc(_(message))
 
 
 def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", parts: Any = None,
@@ -282,15 +282,15 @@ def report_html(session: Any, *, start: Optional[int] = None, lang: str = "en", 
     script = _script()
     csp = (f"default-src 'none'; script-src '{script_hash(script)}'; style-src 'unsafe-inline'; img-src data:; "
            "base-uri 'none'; form-action 'none'")
-    buttons = "".join(f'<button type="button" data-lang="{code}">{html.escape(name)}</button>'
+    buttons = "".join(f'<button type="button" data-lang="{code}">{esc(name)}</button>'
                       for code, name in (("en", "English"), ("zh", "中文")) if code in data["langs"])
     headers = "".join(f'<div data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{body["header"]}</div>'
                       for code, body in data["langs"].items())
     made_by = "".join(f'<span data-rdr-lang="{code}"{"" if code == lang else " hidden"}>{_in(code, MADE_BY)}</span>'
                       for code in data["langs"])
-    title = html.escape(title or _("Run report"))
+    title = esc(title or _("Run report"))
     head = (
-        "<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"
+        f'<!DOCTYPE html>\n<html lang="{html_lang(lang)}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_ascii(title)}</title><style>{_style()}</style></head><body>"
@@ -326,18 +326,18 @@ def replay_session(history: Any, run_id: str) -> Any:
 
 
 def history_run_report(history: Any, run_id: str, *, lang: str = "en", step: Optional[int] = None) -> str:
-    """A run of the history as a file (Run history's download, `python -m rag.runs.report`)."""
+    """A run of the history as a file (Run history's download, `python -m rag_debugger.run_to_html`)."""
     return rag_report(replay_session(history, run_id), start=step, lang=lang)
 
 
 def graph_header(session: Any) -> str:
     """A Your-graph run: the graph it ran and its input."""
-    spec = html.escape(str(getattr(session, "spec", "")))
+    spec = esc(str(getattr(session, "spec", "")))
     given = getattr(session, "last_input", None)
     out = [f"<h1><code>{spec}</code></h1>"]
     if given is not None:
         text = json.dumps(given, ensure_ascii=False, default=str)
-        out.append('<p class="rdr-meta">' + html.escape(_("Input: {input}").format(input=text[:2000])) + "</p>")
+        out.append('<p class="rdr-meta">' + esc(_("Input: {input}").format(input=text[:2000])) + "</p>")
     return "".join(out)
 
 
@@ -348,7 +348,7 @@ def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
     from rag_debugger.ui.graph_parts import graph_parts
 
     def header() -> str:
-        extra = f'<p class="rdr-meta">{html.escape(note())}</p>' if note is not None else ""
+        extra = f'<p class="rdr-meta">{esc(note())}</p>' if note is not None else ""
         return graph_header(session) + extra
 
     return report_html(session, start=start, lang=lang, parts=graph_parts(session), title=str(getattr(session, "spec", "")),

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from rag.i18n import _, use_language
-from rag_debugger.debugger.diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.html_view import (
     ABSENT_NULL_EMPTY,
     GRAPH_ALT,
@@ -35,10 +34,10 @@ from rag_debugger.debugger.html_view import (
     lanes_html,
     legend_html,
 )
+from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.svg import MARK_STYLE, layout_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import LEAF_PREVIEW_CHARS
-from rag_debugger.ui.panels.degradation import degraded_html
 from rag_debugger.ui.panels.inspector import (
     BACK_TO_LATEST,
     TIMELINE,
@@ -51,6 +50,7 @@ from rag_debugger.ui.panels.inspector import (
     step_progress_html,
     timeline_notes,
 )
+from rag_debugger.views.degradation_html import degraded_html
 
 SCRIPT_COLUMNS = frozenset({"step", "nodes", "lanes", "duration_ms", "error"})
 """The timeline columns the script draws (language-free cells)."""
@@ -66,7 +66,7 @@ def scripted(session: Any, parts: InspectorParts) -> bool:
             and set(parts.timeline_columns or ()) <= SCRIPT_COLUMNS)
 
 
-def plain(value: Any) -> bool:
+def drawn_by_script(value: Any) -> bool:
     """A value the script draws exactly as `rag_debugger.debugger.value_view.leaf_html` does: JSON text the same in
     Python and JavaScript, short enough never to be folded or cut."""
     kind = type(value)
@@ -133,7 +133,7 @@ def step_data(record: Any, store: DataStore, parts: InspectorParts, opened: froz
     containers = container_paths(rows)
     drawn: list[Any] = []
     for row in rows:
-        if row.path not in containers and plain(row.before) and plain(row.after):
+        if row.path not in containers and drawn_by_script(row.before) and drawn_by_script(row.after):
             drawn.append([row.path, row.kind, _cell(row.before), _cell(row.after)])
         else:
             drawn.append(store.per_lang(lambda r=row: diff_row_html(r, parts.values, opened=opened,  # type: ignore[misc]

@@ -21,7 +21,6 @@ from rag.settings import (
     uses_foreign_endpoint_without_key,
 )
 from rag_debugger.ui.language import in_this_language
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.streamlit_state import (
     PERSON_KEY,
     current_settings,
@@ -31,7 +30,8 @@ from rag_debugger.ui.streamlit_state import (
     show_flash,
     signed_in_email,
 )
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 METHODS = ["json_schema", "function_calling", "json_mode"]
 BUNDLED_KB = N_("Bundled demo knowledge base (zh/en)")

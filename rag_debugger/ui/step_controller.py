@@ -31,14 +31,15 @@ from rag.i18n import _, ngettext
 from rag.i18n.formatting import duration_ms
 from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.records import StepRecord
-from rag_debugger.ui.control_rule import ControlState, control_state, enabled_buttons, is_new_question
-from rag_debugger.ui.panels.breakpoints import breakpoints
-from rag_debugger.ui.panels.controls import controls_html, take_action
+from rag_debugger.ui.panels.breakpoint_picker import breakpoints
+from rag_debugger.ui.panels.controls import take_action
 from rag_debugger.ui.panels.inspector import render_running_inspector
-from rag_debugger.ui.panels.live_call import ended_note_html, live_html
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import FLASH_KEY, flash, guarded, guarded_page, live_badge
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.control_rule import ControlState, control_state, enabled_buttons, is_new_question
+from rag_debugger.views.debugger_controls import controls_html
+from rag_debugger.views.live_call_html import ended_note_html, live_html
+from rag_debugger.views.markdown_text import as_text, in_code
 
 PENDING_KEY = "pending_run_to_end"
 """Run ("run") or Continue ("continue") queued by a click, run in the page body with live progress."""
@@ -71,7 +72,7 @@ class StepController:
     """What the question box holds ("" on a page without one): a new question there is what the buttons
     act on."""
     breakpoint_scope: str = ""
-    """Where the page keeps its breakpoints (rag_debugger/ui/panels/breakpoints.py)."""
+    """Where the page keeps its breakpoints (rag_debugger/ui/panels/breakpoint_picker.py)."""
     run_name: Callable[[Any, Any], str] = _segment_name
     """The run's name in the progress box."""
 
@@ -262,11 +263,11 @@ def _progress_lines(record: StepRecord) -> None:
 # ----- live steps (a model on the person's machine: off the page, with Stop) ---------------------
 # The step runs in the session's worker thread (rag/workbench/live_step.py); the page draws, in the
 # workbench's place, a fragment that reruns every POLL_S seconds and shows the calls as they stream
-# (rag_debugger/ui/panels/live_call.py), with every control off but Stop. Nothing here reads the session's
+# (rag_debugger/views/live_call_html.py), with every control off but Stop. Nothing here reads the session's
 # position while the worker moves it: the inspector goes on showing the position the step started from.
 # When the job ends, the whole page runs once more and draws the new position (or, after a Stop, the old
 # one with a quiet line saying so). Both fragments sit at the same place of the page, so the browser keeps
-# the inspector it has and only its changed sections travel (rag_debugger/ui/panels/delivery.py).
+# the inspector it has and only its changed sections travel (rag_debugger/views/section_delivery.py).
 
 def start_live(session: Any, kind: str, stops: Iterable[str] = ()) -> None:
     """Start the job (Step, Continue or Run was clicked and the run is started)."""

@@ -14,8 +14,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from rag.errors import UserFixableError
 from rag.i18n import _
 from rag_debugger.debugger.errors import DebuggerUserError
-from rag_debugger.ui.panels.icons import MATERIAL
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text, in_code
 
 if TYPE_CHECKING:
     from rag.access import Permit

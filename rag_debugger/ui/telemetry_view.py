@@ -11,7 +11,7 @@ import streamlit as st
 from rag.access import AccessRefused
 from rag.i18n import _
 from rag.telemetry import exporter
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 
 
 def _toggled() -> None:

@@ -24,11 +24,11 @@ from rag_debugger.debugger.threads import (
     open_store,
     parse_checkpointer_url,
 )
+from rag_debugger.launch import launch_options
 from rag_debugger.ui.grids import data_grid
-from rag_debugger.ui.launch import launch_options
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.markdown_text import as_text, in_code
 
 STORE_KEY = "threads_store"
 FILTER_KEY = "threads_filter"

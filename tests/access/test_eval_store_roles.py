@@ -1,4 +1,4 @@
-"""The saved-evaluation rows of docs/team_server.md at the store's boundary (rag/eval/store.py, SQLite: the store
+"""The saved-evaluation rows of docs/team_server.md at the store's boundary (rag/eval/results_store.py, SQLite: the store
 has no PostgreSQL engine, it lives in the history file): anyone saves a new evaluation, its owner or an admin
 overwrites, extends and deletes it, private evaluations (`RAG_RUN_VISIBILITY=owner`) list, name and open for
 their owner only, and a file made before owners gets the column, its rows the admins'."""
@@ -10,8 +10,8 @@ import pytest
 
 from rag.access import AccessRefused, AccessSettings, Actor, Permit
 from rag.errors import UnknownRunError
+from rag.eval.results_store import EvalRecord, EvalStore
 from rag.eval.scoring import CaseResult
-from rag.eval.store import EvalRecord, EvalStore
 
 LOGIN = AccessSettings(login=True, admins=frozenset({"root@corp"}))
 PRIVATE = LOGIN.model_copy(update={"run_visibility": "owner"})

@@ -496,7 +496,7 @@ class Run:
                 _expect(node in text, f"the HTML file does not name node {node!r}")
 
     def check_compare(self) -> None:
-        from rag_debugger.debugger.compare import Segment, compare_runs
+        from rag_debugger.debugger.alignment import Segment, compare_runs
 
         other = open_session(self.case)
         drive(other, self.case)

@@ -13,7 +13,7 @@ from rag_debugger.debugger.errors import DebuggerUserError, GraphLoadError
 from rag_debugger.debugger.loading import load_graph
 from rag_debugger.debugger.project_config import apply_project, parse_env, read_project
 from rag_debugger.debugger.session import GraphSession
-from rag_debugger.ui.launch import parse_launch, with_project
+from rag_debugger.launch import parse_launch, with_project
 
 GRAPH = textwrap.dedent('''
     from typing_extensions import TypedDict

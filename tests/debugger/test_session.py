@@ -9,7 +9,7 @@ from langgraph.graph import END, START, StateGraph
 from rag_debugger.debugger.errors import DebuggerUserError, GraphLoadError
 from rag_debugger.debugger.loading import load_saved_input, with_checkpointer
 from rag_debugger.debugger.session import GraphSession
-from rag_debugger.ui.launch import parse_launch
+from rag_debugger.launch import parse_launch
 
 
 def test_launch_options_come_from_the_command_line_then_the_environment():

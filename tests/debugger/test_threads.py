@@ -16,12 +16,12 @@ from langgraph.types import Command
 from rag_debugger.debugger.threads import (
     CheckpointerError,
     fork_thread,
-    go_on,
     on_store,
     open_store,
     parse_checkpointer_url,
     read_window,
     redact,
+    stepper_on_thread,
     uuid6_time,
 )
 from tests.debugger.thread_graphs import builder, write_long_thread, write_threads
@@ -86,7 +86,7 @@ def test_a_long_thread_opens_as_a_window_of_its_newest_checkpoints(tmp_path):
 def test_a_fork_resumes_exactly_as_the_thread_would_and_the_file_is_unchanged(db, tmp_path):
     before = digest(db)
     store = store_of(db)
-    stepper, forked = go_on(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="copy")
+    stepper, forked = stepper_on_thread(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="copy")
     assert forked and [p.node for p in stepper.pending_interrupts] == ["review"]
     stepper.resume("yes")
     forked_end = stepper.current_values()
@@ -107,7 +107,7 @@ def test_a_fork_resumes_exactly_as_the_thread_would_and_the_file_is_unchanged(db
 
 def test_writable_resumes_the_thread_in_place(db):
     store = store_of(db, writable=True)
-    stepper, forked = go_on(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="unused")
+    stepper, forked = stepper_on_thread(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="unused")
     assert not forked and stepper.thread_id == "t-paused"
     stepper.resume("no")
     store.close()
@@ -209,7 +209,8 @@ def test_going_on_from_a_past_checkpoint_reruns_from_there_in_a_fork(db):
     store = store_of(db)
     window = read_window(on_store(builder().compile(), store), "t-fanout")
     fan = next(c for c in window.checkpoints if c.next == ("work",) * 4)
-    stepper, forked = go_on(store, "t-fanout", builder().compile(), own=InMemorySaver(), fork_id="again", at=fan.checkpoint_id)
+    stepper, forked = stepper_on_thread(store, "t-fanout", builder().compile(), own=InMemorySaver(), fork_id="again",
+                                        at=fan.checkpoint_id)
     assert forked and stepper.next_nodes == ("work",) * 4
     stepper.run_to_end()
     assert stepper.done and stepper.current_values() == window.checkpoints[-1].values
@@ -223,7 +224,7 @@ def test_writable_goes_on_from_a_past_checkpoint_on_a_new_branch_of_the_thread(d
     graph = on_store(builder().compile(), store)
     first = read_window(graph, "t-finished").checkpoints
     review = next(c for c in first if c.next == ("review",))
-    stepper, forked = go_on(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="unused",
+    stepper, forked = stepper_on_thread(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="unused",
                             at=review.checkpoint_id)
     assert not forked and stepper.next_nodes == ("review",)
     stepper.step()
@@ -233,4 +234,4 @@ def test_writable_goes_on_from_a_past_checkpoint_on_a_new_branch_of_the_thread(d
 def test_going_on_from_an_unknown_checkpoint_is_refused(db):
     store = store_of(db)
     with pytest.raises(CheckpointerError, match="cannot go on from checkpoint"):
-        go_on(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="x", at="not-a-checkpoint")
+        stepper_on_thread(store, "t-finished", builder().compile(), own=InMemorySaver(), fork_id="x", at="not-a-checkpoint")

@@ -7,7 +7,14 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from rag_debugger.debugger.threads import CheckpointerError, go_on, on_store, open_store, parse_checkpointer_url, read_window
+from rag_debugger.debugger.threads import (
+    CheckpointerError,
+    on_store,
+    open_store,
+    parse_checkpointer_url,
+    read_window,
+    stepper_on_thread,
+)
 from tests.debugger.thread_graphs import builder, write_threads
 from tests.support.browser import free_port
 
@@ -44,7 +51,7 @@ def test_postgres_threads_open_read_only_and_a_fork_resumes_exactly(postgres_ser
     assert all(len(t.subgraphs) == 1 for t in page.threads) and by_id["t-fanout"].checkpoints == 6
     window = read_window(graph, "t-fanout")
     assert any([t.name for t in c.tasks] == ["work"] * 4 for c in window.checkpoints)
-    stepper, forked = go_on(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="copy")
+    stepper, forked = stepper_on_thread(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="copy")
     stepper.resume("yes")
     assert forked and stepper.current_values()["answer"] == "yes" and stepper.done
     with pytest.raises(Exception, match="read-only transaction"):
@@ -60,7 +67,7 @@ def test_postgres_threads_open_read_only_and_a_fork_resumes_exactly(postgres_ser
 
 def test_writable_postgres_resumes_in_place(pg_url):
     store = open_store(parse_checkpointer_url(pg_url, writable=True))
-    stepper, forked = go_on(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="unused")
+    stepper, forked = stepper_on_thread(store, "t-paused", builder().compile(), own=InMemorySaver(), fork_id="unused")
     stepper.resume("no")
     store.close()
     with PostgresSaver.from_conn_string(pg_url) as saver:

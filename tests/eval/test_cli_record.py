@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rag.eval.__main__ import main
-from rag.eval.store import EvalStore
+from rag.eval.results_store import EvalStore
 from rag.runs.history import RunHistory
 from tests.eval.test_cli import offline, write_set  # noqa: F401 - the fixture
 

@@ -21,8 +21,8 @@ def test_formula_cells_become_text_and_numbers_stay_numbers(value, expected):
 
 
 def test_the_evaluation_export_writes_a_formula_question_as_text():
+    from rag.eval.results_store import EvalRecord, export_csv
     from rag.eval.scoring import CaseResult
-    from rag.eval.store import EvalRecord, export_csv
 
     case = CaseResult(id="q1", expected_route="answer", route="answer", question='=HYPERLINK("http://x","y")')
     record = EvalRecord.from_results([case], set_name="s", label="A")

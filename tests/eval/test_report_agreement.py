@@ -10,8 +10,8 @@ import re
 
 from rag.eval.__main__ import main
 from rag.eval.report import evaluation_html
+from rag.eval.results_store import CSV_COLUMNS, EvalRecord, export_csv
 from rag.eval.scoring import CaseResult
-from rag.eval.store import CSV_COLUMNS, EvalRecord, export_csv
 from tests.eval.test_cli import offline, write_set  # noqa: F401 - the fixture, used by name
 from tests.eval.test_cli_agreement import LABELLED
 
@@ -90,7 +90,7 @@ def test_the_cli_report_has_the_agreement(offline, tmp_path, capsys):  # noqa: F
 
 def test_the_evaluate_pages_report_keeps_them_through_the_store(tmp_path):
     """The page's button builds the file from the stored record: from_run and verdict survive the round trip."""
-    from rag.eval.store import EvalStore
+    from rag.eval.results_store import EvalStore
     from rag_debugger.ui.evaluate_view import evaluation_file
 
     store = EvalStore(tmp_path / "h.db")

@@ -63,7 +63,7 @@ def test_warm_up_fills_the_caches_the_first_question_uses():
     from langgraph.checkpoint.memory import InMemorySaver
 
     from rag.graph.build import compiled_graph
-    from rag.retrieval import factory
+    from rag.retrieval import retriever_factory
     from rag.settings import RagSettings
     from rag.warmup import start_warm_up
 
@@ -74,7 +74,7 @@ def test_warm_up_fills_the_caches_the_first_question_uses():
     thread.join(timeout=120)
     assert not thread.is_alive()
     assert start_warm_up(settings, saver) is None  # once per process and configuration
-    assert factory._fingerprint(settings) in factory._retrievers
+    assert retriever_factory._fingerprint(settings) in retriever_factory._retrievers
     assert "main" in saver._rag_compiled_graphs and "resume" in saver._rag_compiled_graphs
     assert compiled_graph("main", saver) is saver._rag_compiled_graphs["main"]
 

@@ -21,9 +21,11 @@ The layers, lowest first, and why they sit where they do:
 - playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
 - evaluation: question sets run through the public API, scored per route;
 - workbench: the step debugger's logic without Streamlit (sessions, recording, replay, run owners);
-- app: the Streamlit pages and panels (`ui`, `pages`, `app.py`), and `rag.runs.report`, the command that
-  writes a run as an HTML file with the app's own views (named beside the other run commands; nothing in
-  `rag` imports it).
+- views: what the pages show, built as text without Streamlit (`rag_debugger.views`: HTML fragments and files,
+  markdown-safe text);
+- app: the Streamlit pages and panels (`rag_debugger.ui`, `pages`, `app.py`) and the commands (`rag-debugger`,
+  `python -m rag_debugger.run_to_html`).
+No exception: the engine (`rag`) never imports the app (`rag_debugger` outside its `debugger` core).
 `rag_debugger.debugger`, the generic LangGraph debugger, sits below all of this: it must not import any of ours
 (tests/debugger/test_package.py), and the engine's workbench builds on it. Its terminal-safe text
 (`rag_debugger.debugger.terminal`) is what every command line of the engine prints outside text through.
@@ -52,7 +54,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("playground", ("rag.playground",)),
     ("evaluation", ("rag.eval",)),
     ("workbench", ("rag.workbench",)),
-    ("app", ("rag_debugger", "pages", "app", "rag.runs.report")),
+    ("views", ("rag_debugger.views",)),
+    ("app", ("rag_debugger", "pages", "app")),
 ]
 
 
@@ -101,6 +104,8 @@ def test_the_layer_table_places_modules_as_documented():
     assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("rag.workbench.session")
     assert layer_of("rag.ingest.embedders") == layer_of("rag.ingest.store")
     assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
+    assert layer_of("rag_debugger.debugger.session") < layer_of("rag.runs.history") < layer_of("rag.workbench.session") \
+        < layer_of("rag_debugger.views.compare_report") < layer_of("rag_debugger.ui.graph_page")
 
 
 def test_the_checker_catches_upward_imports_even_inside_functions(tmp_path):

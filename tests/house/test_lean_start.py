@@ -27,17 +27,18 @@ RUNTIME_PIECES = re.compile(r"(__mypyc$|^_cython_|^cython_runtime$|^_cyutility$|
 
 IMPORT_APP_MODULES = {
     "app", "rag", "rag.graph", "rag.graph.progress_labels", "rag.i18n", "rag.i18n.catalog", "rag.i18n.languages",
-    "rag.i18n.templates", "rag_debugger", "rag_debugger.ui", "rag_debugger.ui.launch", "rag_debugger.ui.navigation",
-    "rag_debugger.ui.panels", "rag_debugger.ui.panels.icons",
+    "rag.i18n.read_back", "rag_debugger", "rag_debugger.ui", "rag_debugger.launch", "rag_debugger.ui.navigation",
+    "rag_debugger.ui.panels", "rag_debugger.views", "rag_debugger.views.icons",
+    "rag_debugger.debugger", "rag_debugger.debugger.html_page",  # the icons escape with it: the standard library only
 }
 """`import app`: the router (the page list, its titles in the reader's language)."""
 HEADING_MODULES = IMPORT_APP_MODULES | {
     "rag_debugger.debugger", "rag_debugger.debugger.errors", "rag_debugger.debugger.i18n", "rag.errors",
-    "rag_debugger.ui.language", "rag_debugger.ui.streamlit_state", "rag_debugger.ui.text",
+    "rag_debugger.ui.language", "rag_debugger.ui.streamlit_state", "rag_debugger.views.markdown_text",
 }
 """Up to the debugger's heading: the menu, the language, the page guard."""
 DEMO_BUTTON_MODULES = HEADING_MODULES | {
-    "rag.demo", "rag.schemas", "rag.settings", "rag_debugger.ui.panels.breakpoints", "rag_debugger.ui.panels.lazy",
+    "rag.demo", "rag.schemas", "rag.settings", "rag_debugger.ui.panels.breakpoint_picker", "rag_debugger.ui.panels.lazy",
     "rag_debugger.ui.panels.time_travel",
     "rag_debugger.ui.question_row",
 }

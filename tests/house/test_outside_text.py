@@ -1,7 +1,7 @@
 """Text that is not the app's own reaches the page one way only.
 
 - Markdown: every markdown-reading Streamlit element (messages, captions, labels, flash, page links)
-  gets either the app's own literal words, or outside text through `rag_debugger.ui.text` (`as_text`, `code_span`):
+  gets either the app's own literal words, or outside text through `rag_debugger.views.markdown_text` (`as_text`, `code_span`):
   a call whose text argument is an f-string, a `+` / `%` / `.format` / `.join` built from anything but
   literals and the app's own constants fails here, naming the file and line.
 - Grids: every `st.dataframe` goes through `rag_debugger.ui.grids.data_grid`, whose toolbar CSV download is
@@ -18,7 +18,8 @@ from pathlib import Path
 from tests.house.sources import python_files
 from tests.support.browser import ROOT
 
-UI_FILES = [p for p in python_files(["rag_debugger/ui", "pages"]) if p.name != "grids.py"] + [ROOT / "app.py"]
+UI_FILES = ([p for p in python_files(["rag_debugger/ui", "rag_debugger/views", "pages"]) if p.name != "grids.py"]
+            + [ROOT / "app.py"])
 
 
 def _calls(path: Path):
@@ -46,12 +47,12 @@ MARKDOWN_ELEMENTS = {
     "status", "popover", "form_submit_button", "text_input", "text_area", "number_input", "slider", "select_slider",
     "metric", "link_button", "file_uploader", "tabs", "segmented_control", "pills", "date_input", "time_input",
     "chat_input", "progress", "spinner"}
-#: Kinds of the blocks rag_debugger/ui/compare_content.py builds (`out.add(kind, text)`) that a page renders as markdown.
+#: Kinds of the blocks rag_debugger/views/compare_content.py builds (`out.add(kind, text)`) that a page renders as markdown.
 MARKDOWN_BLOCKS = {"md", "caption", "success", "info", "warning", "error", "subheader", "fold"}
 #: The app's helpers that put a message into one of those elements later (`flash(kind, message)`).
 MESSAGE_HELPERS = {"flash": 1}
-#: Calls whose result is safe in markdown: the escaping functions of rag_debugger/ui/text.py, numbers and dates the app
-#: formats, and functions that return the app's own markdown built from its constants.
+#: Calls whose result is safe in markdown: the escaping functions of rag_debugger/views/markdown_text.py, numbers and
+#: dates the app formats, and functions that return the app's own markdown built from its constants.
 SAFE_CALLS = {"as_text", "code_span", "in_code", "len", "int", "float", "round", "number", "duration_ms", "date_time",
               "fmt_rate", "used_by"}
 TRANSLATE = {"_", "N_", "ngettext"}
@@ -201,7 +202,7 @@ def _markdown_texts(call: ast.Call) -> list[ast.expr]:
         return list(call.args[MESSAGE_HELPERS[func.id]:MESSAGE_HELPERS[func.id] + 1])
     if isinstance(func, ast.Attribute) and func.attr == "add" and len(call.args) >= 2 \
             and isinstance(call.args[0], ast.Constant) and call.args[0].value in MARKDOWN_BLOCKS:
-        return [call.args[1]]  # a block a page renders later (rag_debugger/ui/compare_content.py)
+        return [call.args[1]]  # a block a page renders later (rag_debugger/views/compare_content.py)
     if isinstance(func, ast.Attribute) and (func.attr in MARKDOWN_ELEMENTS or func.attr == "update") \
             and _root(func.value) not in NOT_STREAMLIT:
         if func.attr == "update":  # `status.update(label=...)`
@@ -216,7 +217,7 @@ def _markdown_texts(call: ast.Call) -> list[ast.expr]:
 
 def unescaped_markdown(source: str, filename: str = "<text>") -> list[str]:
     """`line: text` of each markdown-reading call whose text is built from something that is neither
-    literal, nor the app's own constant, nor passed through rag_debugger/ui/text.py."""
+    literal, nor the app's own constant, nor passed through rag_debugger/views/markdown_text.py."""
     tree = ast.parse(source, filename=filename)
     found = []
     functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
@@ -238,10 +239,10 @@ def unescaped_markdown(source: str, filename: str = "<text>") -> list[str]:
     return found
 
 
-def test_outside_text_reaches_markdown_only_through_ui_text():
+def test_outside_text_reaches_markdown_only_through_markdown_text():
     found = [hit for path in UI_FILES for hit in unescaped_markdown(path.read_text("utf-8"), str(path.relative_to(ROOT)))]
-    assert found == [], ("pass outside text through rag_debugger.ui.text.as_text (or code_span / in_code between backticks):\n"
-                         + "\n".join(found))
+    assert found == [], ("pass outside text through rag_debugger.views.markdown_text.as_text "
+                         "(or code_span / in_code between backticks):\n" + "\n".join(found))
 
 
 def test_the_check_catches_what_the_review_found():

@@ -6,7 +6,7 @@ import pytest
 
 from rag.errors import BadFile
 from rag.i18n import use_language
-from rag.i18n.templates import TemplateTable
+from rag.i18n.read_back import TemplateTable
 from rag.ingest import words
 from rag.ingest.loaders import file_kind, read_pages
 from rag.ingest.words import translate_ingest

@@ -120,8 +120,8 @@ def test_a_live_run_emits_only_template_text(monkeypatch):
 
 def test_the_progress_table_and_the_timeline_mark_read_in_chinese():
     """Where the page shows progress: the table (inspector and playground) and the timeline's mark."""
-    from rag_debugger.ui.panels.icons import progress_mark
-    from rag_debugger.ui.panels.progress import progress_frame, progress_html
+    from rag_debugger.views.icons import progress_mark
+    from rag_debugger.views.progress_html import progress_frame, progress_html
 
     steps = [{"label": "Grade → rewrite", "detail": "strong/partial/none — [offline rules] x", "group_label": "A?",
               "elapsed_ms": 5, "stage_elapsed_ms": 2},

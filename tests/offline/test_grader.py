@@ -205,7 +205,7 @@ def test_every_reason_says_it_comes_from_rules(question, docs):
 
 # --- corpus statistics: judging text the rules were not written for ------------------------------
 
-from rag.retrieval.base import CorpusStats  # noqa: E402
+from rag.retrieval.retriever import CorpusStats  # noqa: E402
 
 WITH = doc("The with statement is used to wrap the execution of a block with methods defined by a "
            "context manager. The context manager's __enter__() method is invoked.", "with.md")

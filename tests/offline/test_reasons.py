@@ -13,7 +13,7 @@ from rag.i18n import use_language
 from rag.models.offline.grader import grade_evidence
 from rag.models.offline.planner import plan_question
 from rag.models.offline_rules import RULES_PATH, ReasonTexts, default_offline_rules, load_offline_rules
-from rag.retrieval.base import CorpusStats
+from rag.retrieval.retriever import CorpusStats
 from tests.offline.helpers import doc, grader_input
 
 CJK = re.compile(r"[\u3400-\u9fff]")

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.skipif(not any(BUNDLED_KB_DIR.glob("*.md")), reason="bu
 
 @pytest.fixture(scope="module")
 def retriever():
-    from rag.retrieval.factory import get_default_retriever
+    from rag.retrieval.retriever_factory import get_default_retriever
 
     return get_default_retriever(RagSettings(rerank_model=None, rerank_api_key=None, rerank_host=None,
                                              candidate_k=None, min_score=None, kb_dir=None, top_k=4))

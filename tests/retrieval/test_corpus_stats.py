@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.runnables import RunnableLambda
 
-from rag.retrieval.base import CorpusStats, corpus_stats_of
 from rag.retrieval.indexes import SparseIndex
+from rag.retrieval.retriever import CorpusStats, corpus_stats_of
 from rag.schemas import EvidenceGrade
 from tests.retrieval.conftest import make_settings
 

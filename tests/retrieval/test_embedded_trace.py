@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.retrieval.factory import build_retriever
+from rag.retrieval.retriever_factory import build_retriever
 from rag.schemas import RetrievalResult
 from rag.trace import RETRIEVAL_FIELDS, normalize_rag_trace
 from tests.retrieval.conftest import milvus_missing_reason
@@ -194,7 +194,7 @@ def test_rerank_off_unless_all_three_really_set(backend, rerank_server, missing)
 
 
 def test_default_retriever_is_cached_per_settings():
-    from rag.retrieval.factory import get_default_retriever
+    from rag.retrieval.retriever_factory import get_default_retriever
 
     a = get_default_retriever(make_settings(top_k=3, dense_enabled=False))
     assert get_default_retriever(make_settings(top_k=3, dense_enabled=False)) is a

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rag.ingest.paths import BUNDLED_INDEX_DIR
-from rag.retrieval import factory
+from rag.retrieval import retriever_factory
 from tests.retrieval.conftest import FIXTURE_KB, make_settings
 
 KEY = "sk-embed-SECRET-93d1"
@@ -68,8 +68,8 @@ def test_endpoint_embeds_the_kb_and_the_query(server, tmp_path):
     kb = tmp_path / "kb"
     shutil.copytree(FIXTURE_KB, kb)
     settings = make_settings(kb_dir=kb, embeddings_model="emb-test", openai_base_url=server.url, openai_api_key=KEY)
-    factory.clear_cache()
-    result = factory.build_retriever(settings).search("heroes")
+    retriever_factory.clear_cache()
+    result = retriever_factory.build_retriever(settings).search("heroes")
     assert result.trace_fields["retrieval_mode"] == "hybrid"
     paths = {r["path"] for r in server.requests}
     assert paths == {"/v1/embeddings"}
@@ -84,8 +84,8 @@ def test_endpoint_down_at_query_time_degrades_without_leaking_the_key(server, tm
     shutil.copytree(FIXTURE_KB, kb)
     settings = make_settings(kb_dir=kb, embeddings_model="emb-test", openai_base_url=server.url,
                              openai_api_key=KEY, model_max_retries=0, model_timeout_seconds=1)
-    factory.clear_cache()
-    retriever = factory.build_retriever(settings)
+    retriever_factory.clear_cache()
+    retriever = retriever_factory.build_retriever(settings)
     server.stop()
     result = retriever.search("How do I reset the Gadget Z9?")
     assert result.trace_fields["retrieval_mode"] in ("sparse_only", "dense_fallback")
@@ -96,7 +96,7 @@ def test_endpoint_down_at_query_time_degrades_without_leaking_the_key(server, tm
 def test_bundled_index_is_never_rewritten_with_endpoint_vectors(server):
     before = {p.name: p.stat().st_mtime_ns for p in BUNDLED_INDEX_DIR.iterdir()}
     settings = make_settings(embeddings_model="emb-test", openai_base_url=server.url, openai_api_key=KEY)
-    factory.clear_cache()
-    assert factory.build_retriever(settings).search("丹瑾").trace_fields["retrieval_mode"] == "hybrid"
+    retriever_factory.clear_cache()
+    assert retriever_factory.build_retriever(settings).search("丹瑾").trace_fields["retrieval_mode"] == "hybrid"
     assert {p.name: p.stat().st_mtime_ns for p in BUNDLED_INDEX_DIR.iterdir()} == before
-    factory.clear_cache()
+    retriever_factory.clear_cache()

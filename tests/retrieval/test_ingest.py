@@ -142,7 +142,7 @@ def test_bad_folder_raises(tmp_path):
 
 def test_ingested_folder_is_searchable_by_kb_dir(folder, tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_CACHE_DIR", str(tmp_path / "cache"))
-    from rag.retrieval.factory import build_retriever
+    from rag.retrieval.retriever_factory import build_retriever
     from rag.settings import RagSettings
 
     cli_rc = cli_main([str(folder), "--no-embed"])

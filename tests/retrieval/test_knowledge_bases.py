@@ -16,7 +16,7 @@ from rag.ingest.kbs import create_kb, delete_document, existing_kb, file_rows, l
 from rag.ingest.models import SkippedFile
 from rag.ingest.paths import default_store_dir, kb_label, kbs_root, named_kb_of
 from rag.ingest.uploads import UploadLimits, safe_relative_name, save_document, save_zip
-from rag.retrieval import factory
+from rag.retrieval import retriever_factory
 from tests.retrieval.conftest import make_settings, milvus_missing_reason
 
 ZORBLAX = (b"# Zorblax reactor\n\nThe Zorblax reactor cooldown is forty seconds.\n\n"
@@ -309,11 +309,11 @@ def test_the_retriever_sees_new_files_after_an_ingest(kb_cache):
     save_document(folders.docs, "luma.txt", LUMA)
     settings = make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)
     run_job("fresh", settings)
-    before = factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
+    before = retriever_factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
     assert not any("Zorblax" in c.text for c in before.chunks)
     save_document(folders.docs, "zorblax.md", ZORBLAX)
     run_job("fresh", settings)
-    after = factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
+    after = retriever_factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
     assert after.chunks and "Zorblax" in after.chunks[0].text
 
 
@@ -322,9 +322,9 @@ def test_forgetting_one_kb_keeps_the_others_loaded(kb_cache):
     save_document(a.docs, "a.txt", LUMA)
     save_document(b.docs, "b.md", ZORBLAX)
     sa, sb = make_settings(kb_dir=a.docs, dense_enabled=False), make_settings(kb_dir=b.docs, dense_enabled=False)
-    ra, rb = factory.get_default_retriever(sa), factory.get_default_retriever(sb)
-    assert factory.forget_knowledge_base(a.docs) == 2  # its knowledge base and its retriever
-    assert factory.get_default_retriever(sb) is rb and factory.get_default_retriever(sa) is not ra
+    ra, rb = retriever_factory.get_default_retriever(sa), retriever_factory.get_default_retriever(sb)
+    assert retriever_factory.forget_knowledge_base(a.docs) == 2  # its knowledge base and its retriever
+    assert retriever_factory.get_default_retriever(sb) is rb and retriever_factory.get_default_retriever(sa) is not ra
 
 
 # --- Milvus Lite --------------------------------------------------------------------------------
@@ -339,17 +339,17 @@ def test_with_milvus_the_job_writes_the_kb_collection_and_the_retriever_answers_
                              milvus_uri=str(tmp_path / "lite" / "kb.db"), milvus_collection="rag_chunks",
                              auto_merge_enabled=False)
     state = run_job("team-docs", settings, None)
-    collection = factory.milvus_collection_of(settings, folders.docs)
+    collection = retriever_factory.milvus_collection_of(settings, folders.docs)
     assert collection.startswith("rag_chunks_team_docs_") and collection != "rag_chunks"
-    client = factory.milvus_client(settings)
+    client = retriever_factory.milvus_client(settings)
     assert state.index_sync["inserted"] == len(_existing(client, collection)) > 0
-    result = factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
+    result = retriever_factory.get_default_retriever(settings).search("Zorblax reactor cooldown")
     assert result.trace_fields["retrieval_mode"] == "sparse_only"
     assert "forty seconds" in result.chunks[0].text
     delete_document("team-docs", "zorblax.md")
     state = run_job("team-docs", settings, None)
     assert state.index_sync["deleted"] > 0
-    assert "Zorblax" not in " ".join(c.text for c in factory.get_default_retriever(settings).search("Zorblax").chunks)
+    assert "Zorblax" not in " ".join(c.text for c in retriever_factory.get_default_retriever(settings).search("Zorblax").chunks)
     kb_jobs.delete_knowledge_base("team-docs", settings)
     assert not client.has_collection(collection) and list_kbs() == []
 
@@ -365,14 +365,14 @@ def test_a_retriever_sees_an_ingest_run_by_another_app_server(kb_cache):
     save_document(folders.docs, "luma.txt", LUMA)
     settings = make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)
     run_job("shared", settings)
-    stale = factory.get_default_retriever(settings)
+    stale = retriever_factory.get_default_retriever(settings)
     save_document(folders.docs, "zorblax.md", ZORBLAX)
     ingest_folder(folders.docs, folders.store, embedder=None)  # the other server's ingestion
     result = folders.last_ingest
     result.write_text(result.read_text("utf-8"), "utf-8")
     later = result.stat().st_mtime_ns + 1_000_000
     os.utime(result, ns=(later, later))
-    fresh = factory.get_default_retriever(settings)
+    fresh = retriever_factory.get_default_retriever(settings)
     assert fresh is not stale
     assert "Zorblax" in fresh.search("Zorblax reactor cooldown").chunks[0].text
-    assert factory.get_default_retriever(settings) is fresh  # no change: the cached one again
+    assert retriever_factory.get_default_retriever(settings) is fresh  # no change: the cached one again

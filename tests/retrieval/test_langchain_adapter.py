@@ -9,8 +9,8 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
-from rag.retrieval.base import Retriever
 from rag.retrieval.langchain_adapter import LangChainRetriever, document_to_chunk, infer_mode
+from rag.retrieval.retriever import Retriever
 from rag.trace import RETRIEVAL_FIELDS, normalize_rag_trace
 from tests.retrieval.conftest import make_settings
 
@@ -154,7 +154,7 @@ def kettle_retriever() -> ListRetriever:
 
 
 def test_settings_choose_a_langchain_retriever_by_import_path():
-    from rag.retrieval.factory import build_retriever
+    from rag.retrieval.retriever_factory import build_retriever
 
     settings = make_settings(retriever_backend="langchain",
                              langchain_retriever="tests.retrieval.test_langchain_adapter:kettle_retriever")
@@ -167,7 +167,7 @@ def test_settings_choose_a_langchain_retriever_by_import_path():
 @pytest.mark.parametrize("path", [None, "no_colon_here", "tests.retrieval.test_langchain_adapter:missing",
                                   "not.a.module:factory"])
 def test_a_bad_langchain_import_path_is_a_failed_retrieval_with_the_reason(path):
-    from rag.retrieval.factory import build_retriever
+    from rag.retrieval.retriever_factory import build_retriever
 
     settings = make_settings(retriever_backend="langchain", langchain_retriever=path)
     result = build_retriever(settings).search("kettle")

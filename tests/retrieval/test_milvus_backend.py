@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from rag.retrieval.factory import build_retriever
+from rag.retrieval.retriever_factory import build_retriever
 from rag.trace import RETRIEVAL_FIELDS
 from tests.retrieval.conftest import FIXTURE_KB, make_settings, milvus_missing_reason
 

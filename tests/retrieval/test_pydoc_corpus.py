@@ -8,7 +8,7 @@ import pytest
 
 from rag.ingest.profile import PROFILE_NAME, KbProfile, load_profile
 from rag.ingest.pydoc_corpus import pydoc_corpus_dir, topic_markdown, topics
-from rag.retrieval.factory import build_retriever
+from rag.retrieval.retriever_factory import build_retriever
 from tests.retrieval.conftest import make_settings
 
 pytestmark = pytest.mark.skipif(not topics(), reason="this Python ships no pydoc_data")

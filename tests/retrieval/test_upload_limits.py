@@ -16,7 +16,7 @@ from rag.ingest import ingest_folder
 from rag.ingest.kbs import create_kb, file_rows
 from rag.ingest.store import Store
 from rag.ingest.uploads import UploadLimits, folder_bytes, safe_relative_name, save_document, save_zip
-from rag.retrieval import factory
+from rag.retrieval import retriever_factory
 from tests.retrieval.conftest import make_settings
 from tests.retrieval.test_knowledge_bases import LUMA, ZORBLAX, CountingEmbedder, make_zip
 
@@ -193,7 +193,7 @@ def test_cancel_between_files_keeps_the_files_done_and_the_index_answers(kb_cach
     rows = {r.filename: r.status for r in file_rows("cancel-files")}
     assert [rows[f] for f in seen] == ["ingested"] * len(seen)
     assert list(rows.values()).count("waiting") == 40 - len(seen)
-    found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
+    found = retriever_factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text and found.chunks[0].filename in seen
     again = kb_jobs.start_ingest("cancel-files", make_settings(dense_enabled=False), embedder=None)
@@ -225,7 +225,7 @@ def test_cancel_mid_embedding_keeps_every_leaf_with_a_vector(kb_cache):
     assert all(text_hash(leaf.search_text()) in store.vectors for leaf in store.leaves())
     assert {f"f{i}.md" for i in range(6)} <= set(store.files)  # what was done before stays searchable
     assert len(store.files) < 150  # the batches not started were dropped, with their files
-    found = factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
+    found = retriever_factory.get_default_retriever(make_settings(kb_dir=folders.docs, dense_enabled=False, top_k=3)) \
         .search("Zorblax reactor cooldown")
     assert found.chunks and "Zorblax" in found.chunks[0].text
 

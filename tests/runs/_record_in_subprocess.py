@@ -5,7 +5,7 @@ import sys
 
 from rag.api import make_context
 from rag.runs.history import RunHistory
-from rag.runs.recording import run_recorded
+from rag.runs.history_writes import run_recorded
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRetriever, FakeRoles, chunk
 

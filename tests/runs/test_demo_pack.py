@@ -6,11 +6,11 @@ import json
 import pytest
 
 from rag.demo import load_demo_questions
+from rag.runs.build_demo_pack import record
 from rag.runs.demo_pack import DEMO_RUNS_DIR, import_demo_runs, list_demo_runs
 from rag.runs.document_limits import parse_document
 from rag.runs.export import open_replay
 from rag.runs.history import RunHistory
-from rag.runs.record_demo import record
 
 FILES = sorted(DEMO_RUNS_DIR.glob("*.json"))
 

@@ -40,7 +40,7 @@ def test_a_real_evaluations_runs_are_the_ones_the_filter_shows(history, monkeypa
     from rag.api import make_context
     from rag.eval.cases import EvalCase
     from rag.eval.runner import run_cases, settings_for_kb
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
     settings = settings_for_kb("bundled")

@@ -9,11 +9,11 @@ from rag.api import initial_state, make_context
 from rag.errors import RunImportError
 from rag.runs.demo_pack import import_demo_runs, list_demo_runs
 from rag.runs.document_limits import parse_document
+from rag.runs.document_replay import replay_from_document
 from rag.runs.export import export_run, export_run_json, open_replay
 from rag.runs.history import RunHistory
+from rag.runs.history_writes import run_recorded
 from rag.runs.importing import import_run
-from rag.runs.recording import run_recorded
-from rag.runs.replay import replay_from_document
 from rag.runs.run_document import FORMAT, checksum
 from rag.schemas import ComplexityResult
 from rag.settings import RagSettings

@@ -10,13 +10,13 @@ import sys
 
 import pytest
 
-from rag.runs.compare import CompareError, classify_generic, compare_sides, load_side, side_from_history
 from rag.runs.diff import main as diff_main
+from rag.runs.divergence import CompareError, classify_generic, compare_sides, load_side, side_from_history
 from rag.runs.export import export_run
 from rag.runs.graph_runs import GraphRunRecorder, graph_document
 from rag.runs.history import RunHistory
+from rag_debugger.debugger.alignment import Divergence
 from rag_debugger.debugger.allowlist import GraphPolicy
-from rag_debugger.debugger.compare import Divergence
 from rag_debugger.debugger.session import GraphSession
 
 
@@ -88,8 +88,8 @@ def test_a_fork_names_its_edit_and_different_graphs_are_named(history, runs):
 
 
 def test_the_blocks_show_the_state_diff_per_step_and_no_rag_view(history, runs):
-    from rag_debugger.ui.compare_content import comparison_blocks
-    from rag_debugger.ui.compare_report import comparison_report
+    from rag_debugger.views.compare_content import comparison_blocks
+    from rag_debugger.views.compare_report import comparison_report
 
     side_a, side_b = side_from_history(history, runs["ab"]), side_from_history(history, runs["ab_fork"])
     rc = compare_sides(side_a, side_b)
@@ -206,7 +206,7 @@ def test_the_stand_in_graph_joins_the_recorded_nodes_in_the_order_they_ran():
 
 def test_the_report_cli_writes_a_graph_runs_file_from_an_id_or_an_export(history, runs, tmp_path, monkeypatch,
                                                                          capsys):
-    from rag.runs.report import main as report_main
+    from rag_debugger.run_to_html import main as report_main
 
     monkeypatch.setenv("RAG_HISTORY_DB", str(history.location))
     monkeypatch.delenv("RAG_HISTORY_URL", raising=False)

@@ -10,8 +10,8 @@ from rag.api import make_context
 from rag.errors import RunImportError
 from rag.runs.export import export_run_json
 from rag.runs.history import RunHistory
+from rag.runs.history_writes import run_recorded
 from rag.runs.importing import import_run
-from rag.runs.recording import run_recorded
 from rag.settings import RagSettings
 from tests.engine.fakes import FakeRoles
 from tests.runs.conftest import QUESTION

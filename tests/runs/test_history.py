@@ -12,7 +12,7 @@ import pytest
 from rag.api import make_context
 from rag.errors import InvalidQuestionError, UnknownRunError
 from rag.runs.history import RunHistory
-from rag.runs.recording import run_recorded
+from rag.runs.history_writes import run_recorded
 from tests.engine.fakes import FakeRoles, grade
 from tests.runs.conftest import QUESTION
 

@@ -145,7 +145,7 @@ def test_a_database_that_goes_down_under_the_app_turns_the_history_off(ctx):
     (the app then goes on in memory, as for a damaged file), and nothing says the password; an export made
     while it was up holds no trace of the URL."""
     from rag.runs.export import export_run_json
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
     from tests.support.postgres import postgres_cluster
 
     with postgres_cluster() as cluster:

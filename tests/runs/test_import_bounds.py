@@ -12,8 +12,8 @@ from rag.runs import document_limits
 from rag.runs.document_limits import MAX_DOCUMENT_CONTAINERS, MAX_DOCUMENT_VALUES, check_structure
 from rag.runs.export import export_run_json
 from rag.runs.history import RunHistory
+from rag.runs.history_writes import run_recorded
 from rag.runs.importing import import_run
-from rag.runs.recording import run_recorded
 
 QUESTION = "What is the operating temperature range of the Lumen X2?"
 

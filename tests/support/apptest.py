@@ -12,9 +12,10 @@ import re
 
 import pandas as pd
 
-from rag_debugger.ui.panels.controls import ACTIONS, PENDING_ACTION_KEY
+from rag_debugger.ui.panels.controls import PENDING_ACTION_KEY
 from rag_debugger.ui.panels.inspector import COMPONENT_NAME, OPENED_KEY, SECTIONS, join_sections
 from rag_debugger.ui.panels.time_travel import TRAVEL_KEY
+from rag_debugger.views.debugger_controls import ACTIONS
 from tests.support.html_reader import read_html
 
 

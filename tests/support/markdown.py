@@ -45,6 +45,6 @@ def live_markup(source: str) -> list[str]:
 
 
 def shown(source: str) -> str:
-    """What a reader sees of a markdown source whose text was escaped (`rag_debugger.ui.text.as_text`): the backslash
+    """What a reader sees of a markdown source whose text was escaped (`rag_debugger.views.markdown_text.as_text`): the backslash
     escapes removed, the rest as it is."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", source)

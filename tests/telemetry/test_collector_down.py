@@ -70,7 +70,7 @@ def test_grpc_and_http_pick_their_exporter():
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as Grpc
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
 
-    from rag.telemetry.config import export_config
+    from rag.telemetry.destination import export_config
     from rag.telemetry.exporter import _otlp_exporter
 
     grpc = _otlp_exporter(export_config({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag.demo import load_demo_questions
 from rag_debugger.debugger.breakpoints import breakpoint_hit
-from rag_debugger.ui.panels.breakpoints import BREAKPOINTS_KEY
+from rag_debugger.ui.panels.breakpoint_picker import BREAKPOINTS_KEY
 from tests.support.apptest import inspector_text, press
 
 

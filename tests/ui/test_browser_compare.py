@@ -12,7 +12,7 @@ QUESTION = "What is the operating temperature range of the Lumen X2?"
 def test_compare_two_runs_from_run_history():
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
     from rag.settings import RagSettings
 
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:

@@ -1,4 +1,4 @@
-"""A Your-graph run whose graph the allow-list refuses, written as a file by `python -m rag.runs.report`:
+"""A Your-graph run whose graph the allow-list refuses, written as a file by `python -m rag_debugger.run_to_html`:
 opened from disk in Chromium with every request blocked and counted, it makes no request, says why its
 drawing is the recording's, and time travel moves the graph over the recorded nodes; the graph's module
 is never imported."""
@@ -9,8 +9,8 @@ import sys
 
 from rag.runs.graph_runs import graph_document
 from rag.runs.history import RunHistory
-from rag.runs.report import main as report_main
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.run_to_html import main as report_main
 from tests.support.browser import chromium_page
 from tests.ui.test_browser_report import graph_src, open_file
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rag.demo import load_demo_questions
-from rag_debugger.ui.panels.icons import progress_mark
+from rag_debugger.views.icons import progress_mark
 from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
 
 EMOJI = re.compile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
-from rag.runs.report import main as report_main
+from rag_debugger.run_to_html import main as report_main
 from tests.support.browser import chromium_page
 
 DOC = ('# Zorblax widget\n\nThe Zorblax widget <img src=x onerror="window.__pwned=1"> weighs 3 kg. '
@@ -60,7 +60,7 @@ def test_time_travel_and_language_switch_from_disk_with_no_request(tmp_path):
 
 
 def test_markup_in_a_document_is_shown_as_text_and_never_runs(tmp_path, monkeypatch):
-    from rag.runs.record import main as record_main
+    from rag.runs.record_bundle import main as record_main
 
     kb = tmp_path / "kb"
     kb.mkdir()

@@ -1,4 +1,4 @@
-"""A real browser: a Step sends the inspector only what changed (rag_debugger/ui/panels/delivery.py). The style
+"""A real browser: a Step sends the inspector only what changed (rag_debugger/views/section_delivery.py). The style
 sheet, the node help and a graph picture the browser already has are not sent again; an inspector
 that lost what it showed asks once for everything and shows it again."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """In a real browser: the retrieved chunks of a step are cards whose text expands, the grade is badges
-with its reason (typed views, rag_debugger/ui/panels/values.py), and the retrieval table says why each candidate
-is in or out (rag_debugger/ui/panels/evidence.py)."""
+with its reason (typed views, rag_debugger/views/values_html.py), and the retrieval table says why each candidate
+is in or out (rag_debugger/views/evidence_html.py)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -16,7 +16,7 @@ QUESTION = "What is the operating temperature range of the Lumen X2?"
 def two_runs(env):
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     ids = []
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:
@@ -51,7 +51,7 @@ def test_a_compare_link_names_the_first_divergence_and_the_setting(app_test, two
     assert "removed" in set(chunks["change"])
     steps = next(t for t in tables if "fields that differ" in t.columns)
     assert list(steps["status"]) == ["same", "differs", "same"]
-    assert at.download_button(key="compare_report").label == "Download as HTML"  # rag_debugger/ui/compare_report.py
+    assert at.download_button(key="compare_report").label == "Download as HTML"  # rag_debugger/views/compare_report.py
 
 
 def test_the_same_run_twice_and_an_unknown_run_are_said_plainly(app_test, two_runs):
@@ -77,7 +77,7 @@ def test_the_compare_page_in_chinese(app_test, two_runs):
 def test_two_answers_to_one_hitl_question_align_on_their_shared_main_run(app_test, env):
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     settings = RagSettings(model_provider="offline", openai_api_key=None)
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:

@@ -1,11 +1,11 @@
-"""The one rule for which of Run / Step / Continue / Restart / Stop can be clicked (rag_debugger/ui/control_rule.py),
+"""The one rule for which of Run / Step / Continue / Restart / Stop can be clicked (rag_debugger/views/control_rule.py),
 as a table over the session's states, and the state read from both sessions (the RAG workflow's and a graph
 of your own) at the same places of a run."""
 from __future__ import annotations
 
 import pytest
 
-from rag_debugger.ui.control_rule import ControlState, control_state, enabled_buttons
+from rag_debugger.views.control_rule import ControlState, control_state, enabled_buttons
 
 ON = {"run": True, "step": True, "continue": True, "restart": True, "stop": False}
 

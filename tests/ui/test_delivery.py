@@ -1,10 +1,10 @@
 """The inspector sends a section's HTML only when the browser does not already show it
-(rag_debugger/ui/panels/delivery.py): the rules as a table, and the page's side of it under AppTest."""
+(rag_debugger/views/section_delivery.py): the rules as a table, and the page's side of it under AppTest."""
 from __future__ import annotations
 
 import pytest
 
-from rag_debugger.ui.panels.delivery import Delivered, digest, payload
+from rag_debugger.views.section_delivery import Delivered, digest, payload
 
 NAMES = ("head", "graph", "step")
 

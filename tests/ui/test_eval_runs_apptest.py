@@ -114,8 +114,8 @@ def test_a_regressed_case_opens_the_comparison_of_its_two_runs(cases_set, env):
 
 
 def test_an_evaluation_saved_before_runs_were_recorded_still_shows(cases_set, env):
+    from rag.eval.results_store import EvalRecord, EvalStore
     from rag.eval.scoring import CaseResult
-    from rag.eval.store import EvalRecord, EvalStore
 
     old = CaseResult(id="old", expected_route="answer", route="answer", question="an old case")
     record = EvalStore(env / "history.db").save(EvalRecord.from_results([old], set_name="old.jsonl", label="A"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.eval.store import EvalStore
+from rag.eval.results_store import EvalStore
 from rag_debugger.ui.evaluate_view import UPLOAD_CHOICE
 from tests.support.browser import ROOT
 

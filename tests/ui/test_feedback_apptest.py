@@ -8,7 +8,7 @@ import pytest
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
 from rag.runs.feedback import NOTE_MAX_CHARS, feedback_for_run, give_feedback, new_feedback
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 from tests.support.apptest import press, travel_to_step
 from tests.ui.test_history_apptest import demo, history_page, new_app, on_debugger, problems, runs
 

@@ -104,7 +104,7 @@ def test_questions_and_recorded_text_are_shown_as_text_not_markup(app_test):
 
 
 def test_as_text_escapes_markup_and_leaves_plain_sentences_alone():
-    from rag_debugger.ui.text import as_text
+    from rag_debugger.views.markdown_text import as_text
 
     plain = ["run.json was not imported: the file is not valid JSON (line 1)", "scope_select", "1+1",
              "Nova 的电池续航是多少？", "http://127.0.0.1:9/v1"]

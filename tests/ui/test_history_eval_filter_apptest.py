@@ -5,7 +5,7 @@ tests/runs/test_eval_filter.py and tests/runs/test_eval_filter_postgres.py."""
 from __future__ import annotations
 
 from rag.demo import load_demo_questions
-from rag.eval.store import EvalStore
+from rag.eval.results_store import EvalStore
 from tests.support.apptest import press
 from tests.ui.test_evaluate_apptest import CASES, new_app, problems
 from tests.ui.test_history_apptest import history_page, runs

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from rag.eval.results_store import EvalRecord, EvalStore
 from rag.eval.scoring import CaseResult
-from rag.eval.store import EvalRecord, EvalStore
 from rag.i18n import use_language
 from rag.runs.run_info import RunInfo
 from rag_debugger.ui.history_view import evaluation_names, evaluation_text

@@ -10,7 +10,8 @@ import pytest
 import rag_debugger.ui.panels.controls as controls
 import rag_debugger.ui.panels.inspector as inspector
 import rag_debugger.ui.panels.time_travel as time_travel
-from rag_debugger.ui.control_rule import ControlState, enabled_buttons
+import rag_debugger.views.debugger_controls as buttons
+from rag_debugger.views.control_rule import ControlState, enabled_buttons
 from tests.support.apptest import controls_shown
 from tests.support.html_reader import read_html
 
@@ -56,7 +57,7 @@ def test_the_full_state_switch_is_read_back(state):
 ])
 def test_the_controls_drawn_are_the_ones_the_rule_has_on(done, has_run, replay, expected):
     state = ControlState(started=has_run, finished=done, replay=replay)
-    html = controls.controls_html(state)
+    html = buttons.controls_html(state)
     assert controls_shown(html) == expected  # no Stop button unless a step runs
     assert ("Replay:" in html) == replay
     assert "Run exactly one superstep" in html  # the tooltip of Step
@@ -67,7 +68,7 @@ def test_while_a_step_runs_only_stop_is_drawn_on(new_question):
     """A second Step click must not queue a step, whatever the box says (rag_debugger/ui/step_controller.py)."""
     off = {"run": False, "step": False, "continue": False, "restart": False}
     state = ControlState(started=True, finished=False, new_input=new_question, running=True)
-    html = controls.controls_html(state, box="another question" if new_question else "", loaded="q")
+    html = buttons.controls_html(state, box="another question" if new_question else "", loaded="q")
     assert controls_shown(html) == {**off, "stop": True}
     assert 'data-running="1"' in html  # inspector.js then leaves the buttons off while the user types
 
@@ -95,7 +96,7 @@ def test_the_queued_action_runs_once_and_a_disabled_one_not_at_all(state):
 
 
 def test_the_controls_are_real_buttons_in_page_order():
-    page = read_html(controls.controls_html(ControlState(started=True, finished=False)))
+    page = read_html(buttons.controls_html(ControlState(started=True, finished=False)))
     assert "".join(page.text).strip().startswith("RunStepContinue to endRestart")
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rag.demo import load_demo_questions
-from rag_debugger.ui.control_rule import ControlState, enabled_buttons
 from rag_debugger.ui.panels.controls import PENDING_ACTION_KEY
+from rag_debugger.views.control_rule import ControlState, enabled_buttons
 from tests.support.apptest import controls_shown, inspector_html, press
 
 EXPECTED = {

@@ -78,8 +78,8 @@ def test_right_after_a_resume_the_page_shows_the_resume_not_the_run_before(histo
 
 
 def test_a_fork_and_its_comparison_say_the_same_thing(history, tmp_path):
-    from rag.runs.compare import compare_sides, outcome_differences
-    from rag_debugger.ui.compare_content import comparison_blocks
+    from rag.runs.divergence import compare_sides, outcome_differences
+    from rag_debugger.views.compare_content import comparison_blocks
 
     demo = _demo("answer")
     session = DebugSession(RagSettings(model_provider="offline"), history=history)
@@ -94,7 +94,7 @@ def test_a_fork_and_its_comparison_say_the_same_thing(history, tmp_path):
     assert _heading(_sections(session)) == len(pairs)
     assert fork.stepper.current_values().get("route") != original.stepper.current_values().get("route")
 
-    from rag.runs.compare import side_from_history
+    from rag.runs.divergence import side_from_history
 
     a, b = side_from_history(history, original.run_id), side_from_history(history, fork.run_id)
     rc = compare_sides(a, b)
@@ -106,9 +106,9 @@ def test_a_fork_and_its_comparison_say_the_same_thing(history, tmp_path):
 
 
 def test_no_divergence_is_said_only_when_nothing_differs():
-    from rag.runs.compare import RunComparison
-    from rag_debugger.debugger.compare import Comparison
-    from rag_debugger.ui.compare_content import comparison_blocks
+    from rag.runs.divergence import RunComparison
+    from rag_debugger.debugger.alignment import Comparison
+    from rag_debugger.views.compare_content import comparison_blocks
 
     class Side:
         def segments(self):

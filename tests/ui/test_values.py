@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag_debugger.debugger import diff_states
 from rag_debugger.debugger.html_view import diff_html
-from rag_debugger.ui.panels.values import RAG_VALUES, chunk_card, grade_html, query_rewrite_html, rag_value_html
+from rag_debugger.views.values_html import RAG_VALUES, chunk_card, grade_html, query_rewrite_html, rag_value_html
 from tests.support.html_reader import read_html
 
 CHUNK = {"chunk_id": "c1", "filename": "nova_speaker.md", "page_number": 2, "level": 1, "text": "<b>" + "x" * 300,
@@ -57,7 +57,7 @@ def test_in_the_diff_retrieved_chunks_are_cards_and_a_dropped_chunk_is_marked_re
 
 
 def test_the_retrieval_table_says_why_each_candidate_is_in_or_out():
-    from rag_debugger.ui.panels.evidence import evidence_html
+    from rag_debugger.views.evidence_html import evidence_html
 
     cands = [{"chunk_id": "a", "filename": "f.md", "level": 3, "sparse_rank": 1, "dense_rank": None, "rrf_score": 0.03,
               "merged_into": "P", "from_merge": False, "rrf_rank": None, "rerank_score": None,
@@ -74,7 +74,7 @@ def test_the_retrieval_table_says_why_each_candidate_is_in_or_out():
 
 def test_the_answer_is_labelled_extractive_and_its_citations_are_numbered():
     from rag.answering import extractive_answer
-    from rag_debugger.ui.panels.answer import answer_html
+    from rag_debugger.views.answer_html import answer_html
 
     docs = [{"filename": "a<b>.md", "chunk_id": "a", "page_number": 3, "text": "The range is 5 to 30. Other."}]
     html = answer_html(extractive_answer("What is the range?", docs))

@@ -5,7 +5,7 @@ debugger's."""
 from __future__ import annotations
 
 from rag_debugger.ui.graph_page import BREAKPOINT_SCOPE, SESSION_KEY
-from rag_debugger.ui.panels.breakpoints import BREAKPOINTS_KEY
+from rag_debugger.ui.panels.breakpoint_picker import BREAKPOINTS_KEY
 from tests.support.apptest import inspector_html, inspector_table, inspector_text, press
 
 MY_BREAKPOINTS = BREAKPOINT_SCOPE + BREAKPOINTS_KEY

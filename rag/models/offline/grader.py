@@ -27,7 +27,7 @@ from rag.models.offline_rules import (
     is_numeric,
     term_covered,
 )
-from rag.retrieval.base import CorpusStats
+from rag.retrieval.retriever import CorpusStats
 from rag.schemas import EvidenceGrade
 
 

@@ -5,7 +5,7 @@ Why one component: with one Streamlit element per table and caption (~40 of them
 grids among them) a Step spent most of its time in the browser re-rendering them, about 2x the
 time Streamlit needs for a one-button page. One `st.components.v2` element that swaps in the HTML
 of the sections that changed costs close to what the buttons alone cost (bench/ui_step.py). The
-HTML is built by pure functions (`rag_debugger.debugger.html_view`, `rag_debugger.ui.panels.evidence`), so AppTest tests read
+HTML is built by pure functions (`rag_debugger.debugger.html_view`, `rag_debugger.views.evidence_html`), so AppTest tests read
 the same HTML the browser shows. Clicking a timeline row sends a one-shot `travel` trigger (time
 travel); the full-state switch is a component state value read back on each rerun.
 """
@@ -24,27 +24,29 @@ from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
-from rag_debugger.debugger.diff import diff_states
-from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, esc, graph_html, step_html, timeline_html
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, graph_html, step_html, timeline_html
 from rag_debugger.debugger.protocol import InspectedSession
 from rag_debugger.debugger.records import StepRecord
+from rag_debugger.debugger.state_diff import diff_states
 from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
 from rag_debugger.debugger.value_view import TypedValues, state_html
 from rag_debugger.debugger.waterfall import waterfall_html
-from rag_debugger.ui.control_rule import control_state
-from rag_debugger.ui.panels.answer import answer_html
-from rag_debugger.ui.panels.controls import controls_html, queue_action, target_texts
-from rag_debugger.ui.panels.degradation import degraded_html
-from rag_debugger.ui.panels.delivery import payload
-from rag_debugger.ui.panels.evidence import evidence_html
-from rag_debugger.ui.panels.icons import progress_mark, svg_icon
-from rag_debugger.ui.panels.plausibility import plausibility_html
-from rag_debugger.ui.panels.progress import progress_html
+from rag_debugger.ui.panels.controls import queue_action
 from rag_debugger.ui.panels.time_travel import travel_to
-from rag_debugger.ui.panels.values import RAG_VALUES, query_rewrite_html
 from rag_debugger.ui.run_link import link_query
-from rag_debugger.ui.waterfall_note import waterfall_note
+from rag_debugger.views.answer_html import answer_html
+from rag_debugger.views.control_rule import control_state
+from rag_debugger.views.debugger_controls import controls_html, target_texts
+from rag_debugger.views.degradation_html import degraded_html
+from rag_debugger.views.evidence_html import evidence_html
+from rag_debugger.views.icons import progress_mark, svg_icon
+from rag_debugger.views.plausibility_html import plausibility_html
+from rag_debugger.views.progress_html import progress_html
+from rag_debugger.views.section_delivery import payload
+from rag_debugger.views.values_html import RAG_VALUES, query_rewrite_html
+from rag_debugger.views.waterfall_note import waterfall_note
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
@@ -218,7 +220,7 @@ def _mount(sections: dict) -> None:
 
 
 DELIVERED_KEY = "_inspector_delivered"
-"""What the mounted inspector shows (rag_debugger/ui/panels/delivery.py): a Step sends only what changed."""
+"""What the mounted inspector shows (rag_debugger/views/section_delivery.py): a Step sends only what changed."""
 RESEND_KEY = "_inspector_resend"
 
 
@@ -284,7 +286,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
                                   caption=parts.controls_caption)
         if interactive else "",
         "head": head,
-        "live": "",  # the running step's model calls (rag_debugger/ui/panels/live_call.py), filled while one runs
+        "live": "",  # the running step's model calls (rag_debugger/views/live_call_html.py), filled while one runs
         "graph": graph_section(drawing),
         "dot": dot_source_html(drawing.dot()) if interactive else "",
         "docs": "" if per_position_only else (parts.node_docs or _node_docs_html)(),
@@ -328,7 +330,7 @@ def session_progress_html(pairs: list, parts: InspectorParts, opened: frozenset[
     if pairs and parts.evidence:
         records = [rec for _, rec in pairs]
         out += lazy_details(_("Where the time went (waterfall)"),
-                            # how many model calls, or why none are shown (rag_debugger/ui/waterfall_note.py)
+                            # how many model calls, or why none are shown (rag_debugger/views/waterfall_note.py)
                             lambda: waterfall_html(records, note=waterfall_note(records)),
                             ident="waterfall", opened=opened)
     all_progress = [p for _, rec in pairs for p in rec.annotations.get("progress") or []]

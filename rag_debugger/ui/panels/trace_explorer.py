@@ -16,9 +16,9 @@ from rag.i18n import N_, _, ngettext
 from rag.trace import FIELD_GROUPS, normalize_rag_trace
 from rag.trace_meanings import FIELD_MEANINGS, group_title, meaning
 from rag_debugger.debugger import ABSENT, format_value
-from rag_debugger.debugger.diff import ABSENT_TEXT
+from rag_debugger.debugger.state_diff import ABSENT_TEXT
 from rag_debugger.ui.language import with_headings
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 
 COLUMNS: dict[str, str] = {"field": N_("field"), "state": N_("state"), "value": N_("value"), "meaning": N_("meaning")}
 """Data key -> the column heading shown (translated when shown)."""

@@ -18,12 +18,12 @@ import streamlit as st
 
 from rag.i18n import N_, _
 from rag.workbench.run_names import shown_name
-from rag_debugger.debugger.diff import json_default
+from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
-from rag_debugger.ui.panels.values import is_chunk
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded
-from rag_debugger.ui.text import as_text, in_code
+from rag_debugger.views.markdown_text import as_text, in_code
+from rag_debugger.views.values_html import is_chunk
 
 STEP_KEY = "what_if_step"
 FIELD_KEY = "what_if_field"

@@ -13,7 +13,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
   root.__sendState = setStateValue;
   root.__setTrigger = (name, value) => afterPendingUpdates(() => root.__sendTrigger(name, value));
   root.__setState = (name, value) => afterPendingUpdates(() => root.__sendState(name, value));
-  // The server sends a section's HTML only when this page has not got it (rag_debugger/ui/panels/delivery.py):
+  // The server sends a section's HTML only when this page has not got it (rag_debugger/views/section_delivery.py):
   // `kept` names the digest to keep showing; `hashes` is every section's digest.
   root.__shown = root.__shown || {};
   root.__texts = data.texts || root.__texts || {};
@@ -146,7 +146,7 @@ function fitGraph(root) {
 
 // The graph picture has one version per position (a dozen or so per graph): each one is sent, parsed
 // and decoded once, then moved back in when Step, Restart or time travel returns to that position
-// (by its digest; the server keeps the same list: rag_debugger/ui/panels/delivery.py GRAPH_CACHE_SIZE).
+// (by its digest; the server keeps the same list: rag_debugger/views/section_delivery.py GRAPH_CACHE_SIZE).
 const GRAPH_CACHE_SIZE = 48;
 function swapGraph(root, section, hash, html) {
   const cache = (root.__graphs = root.__graphs || new Map());

@@ -1,6 +1,6 @@
 """Record one run to a file, with the settings of the environment, answering HITL questions in order.
 
-    python -m rag.runs.record QUESTION [--answer TEXT]... -o run.json
+    python -m rag.runs.record_bundle QUESTION [--answer TEXT]... -o run.json
 
 So two configurations can be recorded and compared from a shell or in CI (`python -m rag.runs.diff`):
 the run uses the model provider, knowledge base and prompt version the `RAG_*` / `OPENAI_*` variables
@@ -25,10 +25,10 @@ from rag_debugger.debugger.terminal import one_line
 def record_bundle(question: str, answers: list[str], *, settings=None) -> dict:
     """The bundle of the run's documents (main run, then one per answered HITL question)."""
     from rag.api import make_context
-    from rag.runs.compare import BUNDLE_FORMAT
+    from rag.runs.divergence import BUNDLE_FORMAT
     from rag.runs.export import export_run
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
     from rag.settings import RagSettings
 
     settings = settings or RagSettings()
@@ -47,7 +47,7 @@ def record_bundle(question: str, answers: list[str], *, settings=None) -> dict:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rag.runs.record", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m rag.runs.record_bundle", description=__doc__.splitlines()[0])
     parser.add_argument("question")
     parser.add_argument("--answer", action="append", default=[], help="answer to the next HITL question")
     parser.add_argument("-o", "--out", type=Path, required=True, help="the file to write (JSON)")

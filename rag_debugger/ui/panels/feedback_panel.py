@@ -38,7 +38,7 @@ from rag.runs.feedback import (
 )
 from rag_debugger.ui.language import in_this_language
 from rag_debugger.ui.panels.lazy import lazy_expander
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.markdown_text import as_text
 
 log = logging.getLogger("rag_debugger.ui")
 

@@ -3,7 +3,8 @@ the inspector; see `rag_debugger.debugger.html_view` for why HTML)."""
 from __future__ import annotations
 
 from rag.i18n import N_, _, ngettext
-from rag_debugger.debugger.html_view import code, details, esc, table
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code, details, table
 
 CHUNK_COLUMNS = (N_("#"), N_("filename"), N_("page"), N_("score"), N_("rrf_rank"), N_("rerank_score"), N_("text"))
 CONTEXT_MAX_CHARS = 20_000

@@ -9,18 +9,12 @@ by their label instead of their icon.
 """
 from __future__ import annotations
 
-import html
 import re
 from typing import Mapping
 
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import _
-
-
-def esc(value: object) -> str:
-    """HTML-escape (the same as `rag_debugger.debugger.html_view.esc`; this module stays import-light because the
-    sidebar of every page uses it before the debugger loads)."""
-    return html.escape("" if value is None else str(value), quote=True)
+from rag_debugger.debugger.html_page import esc
 
 # 24x24 paths of the Material Icons set (Apache-2.0), drawn in the text colour.
 _PATHS: Mapping[str, str] = {

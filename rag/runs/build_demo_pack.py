@@ -1,6 +1,6 @@
 """Record the demo pack: every demo question run with the offline default, exported as JSON.
 
-    python -m rag.runs.record_demo [--out rag/data/demo_runs] [--db PATH]
+    python -m rag.runs.build_demo_pack [--out rag/data/demo_runs] [--db PATH]
 
 Why ship recordings: a stakeholder demo must look the same on any machine, with no key, no model
 and no index build; the replay shows the run exactly as it was recorded here. Each demo gives
@@ -25,7 +25,7 @@ from rag.api import make_context
 from rag.runs.demo_pack import DEMO_RUNS_DIR
 from rag.runs.export import export_run
 from rag.runs.history import RunHistory
-from rag.runs.recording import run_recorded
+from rag.runs.history_writes import run_recorded
 from rag.runs.run_info import RunInfo
 from rag.settings import RagSettings
 

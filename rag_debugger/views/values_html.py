@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional
 
 from rag.i18n import _, ngettext
-from rag_debugger.debugger.html_view import code, esc
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code
 from rag_debugger.debugger.value_view import TypedValues, base_field, leaf_html, tree_html
 
 CHUNK_PREVIEW_CHARS = 90
@@ -159,7 +160,7 @@ def rag_value_html(path: str, value: Any) -> Optional[str]:
     if leaf in CHUNK_LIST_FIELDS and isinstance(value, list):
         return chunks_html(value)
     if leaf == "retrieval_candidates" and isinstance(value, list):
-        from rag_debugger.ui.panels.evidence import explain_summary
+        from rag_debugger.views.evidence_html import explain_summary
 
         return ('<span class="rdi-caption">' + esc(_("{summary} — the table is under Evidence: “Why these chunks?”")
                                                    .format(summary=explain_summary(value))) + "</span>")

@@ -11,7 +11,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from rag_debugger.debugger import GraphStepper
-from rag_debugger.debugger.compare import Segment, compare_runs, match_lanes
+from rag_debugger.debugger.alignment import Segment, compare_runs, match_lanes
 from rag_debugger.debugger.records import LaneRecord
 from tests.debugger import toy_graphs as tg
 
@@ -84,7 +84,7 @@ def test_fanout_lanes_are_paired_by_their_key_in_the_aligned_step():
     ("aaaaab", "aaaacb"),
 ])
 def test_aligning_keys_covers_both_sequences_in_order(a, b):
-    from rag_debugger.debugger.compare import align_keys
+    from rag_debugger.debugger.alignment import align_keys
 
     ops = align_keys(list(a), list(b))
     assert [(i1, i2) for _, i1, i2, _, _ in ops if i2 > i1] == _runs(len(a), ops, 1)
@@ -103,7 +103,7 @@ def _runs(n, ops, at):
 def test_per_run_ids_are_not_differences_but_content_is():
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from rag_debugger.debugger.compare import differing_fields, without_run_ids
+    from rag_debugger.debugger.alignment import differing_fields, without_run_ids
 
     def run(ids: tuple[str, str, str], answer: str) -> dict:
         call = {"name": "weather", "args": {"city": "Oslo"}, "id": ids[1], "type": "tool_call"}
@@ -126,7 +126,7 @@ def test_send_lanes_of_one_node_pair_in_their_order():
 
 
 def test_a_missing_send_lane_shows_as_missing_and_the_others_pair_with_their_twins():
-    from rag_debugger.debugger.compare import pair_lanes
+    from rag_debugger.debugger.alignment import pair_lanes
 
     def lanes(*items: str) -> list[LaneRecord]:
         return [LaneRecord(task_id=f"{x}{i}", node="work", writes={"out": [x]}) for i, x in enumerate(items)]
@@ -164,7 +164,7 @@ def test_a_send_lane_knows_the_argument_langgraph_gave_it():
 
 
 def test_send_lanes_sent_in_another_order_pair_by_their_argument():
-    from rag_debugger.debugger.compare import pair_lanes
+    from rag_debugger.debugger.alignment import pair_lanes
 
     a = run(_fanout(["x", "y", "z"]), {})[0].steps[0].lanes
     b = run(_fanout(["z", "x", "y"], loud=True), {})[0].steps[0].lanes

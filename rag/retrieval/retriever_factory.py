@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from rag.ingest.paths import BUNDLED_INDEX_DIR, BUNDLED_KB_DIR, cache_root, default_store_dir, named_kb_of, named_kb_version
-from rag.retrieval.base import Retriever
+from rag.retrieval.retriever import Retriever
 from rag.settings import RagSettings, load_settings
 
 _lock = threading.RLock()

@@ -1,6 +1,6 @@
 """What a comparison of two runs says, as a list of blocks (headings, text, tables, folded parts),
 written once and drawn two ways: by the Compare page with Streamlit elements (`rag_debugger.ui.compare_view`) and
-as one self-contained HTML file (`rag_debugger.ui.compare_report`).
+as one self-contained HTML file (`rag_debugger.views.compare_report`).
 
 Why blocks and not two renderers: the page and the file must say the same things in the same words;
 with the wording here, a change to what a comparison shows reaches both. Texts in blocks are plain
@@ -10,14 +10,14 @@ marked with backticks in `md` blocks, whose other text is escaped by the rendere
 from __future__ import annotations
 
 import difflib
-import html
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Optional
 
 from rag.i18n import N_, _
-from rag.runs.compare import outcome_differences, prompt_version_name
-from rag_debugger.ui.text import as_text, in_code
+from rag.runs.divergence import outcome_differences, prompt_version_name
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.views.markdown_text import as_text, in_code
 
 CAUSES = {
     "none": N_("The runs took the same steps with the same values: no divergence."),
@@ -28,15 +28,15 @@ CAUSES = {
     "grade_or_route": N_("A different grade or route."),
     "other": N_("The runs computed a different value."),
     "different_graphs": N_("The runs went through different graphs; what could be aligned is shown."),
-    # runs of a graph of your own: said in generic terms (`rag.runs.compare.classify_generic`)
+    # runs of a graph of your own: said in generic terms (`rag.runs.divergence.classify_generic`)
     "graph_input": N_("A different input: `{field}` differs from the first step on."),
     "edited": N_("An edited field: a what-if fork set `{edit}` after step {edit_step}, and the runs differ from there."),
     "path": N_("The runs went different ways at `{node}`: a step only one run has."),
     "value": N_("A different value at node `{node}`: from the same state it wrote `{field}` differently."),
 }
-#: The parts of an outcome that can differ when the steps do not (`rag.runs.compare.outcome_differences`).
 NO_ROUTE = N_("none (the run did not finish)")
 """A run that ended without a route (stopped, abandoned): an empty code chip would read as a route named ""."""
+#: The parts of an outcome that can differ when the steps do not (`rag.runs.divergence.outcome_differences`).
 OUTCOME_PARTS = {"route": N_("the route"), "answer": N_("the answer"), "evidence": N_("the evidence for the answer"),
                  "settings": N_("the settings"), "prompts": N_("the prompts"), "final_state": N_("the final state")}
 ROW_KINDS = {"same": N_("same"), "differs": N_("differs"), "only_a": N_("only in A"), "only_b": N_("only in B")}
@@ -88,12 +88,12 @@ def word_diff_html(a: str, b: str) -> str:
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
         if tag == "equal":
-            out.append(html.escape(" ".join(wa[i1:i2])))
+            out.append(esc(" ".join(wa[i1:i2])))
             continue
         if i2 > i1:
-            out.append(f'<del style="background:#fdd">{html.escape(" ".join(wa[i1:i2]))}</del>')
+            out.append(f'<del style="background:#fdd">{esc(" ".join(wa[i1:i2]))}</del>')
         if j2 > j1:
-            out.append(f'<ins style="background:#dfd">{html.escape(" ".join(wb[j1:j2]))}</ins>')
+            out.append(f'<ins style="background:#dfd">{esc(" ".join(wb[j1:j2]))}</ins>')
     return " ".join(out)
 
 
@@ -145,9 +145,9 @@ def _steps(side: Any) -> list:
 
 
 def _state_rows(va: Mapping[str, Any], vb: Mapping[str, Any], fields: Optional[tuple] = None) -> tuple:
-    """The two states' differences path by path (`rag_debugger.debugger.diff.diff_states`), limited to `fields` (top-level
+    """The two states' differences path by path (`rag_debugger.debugger.state_diff.diff_states`), limited to `fields` (top-level
     names) unless None."""
-    from rag_debugger.debugger.diff import ABSENT, diff_states
+    from rag_debugger.debugger.state_diff import ABSENT, diff_states
 
     def cell(value: Any) -> str:
         return _("(not set)") if value is ABSENT else short(value)
@@ -254,7 +254,7 @@ def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
     if rows:
         out.add("table", rows=tuple(rows))
     if "docs" in row.fields or (show_all and va.get("docs") is not None):
-        from rag.runs.compare import chunk_changes
+        from rag.runs.divergence import chunk_changes
 
         changes = chunk_changes(va.get("docs") or [], vb.get("docs") or [])
         out.add("md", "**" + _("Retrieved chunks, A → B") + "**")
@@ -272,7 +272,7 @@ def _step_pair(row: Any, sa: Any, sb: Any, show_all: bool) -> list[Block]:
                                {"A": short(trace_a.get("hitl_options")), "B": short(trace_b.get("hitl_options"))}))
     _duration(out, sa, sb)
     if show_all:
-        from rag_debugger.debugger.diff import diff_states
+        from rag_debugger.debugger.state_diff import diff_states
 
         diff = [r for r in diff_states(va, vb) if r.kind != "unchanged"]
         out.add("table", rows=tuple({_("field"): r.path, "A": short(r.before), "B": short(r.after)} for r in diff)

@@ -222,6 +222,11 @@ def json_default(value: Any) -> Any:
     return repr(value)
 
 
+def jsonable(value: Any) -> Any:
+    """`value` as an export writes it: plain JSON values (the one copy; the history's recorders and the export
+    each had their own)."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=json_default))
+
 
 def _ordered_keys(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """State order first (the before dict), then keys that appeared; stable for tests and eyes."""

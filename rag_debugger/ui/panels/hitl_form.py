@@ -9,10 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.i18n import _
-from rag_debugger.ui.panels.icons import MATERIAL
 from rag_debugger.ui.step_controller import answered
 from rag_debugger.ui.streamlit_state import get_session
-from rag_debugger.ui.text import as_text
+from rag_debugger.views.icons import MATERIAL
+from rag_debugger.views.markdown_text import as_text
 
 
 def _answer(text: str) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.telemetry.config import DEFAULT_TIMEOUT_S, export_config
+from rag.telemetry.destination import DEFAULT_TIMEOUT_S, export_config
 
 CASES = [
     ({}, None, None),

@@ -1,6 +1,6 @@
 """Two RAG runs compared: where they diverged, and why.
 
-The alignment and the first divergence are the generic debugger's (`rag_debugger.debugger.compare`); this module
+The alignment and the first divergence are the generic debugger's (`rag_debugger.debugger.alignment`); this module
 adds what a RAG run means: a run is its main thread plus the resumes its HITL answers started, the
 `rag_trace` is read key by key, the fields that explain a retrieval come first (`retrieval_mode`
 before `docs`: with the dense leg off both change, and the mode is the cause), and the cause is
@@ -18,15 +18,15 @@ from pydantic import BaseModel, PrivateAttr
 from rag.errors import RunImportError, UserFixableError
 from rag.i18n import _
 from rag.runs.document_limits import load_document, parse_document
+from rag.runs.document_replay import replay_from_document
 from rag.runs.export import export_run
-from rag.runs.replay import replay_from_document
 from rag.runs.run_document import RunDocument
-from rag_debugger.debugger.compare import Comparison, Segment, changed_keys, compare_runs, differing_fields
-from rag_debugger.debugger.diff import same_value
+from rag_debugger.debugger.alignment import Comparison, Segment, changed_keys, compare_runs, differing_fields
 from rag_debugger.debugger.records import LaneRecord, StepRecord
+from rag_debugger.debugger.state_diff import same_value
 
 BUNDLE_FORMAT = "rag-debugger-runs"
-"""A file holding one run's documents in order: the main run, then each resume (`rag.runs.record`)."""
+"""A file holding one run's documents in order: the main run, then each resume (`rag.runs.record_bundle`)."""
 
 #: Fields that differ between any two runs and say nothing about the workflow.
 IGNORED_FIELDS = ("step_group", "step_group_label")
@@ -112,7 +112,7 @@ class RunComparison(BaseModel):
 # ----------------------------------------------------------------------------------------------
 
 def read_run_documents(path: Path) -> list[Any]:
-    """The raw run documents a file holds: one export, or a bundle of them (`rag.runs.record`), in order.
+    """The raw run documents a file holds: one export, or a bundle of them (`rag.runs.record_bundle`), in order.
     Not yet checked as exports; a file that is not JSON text says so."""
     try:
         text = path.read_text(encoding="utf-8")

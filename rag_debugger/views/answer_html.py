@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 from rag.i18n import _
-from rag_debugger.debugger.html_view import code, esc
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code
 
 _CITE = re.compile(r"\[(\d{1,2})\]")
 

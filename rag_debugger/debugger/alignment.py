@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from rag_debugger.debugger.diff import same_value
 from rag_debugger.debugger.records import LaneRecord, StepRecord
+from rag_debugger.debugger.state_diff import same_value
 
 RowKind = Literal["same", "differs", "only_a", "only_b"]
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.runs.compare import chunk_changes, compare_sides, load_side
 from rag.runs.diff import main as diff_main
-from rag.runs.record import main as record_main
-from rag.runs.record import record_bundle
+from rag.runs.divergence import chunk_changes, compare_sides, load_side
+from rag.runs.record_bundle import main as record_main
+from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings
 
 QUESTION = "What is the operating temperature range of the Lumen X2?"
@@ -23,7 +23,7 @@ def offline(**overrides) -> RagSettings:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> dict[str, Path]:
-    """Each configuration recorded once to a bundle file (as `python -m rag.runs.record` writes it)."""
+    """Each configuration recorded once to a bundle file (as `python -m rag.runs.record_bundle` writes it)."""
     folder = tmp_path_factory.mktemp("runs")
     runs = {
         "base": (QUESTION, [], offline()),
@@ -117,7 +117,7 @@ def test_bad_input_gets_a_message_and_status_2(recorded, tmp_path, capsys):
 def test_a_run_id_is_looked_up_in_the_configured_history(recorded, tmp_path, monkeypatch, capsys):
     from rag.api import make_context
     from rag.runs.history import RunHistory
-    from rag.runs.recording import run_recorded
+    from rag.runs.history_writes import run_recorded
 
     db = tmp_path / "history.db"
     with RunHistory(db) as history:
@@ -148,7 +148,7 @@ def test_record_answers_hitl_questions_in_order_and_refuses_bad_input(tmp_path, 
 def test_the_same_answer_taking_a_different_time_is_the_same_answer(tmp_path):
     """The debugger records the answering agent's answer with how long it took; two runs that said the same
     words with the same citations answered the same (the page said "a different answer" over two equal ones)."""
-    from rag.runs.compare import side_from_history
+    from rag.runs.divergence import side_from_history
     from rag.runs.history import RunHistory
     from rag.workbench.session import DebugSession
 

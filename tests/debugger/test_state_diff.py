@@ -11,7 +11,7 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel
 
 from rag_debugger.debugger import ABSENT, diff_states, diff_table, format_value, reducer_fields, same_value
-from rag_debugger.debugger.diff import changed_rows
+from rag_debugger.debugger.state_diff import changed_rows
 from tests.debugger import toy_graphs as tg
 
 
@@ -155,7 +155,7 @@ def test_a_cut_cell_reads_exactly_like_the_start_of_the_whole_json():
     import json
     import random
 
-    from rag_debugger.debugger.diff import format_value
+    from rag_debugger.debugger.state_diff import format_value
 
     rng = random.Random(7)
 

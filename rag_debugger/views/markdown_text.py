@@ -3,7 +3,8 @@
 Streamlit reads markdown in `st.markdown`, captions, alerts, `st.write`, button / expander / status labels
 and `st.table` cells: a question like `![x](http://host/x.png)` made the browser fetch a URL, and
 `:red[...]`, `$...$` or a heading would restyle the page. Every piece of such text goes through `as_text`
-before it is put in one of those places; the HTML the inspector builds is escaped by `html.escape` instead.
+before it is put in one of those places; the HTML the inspector builds is escaped by
+`rag_debugger.debugger.html_page.esc` instead.
 Widgets that never read markdown (text inputs, select boxes' options, `st.json`, `st.code`, data grids)
 get the raw text.
 

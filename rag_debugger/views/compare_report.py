@@ -1,5 +1,5 @@
 """A comparison of two runs as one self-contained HTML file (issue 27), the twin of a run's file
-(rag_debugger/ui/run_report.py): it says what the Compare page says (`rag_debugger.ui.compare_content`), in both languages.
+(rag_debugger/ui/run_report.py): it says what the Compare page says (`rag_debugger.views.compare_content`), in both languages.
 
 Why no script: everything the file switches (the language, "all fields", folded steps) is done with
 form controls and CSS (`:checked` selectors, `<details>`), so the Content-Security-Policy allows no
@@ -8,14 +8,14 @@ when it is written; backtick spans of the page's own sentences become `<code>` a
 """
 from __future__ import annotations
 
-import html
 import re
 from typing import Any, Iterable
 
 from rag.i18n import _, use_language
 from rag.i18n.formatting import date_time
 from rag.i18n.languages import LANGUAGES
-from rag_debugger.ui.compare_content import Block, comparison_blocks, word_diff_html
+from rag_debugger.debugger.html_page import esc, page
+from rag_debugger.views.compare_content import Block, comparison_blocks, word_diff_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 CSS = """
@@ -36,7 +36,7 @@ _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 
 def inline(text: str) -> str:
     """A sentence of the page's own: escaped, then its `code` and **bold** spans marked."""
-    return _BOLD.sub(r"<b>\1</b>", _CODE.sub(r"<code>\1</code>", html.escape(text)))
+    return _BOLD.sub(r"<b>\1</b>", _CODE.sub(r"<code>\1</code>", esc(text)))
 
 
 def table_html(rows: Iterable[dict]) -> str:
@@ -44,8 +44,8 @@ def table_html(rows: Iterable[dict]) -> str:
     if not rows:
         return ""
     columns = list(dict.fromkeys(k for row in rows for k in row))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(row.get(c, '')))}</td>" for c in columns) + "</tr>"
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in columns) + "</tr>"
                    for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -59,17 +59,17 @@ def blocks_html(blocks: Iterable[Block]) -> str:
         elif kind == "md":
             out.append(f"<p>{inline(block.text)}</p>")
         elif kind == "caption":
-            out.append(f'<p class="cap">{html.escape(block.text)}</p>')
+            out.append(f'<p class="cap">{esc(block.text)}</p>')
         elif kind == "success":
             out.append(f'<p class="ok">{inline(block.text)}</p>')
         elif kind == "warning":
             out.append(f'<p class="warn">{inline(block.text)}</p>')
         elif kind == "text":
-            out.append(f"<p>{html.escape(block.text)}</p>")
+            out.append(f"<p>{esc(block.text)}</p>")
         elif kind == "table":
             out.append(table_html(block.rows))
         elif kind == "code":
-            out.append(f"<pre>{html.escape(block.text)}</pre>")
+            out.append(f"<pre>{esc(block.text)}</pre>")
         elif kind == "answer_diff":
             out.append(f"<p>{word_diff_html(*block.args)}</p>")
         elif kind == "fold":
@@ -79,10 +79,10 @@ def blocks_html(blocks: Iterable[Block]) -> str:
 
 
 def _header(rc: Any, side_a: Any, side_b: Any) -> str:
-    lines = ["<h1>" + html.escape(_("Compare two runs")) + "</h1>"]
+    lines = ["<h1>" + esc(_("Compare two runs")) + "</h1>"]
     for name, side in (("A", side_a), ("B", side_b)):
         run = side.main.run
-        lines.append('<p class="cap">' + html.escape(_("Run {side}: {run} · {date} · {question}").format(
+        lines.append('<p class="cap">' + esc(_("Run {side}: {run} · {date} · {question}").format(
             side=name, run=run.run_id, date=date_time(run.created_at), question=run.question)) + "</p>")
     return "".join(lines)
 
@@ -107,14 +107,11 @@ def comparison_report(rc: Any, side_a: Any, side_b: Any, *, lang: str = "en") ->
                    f"#lang-{code}:checked~#all:checked~main .v-{code}-all{{display:block}}"
                    for code in LANGUAGES)
     with use_language(lang):
-        all_fields = html.escape(_("Show all fields of each step"))
-        title = html.escape(_("Compare two runs"))
+        all_fields = esc(_("Show all fields of each step"))
+        title = _("Compare two runs")
     names = {"en": "English", "zh": "中文"}
     langs = "".join(f'<label for="lang-{code}">{names.get(code, code)}</label>' for code in LANGUAGES)
-    return ("<!DOCTYPE html>\n<html lang=\"" + ("zh-CN" if lang == "zh" else "en") + "\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{title}</title><style>{CSS}{hide}</style></head><body>"
-            f'{radios}<input type="checkbox" id="all" hidden>'
-            f'<div class="switches">{langs}<label for="all">{all_fields}</label></div>'
-            f"<main>{''.join(bodies)}</main></body></html>\n")
+    return page(title=title, lang=lang, csp=CSP, style=CSS + hide,
+                body=f'{radios}<input type="checkbox" id="all" hidden>'
+                     f'<div class="switches">{langs}<label for="all">{all_fields}</label></div>'
+                     f"<main>{''.join(bodies)}</main>")

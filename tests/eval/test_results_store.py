@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rag.errors import UnknownRunError
+from rag.eval.results_store import CSV_COLUMNS, EvalRecord, EvalStore, export_csv, export_json
 from rag.eval.scoring import CaseResult
-from rag.eval.store import CSV_COLUMNS, EvalRecord, EvalStore, export_csv, export_json
 
 RESULTS = [CaseResult("a", "answer", "answer", ("x.md",), ("x.md",), None, ("en",), "q1?", None, 12.0,
                       (("grade_documents", 4),)),

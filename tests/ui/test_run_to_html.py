@@ -1,4 +1,4 @@
-"""A run as one HTML file (`python -m rag.runs.report`): a CSP that forbids every fetch and lets only the
+"""A run as one HTML file (`python -m rag_debugger.run_to_html`): a CSP that forbids every fetch and lets only the
 file's own script run (by its hash), both languages in it, every position's sections, no key, and bad
 input refused with status 2."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import pytest
 
 from rag.runs.demo_pack import DEMO_RUNS_DIR
-from rag.runs.report import main as report_main
+from rag_debugger.run_to_html import main as report_main
 
 COMPLEX = DEMO_RUNS_DIR / "14_en_complex_two_products.json"
 
@@ -58,7 +58,7 @@ def test_the_complex_demo_file_is_under_a_megabyte(complex_report):
 
 
 def test_a_key_in_the_environment_is_nowhere_in_the_file(tmp_path, monkeypatch):
-    from rag.runs.record import main as record_main
+    from rag.runs.record_bundle import main as record_main
 
     key = "sk-test-REPORT-SECRET-0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", key)
@@ -125,7 +125,7 @@ def test_report_lines_print_outside_text_escaped(tmp_path, monkeypatch, capsys):
 
 
 def test_record_lines_print_outside_text_escaped(tmp_path, monkeypatch, capsys):
-    import rag.runs.record as record
+    import rag.runs.record_bundle as record
     from rag.errors import UserInputError
 
     monkeypatch.setattr(record, "record_bundle", lambda q, a: {"runs": [{"result": {"route": POISON}}]})

@@ -1,16 +1,15 @@
 """Write a run as one self-contained HTML file, for someone who has no app.
 
-    python -m rag.runs.report RUN_ID|EXPORT.json -o run.html [--lang en|zh] [--step N]
+    python -m rag_debugger.run_to_html RUN_ID|EXPORT.json -o run.html [--lang en|zh] [--step N]
 
 RUN_ID is a run of the configured history (`RAG_HISTORY_URL`, else `RAG_HISTORY_DB`); EXPORT.json is
-a run export, or a bundle written by `python -m rag.runs.record`. The file opens from disk in any
+a run export, or a bundle written by `python -m rag.runs.record_bundle`. The file opens from disk in any
 current browser with no server and no network, at step N (default: the end), in `--lang` (both
 languages are in it, with a switch). Exit status 0, or 2 for bad input (an unknown run id, a corrupt
 export, a folder that cannot be written).
 
-This command draws with the app's own views (`rag_debugger.ui.run_report`): it is an entry point of the app
-layer that lives here so the name sits beside `rag.runs.diff` and `rag.runs.record`; nothing in
-`rag` imports it.
+Why in `rag_debugger` and not beside the engine's run commands (`rag.runs.diff`, `rag.runs.record_bundle`): it
+draws with the app's own views (`rag_debugger.ui.run_report`), and the engine never imports the app.
 """
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ from rag_debugger.debugger.terminal import one_line
 
 def _open(ref: str, tmp: Path) -> tuple[Any, str]:
     """(history, run id): a file imported into a history in `tmp`, else the configured history."""
-    from rag.runs.compare import read_run_documents
+    from rag.runs.divergence import read_run_documents
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
 
@@ -81,7 +80,7 @@ def write_report(ref: str, out: Path, *, lang: str = "en", step: Optional[int] =
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rag.runs.report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m rag_debugger.run_to_html", description=__doc__.splitlines()[0])
     parser.add_argument("run", help="a run id of the configured history, or an export file")
     parser.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
     parser.add_argument("--lang", choices=("en", "zh"), default="en", help="the language it opens in")

@@ -11,7 +11,8 @@ from typing import Any, Mapping, Optional
 
 from rag.degradation import Failure, run_failures
 from rag.i18n import _
-from rag_debugger.debugger.html_view import code, esc
+from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_view import code
 
 
 def degraded_html(state: Optional[Mapping[str, Any]]) -> str:
