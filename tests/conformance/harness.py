@@ -19,6 +19,7 @@ import json
 import uuid
 from typing import Any, Callable, Iterable, Optional
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import StateGraph
 from langgraph.types import Command
@@ -565,25 +566,19 @@ OUTCOMES: list[Outcome] = []
 """Every check made in this process, for the figure printed at the end of a pytest run."""
 
 
-class _Starts:
+class _Starts(BaseCallbackHandler):
     """LangChain callbacks that count each task's starts (a retried attempt starts again), by task id."""
 
-    def __new__(cls) -> Any:
-        from langchain_core.callbacks import BaseCallbackHandler
+    def __init__(self) -> None:
+        self.starts: dict[str, int] = {}
 
-        class Handler(BaseCallbackHandler):
-            def __init__(self) -> None:
-                self.starts: dict[str, int] = {}
-
-            def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None,
-                               tags: Any = None, metadata: Any = None, **kwargs: Any) -> None:
-                meta = metadata or {}
-                node, step = meta.get("langgraph_node"), meta.get("langgraph_step")
-                task = str(meta.get("langgraph_checkpoint_ns") or "").rpartition(":")[2]
-                if node is not None and kwargs.get("name") == node and f"graph:step:{step}" in (tags or ()):
-                    self.starts[task] = self.starts.get(task, 0) + 1
-
-        return Handler()
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None,
+                       tags: Any = None, metadata: Any = None, **kwargs: Any) -> None:
+        meta = metadata or {}
+        node, step = meta.get("langgraph_node"), meta.get("langgraph_step")
+        task = str(meta.get("langgraph_checkpoint_ns") or "").rpartition(":")[2]
+        if node is not None and kwargs.get("name") == node and f"graph:step:{step}" in (tags or ()):
+            self.starts[task] = self.starts.get(task, 0) + 1
 
 
 def _oracle_marks(oracle: Oracle, inp: Any) -> list[tuple[int, str, int, bool]]:
