@@ -113,8 +113,8 @@ def demo_figure(repeat: int) -> float:
 
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
-    from rag.workbench.session import DebugSession
     from rag_debugger.ui.panels.inspector import inspector_sections
+    from rag_debugger.workbench.session import DebugSession
 
     folder = tempfile.mkdtemp()
     history = RunHistory(Path(folder) / "bench.db")

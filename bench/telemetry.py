@@ -2,7 +2,7 @@
 processor, exported by its thread to a no-op receiver in this process) vs off, measured in the same run.
 
 Two measures, the sides alternating so a drift in the machine's load hits both:
-- `step_on_vs_off`: the debugger session (rag/workbench/session.py) stepping the bundled complex demo
+- `step_on_vs_off`: the debugger session (rag_debugger/workbench/session.py) stepping the bundled complex demo
   (parallel lanes), median Step time with export on / off (target ≤ 1.05);
 - `runs_on_vs_off`: `--runs` offline `run_rag_graph` calls over the demo questions, total time
   on / off (target ≤ 1.1).
@@ -19,7 +19,7 @@ from rag import run_rag_graph
 from rag.demo import load_demo_questions
 from rag.settings import RagSettings
 from rag.telemetry import exporter
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench.session import DebugSession
 
 SETTINGS = RagSettings(model_provider="offline")
 

@@ -49,7 +49,7 @@ def _answer_of(info: RunInfo) -> Optional[str]:
 
 def run_facts(chain: Sequence[RunInfo], answers: Iterable[RunInfo] = ()) -> RunFacts:
     """The facts of `chain[-1]`. `chain`: the run and its parent runs, oldest first
-    (rag.workbench.session.run_chain); `answers`: the resume runs that answered it, oldest first."""
+    (rag_debugger.workbench.session.run_chain); `answers`: the resume runs that answered it, oldest first."""
     from rag.eval.runner import result_sources  # lazy: the runner loads the model clients (~1.5 s)
 
     if not chain:

@@ -1,5 +1,5 @@
 """What a run history keeps of a what-if fork, the same for both debugger pages' recorders (the RAG session's
-`rag.workbench.recorder.RunRecorder` and Your graph's `rag.runs.graph_runs.GraphRunRecorder`, both hooks of the
+`rag_debugger.workbench.recorder.RunRecorder` and Your graph's `rag.runs.graph_runs.GraphRunRecorder`, both hooks of the
 one session): the run it forked from, and the edit as a row's `fork` (the parent's step, 1-based, the field, its
 old and new value, as the export writes them)."""
 from __future__ import annotations

@@ -3,7 +3,7 @@ PostgreSQL database.
 
 `RunHistory` is the one object callers hold. It opens a storage (`open_storage`: a
 file path, or `postgresql://...`) and puts the two jobs over it: run recording
-(`rag.runs.history_writes.RunRecorder`: start, finish, import) and history queries
+(`rag.runs.history_writes.HistoryWriter`: start, finish, import) and history queries
 (`rag.runs.queries.HistoryQueries`: list, filter, get, delete, mark abandoned). Why a facade: the
 debugger, the exporter and the CLI record and read the same history, and a run's row and its
 checkpoints must live and die together (delete removes both), on either engine.
@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Optional
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import UnknownRunError
 from rag.i18n import _
-from rag.runs.history_writes import RunRecorder
+from rag.runs.history_writes import HistoryWriter
 from rag.runs.queries import HistoryQueries
 from rag.runs.run_info import RunInfo, RunKind
 from rag.runs.sqlite_storage import SqliteStorage
@@ -43,7 +43,7 @@ class RunHistory:
         (HistoryUnavailableError for a database that is down or refuses the login) here, not at the
         first run. `server_id` is stamped on every run recorded through this object."""
         self.storage: HistoryStorage = open_storage(target)
-        self.recorder = RunRecorder(self.storage, server_id=server_id)
+        self.writer = HistoryWriter(self.storage, server_id=server_id)
         self.queries = HistoryQueries(self.storage)
 
     # ----- plumbing ---------------------------------------------------------------------------
@@ -60,7 +60,7 @@ class RunHistory:
 
     @property
     def server_id(self) -> str:
-        return self.recorder.server_id
+        return self.writer.server_id
 
     @property
     def recovery(self) -> str:
@@ -100,20 +100,20 @@ class RunHistory:
 
     # ----- recording --------------------------------------------------------------------------
     def record_start(self, question: str, **kwargs: Any) -> RunInfo:
-        return self.recorder.record_start(question, **kwargs)
+        return self.writer.record_start(question, **kwargs)
 
     def record_finish(self, run_id: str, **kwargs: Any) -> RunInfo:
-        return self.recorder.record_finish(run_id, **kwargs)
+        return self.writer.record_finish(run_id, **kwargs)
 
     def record_head(self, run_id: str, checkpoint_id: str) -> None:
-        self.recorder.record_head(run_id, checkpoint_id)
+        self.writer.record_head(run_id, checkpoint_id)
 
     def record_document(self, run_id: str, document: Mapping[str, Any]) -> None:
-        self.recorder.record_document(run_id, document)
+        self.writer.record_document(run_id, document)
 
     def store_imported(self, info: RunInfo, document: Mapping[str, Any], *, owner: str = "",
                        quota_bytes: Optional[int] = None) -> RunInfo:
-        return self.recorder.store_imported(info, document, owner=owner, quota_bytes=quota_bytes)
+        return self.writer.store_imported(info, document, owner=owner, quota_bytes=quota_bytes)
 
     # ----- queries ----------------------------------------------------------------------------
     def list_runs(self, *, limit: Optional[int] = None, hide_abandoned: bool = False,

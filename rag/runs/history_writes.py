@@ -19,7 +19,7 @@ from rag.runs.storage import HistoryStorage
 from rag.schemas import ProgressStep
 
 
-class RunRecorder:
+class HistoryWriter:
     """Writes runs into one storage, stamped with this app server's id."""
 
     def __init__(self, storage: HistoryStorage, *, server_id: str = ""):

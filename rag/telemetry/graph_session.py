@@ -2,7 +2,7 @@
 OpenTelemetry when it ends.
 
 A session hook: the generic session in `debugger/` knows nothing of telemetry; Your graph's page and the RAG
-session (`rag.workbench.session.DebugSession`) hand it this hook, so both send their runs one way
+session (`rag_debugger.workbench.session.DebugSession`) hand it this hook, so both send their runs one way
 (`rag.telemetry.runs.send_stepped_run`), built after the run from its step records, once per segment. A RAG
 run carries what its steps noted besides (the model calls, its question, prompt version and HITL snapshot).
 """

@@ -10,7 +10,7 @@ import time
 from typing import Any, Iterable, Optional
 
 from rag.telemetry import exporter
-from rag.telemetry.trace_records import CallRecord, RunRecord, TaskStream
+from rag.telemetry.trace_records import TaskStream, TracedCall, TracedRun
 
 log = logging.getLogger("rag_debugger.telemetry")
 _failed_once = False
@@ -32,7 +32,7 @@ def _log_once(message: str) -> None:
         log.warning(message, exc_info=True)
 
 
-def send_run(run: RunRecord, secrets: Iterable[str] = (), tracer: Any = None) -> None:
+def send_run(run: TracedRun, secrets: Iterable[str] = (), tracer: Any = None) -> None:
     """Queue the spans of a finished run (returns at once; the batch processor exports them)."""
     tracer = tracer or active()
     if tracer is None:
@@ -50,16 +50,16 @@ def send_stepped_run(records: list, *, kind: str, values: Optional[dict], secret
                      **run: Any) -> None:
     """A run that was stepped (the debugger's segments, Your graph), sent after it finished or failed,
     from its step records: the step and lane spans, and the model calls its steps noted. `run`: the
-    rest of `RunRecord` (run_id, parent_run_id, prompt_version, snapshot, graph_name)."""
+    rest of `TracedRun` (run_id, parent_run_id, prompt_version, snapshot, graph_name)."""
     tracer = tracer or active()
     if tracer is None:
         return
     from rag.telemetry.trace_records import steps_from_stepper
 
     steps = steps_from_stepper(records)
-    calls = [CallRecord.from_sink(c) for rec in records for c in rec.annotations.get("model_calls") or []]
+    calls = [TracedCall.from_sink(c) for rec in records for c in rec.annotations.get("model_calls") or []]
     start = steps[0].start_ns if steps else time.time_ns()
-    send_run(RunRecord(kind=kind, start_ns=start, end_ns=steps[-1].end_ns if steps else start, question=question,
+    send_run(TracedRun(kind=kind, start_ns=start, end_ns=steps[-1].end_ns if steps else start, question=question,
                        values=dict(values or {}), steps=steps, calls=calls, error=error, **run), secrets, tracer)
 
 
@@ -81,8 +81,8 @@ def traced_invoke(graph: Any, inp: dict, *, context: Any, kind: str, tracer: Any
     except BaseException as exc:  # re-raised below, after the failed run is sent
         error = exc
     stream.finish(type(error).__name__ if error else None)
-    run = RunRecord(kind=kind, start_ns=start, end_ns=time.time_ns(), question=inp.get("question"),
-                    values=stream.values, steps=stream.steps, calls=[CallRecord.from_sink(c) for c in calls],
+    run = TracedRun(kind=kind, start_ns=start, end_ns=time.time_ns(), question=inp.get("question"),
+                    values=stream.values, steps=stream.steps, calls=[TracedCall.from_sink(c) for c in calls],
                     prompt_version=prompt_version, snapshot=snapshot,
                     error=f"{type(error).__name__}" if error else None)
     send_run(run, secrets, tracer)

@@ -1,4 +1,4 @@
-"""A run record (`rag.telemetry.trace_records.RunRecord`) as OpenInference spans.
+"""A run record (`rag.telemetry.trace_records.TracedRun`) as OpenInference spans.
 
 The tree: one CHAIN span for the run; under it a CHAIN span per superstep; under that one span per
 lane (a `Send` fan-out gives sibling lanes that overlap in time); under a lane its RETRIEVER span (the
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from typing import Any, Iterable, Optional
 
 from rag.redaction import redact_text
-from rag.telemetry.trace_records import CallRecord, LaneRecord, RunRecord
+from rag.telemetry.trace_records import TracedCall, TracedLane, TracedRun
 
 MASK = "[redacted]"
 TEXT_LIMIT = 4000
@@ -97,7 +97,7 @@ def state_summary(writes: Any, text: _Text) -> Optional[str]:
     return text(out, SUMMARY_LIMIT)
 
 
-def retrieval_of(lane: LaneRecord) -> Optional[dict]:
+def retrieval_of(lane: TracedLane) -> Optional[dict]:
     """The retrieval trace a lane produced, if it retrieved (a retrieve node, or a sub-question lane)."""
     writes = lane.writes if isinstance(lane.writes, dict) else {}
     if lane.node in RETRIEVAL_NODES and isinstance(writes.get("rag_trace"), dict):
@@ -128,7 +128,7 @@ def document_attributes(trace: dict, text: _Text) -> dict[str, Any]:
     return attrs
 
 
-def llm_attributes(call: CallRecord, text: _Text) -> dict[str, Any]:
+def llm_attributes(call: TracedCall, text: _Text) -> dict[str, Any]:
     attrs: dict[str, Any] = {KIND: "LLM", "llm.model_name": text(call.model, 200), "rag.model.role": call.role}
     if call.method:
         attrs["llm.invocation_parameters"] = json.dumps({"structured_output_method": call.method})
@@ -154,7 +154,7 @@ def llm_attributes(call: CallRecord, text: _Text) -> dict[str, Any]:
     return attrs
 
 
-def run_attributes(run: RunRecord, text: _Text, session_id: Optional[str]) -> dict[str, Any]:
+def run_attributes(run: TracedRun, text: _Text, session_id: Optional[str]) -> dict[str, Any]:
     values = run.values or {}
     attrs: dict[str, Any] = {KIND: "CHAIN", "rag.run.kind": run.kind}
     question = run.question or values.get("question")
@@ -181,7 +181,7 @@ def run_attributes(run: RunRecord, text: _Text, session_id: Optional[str]) -> di
     return attrs
 
 
-def emit_run(tracer: Any, run: RunRecord, secrets: Iterable[str] = ()) -> None:
+def emit_run(tracer: Any, run: TracedRun, secrets: Iterable[str] = ()) -> None:
     """Start and end every span of `run` with its recorded times (ends go to the batch processor)."""
     from opentelemetry import trace as ot
     from opentelemetry.trace import Link, Status, StatusCode

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional
 
 
 @dataclass
-class CallRecord:
+class TracedCall:
     """One model call as `rag.models.calls.record_model_call` reported it."""
 
     role: str
@@ -29,7 +29,7 @@ class CallRecord:
     error_kind: Optional[str] = None
 
     @classmethod
-    def from_sink(cls, call: dict) -> "CallRecord":
+    def from_sink(cls, call: dict) -> "TracedCall":
         end = int(call.get("wall_end_ns") or time.time_ns())
         return cls(role=str(call.get("role")), model=str(call.get("model")),
                    start_ns=end - int(float(call.get("elapsed_ms") or 0.0) * 1e6), end_ns=end,
@@ -39,7 +39,7 @@ class CallRecord:
 
 
 @dataclass
-class LaneRecord:
+class TracedLane:
     task_id: str
     node: str
     start_ns: int
@@ -49,16 +49,16 @@ class LaneRecord:
 
 
 @dataclass
-class StepRecord:
+class TracedStep:
     index: int
     start_ns: int
     end_ns: int
-    lanes: list[LaneRecord] = field(default_factory=list)
+    lanes: list[TracedLane] = field(default_factory=list)
     error: Optional[str] = None
 
 
 @dataclass
-class RunRecord:
+class TracedRun:
     kind: str
     """"main", "resume" (a HITL resume) or "graph" (Your graph: the generic part only)."""
     start_ns: int
@@ -66,8 +66,8 @@ class RunRecord:
     question: Optional[str] = None
     values: dict = field(default_factory=dict)
     """The run's final state."""
-    steps: list[StepRecord] = field(default_factory=list)
-    calls: list[CallRecord] = field(default_factory=list)
+    steps: list[TracedStep] = field(default_factory=list)
+    calls: list[TracedCall] = field(default_factory=list)
     run_id: Optional[str] = None
     parent_run_id: Optional[str] = None
     prompt_version: Optional[str] = None
@@ -83,10 +83,10 @@ class TaskStream:
     superstep: none comes between a step and the `Send` fan-out after it)."""
 
     def __init__(self) -> None:
-        self.steps: list[StepRecord] = []
+        self.steps: list[TracedStep] = []
         self.values: dict = {}
-        self._open: dict[str, LaneRecord] = {}
-        self._by_index: dict[int, StepRecord] = {}
+        self._open: dict[str, TracedLane] = {}
+        self._by_index: dict[int, TracedStep] = {}
 
     def feed(self, mode: str, event: Any) -> None:
         if mode == "values":
@@ -99,10 +99,10 @@ class TaskStream:
         index = int(event.get("step") or 0)
         step = self._by_index.get(index)
         if step is None:
-            step = self._by_index[index] = StepRecord(index=len(self.steps) + 1, start_ns=now, end_ns=now)
+            step = self._by_index[index] = TracedStep(index=len(self.steps) + 1, start_ns=now, end_ns=now)
             self.steps.append(step)
         if event["type"] == "task":
-            lane = LaneRecord(task_id=str(payload.get("id")), node=str(payload.get("name")), start_ns=now, end_ns=now)
+            lane = TracedLane(task_id=str(payload.get("id")), node=str(payload.get("name")), start_ns=now, end_ns=now)
             self._open[lane.task_id] = lane
             step.lanes.append(lane)
             return
@@ -134,7 +134,7 @@ def _writes(result: Any) -> Any:
     return None
 
 
-def steps_from_stepper(records: Iterable[Any]) -> list[StepRecord]:
+def steps_from_stepper(records: Iterable[Any]) -> list[TracedStep]:
     """The debugger's step records (`rag_debugger.debugger.records.StepRecord`), with the wall-clock end the session
     noted in `annotations["wall_end_ns"]` (lanes are placed by their reported start and end in the step)."""
     out = []
@@ -145,9 +145,9 @@ def steps_from_stepper(records: Iterable[Any]) -> list[StepRecord]:
         for lane in rec.lanes:
             l_start = start + int(lane.started_ms * 1e6) if lane.started_ms is not None else start
             l_end = start + int(lane.ended_ms * 1e6) if lane.ended_ms is not None else end
-            lanes.append(LaneRecord(task_id=lane.task_id, node=lane.node, start_ns=l_start, end_ns=max(l_start, l_end),
+            lanes.append(TracedLane(task_id=lane.task_id, node=lane.node, start_ns=l_start, end_ns=max(l_start, l_end),
                                     writes=lane.writes, error=lane.error))
         if not lanes:
-            lanes = [LaneRecord(task_id="", node=n, start_ns=start, end_ns=end) for n in rec.nodes]
-        out.append(StepRecord(index=rec.index, start_ns=start, end_ns=end, lanes=lanes, error=rec.error))
+            lanes = [TracedLane(task_id="", node=n, start_ns=start, end_ns=end) for n in rec.nodes]
+        out.append(TracedStep(index=rec.index, start_ns=start, end_ns=end, lanes=lanes, error=rec.error))
     return out

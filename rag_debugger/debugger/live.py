@@ -4,7 +4,7 @@ Why a seam: with a model on the person's own machine a step takes seconds to min
 worker, draws its calls as they stream and offers Stop. The session's `start_live` (rag_debugger.debugger.session)
 is written once for both pages: it hands a runner the session's own `step` / `continue_` and the lanes of the next
 superstep. The runner (the worker thread, the live model calls, Stop) is the application's
-(`rag.workbench.live_step.LiveStepRunner`): this layer knows no model client.
+(`rag_debugger.workbench.live_step.LiveStepRunner`): this layer knows no model client.
 """
 from __future__ import annotations
 

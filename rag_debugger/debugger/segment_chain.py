@@ -3,7 +3,7 @@ run, then resumes, what-if forks, a stored thread going on) the way the inspecto
 (`rag_debugger.debugger.protocol.InspectedSession`): where the position is, the session's steps in timeline
 order, which segment a time-travel index falls in, the fork comparison and the "cut short" rule. Mixed into
 `rag_debugger.debugger.session.GraphSession`, the session of both pages (the RAG workflow's
-`rag.workbench.session.DebugSession` is an adapter on it)."""
+`rag_debugger.workbench.session.DebugSession` is an adapter on it)."""
 from __future__ import annotations
 
 import time
@@ -32,7 +32,7 @@ StepperT = TypeVar("StepperT", bound=Stepper)
 @dataclass
 class GraphSegment(Generic[StepperT]):
     """One stepped run of a session: the main run, a what-if fork, a stored thread going on, or (the RAG
-    workflow's adapter, `rag.workbench.session`) the resume run a HITL answer starts. One dataclass for
+    workflow's adapter, `rag_debugger.workbench.session`) the resume run a HITL answer starts. One dataclass for
     both pages: the fields an adapter fills (`ctx`, `answer`, `prompt_version`, `outcome`) stay None here."""
 
     stepper: StepperT
@@ -66,7 +66,7 @@ class GraphSegment(Generic[StepperT]):
     answerer_prompt: Optional[str] = None
     """The answer step's template of the run's prompt version (None: the built-in one)."""
     outcome: Any = None
-    """What an adapter worked out once when the run reached its end (`rag.workbench.outcome.Outcome`), so
+    """What an adapter worked out once when the run reached its end (`rag_debugger.workbench.outcome.Outcome`), so
     drawing only reads it; its `key` is the `position_key` it belongs to."""
 
     @property

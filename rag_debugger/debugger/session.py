@@ -69,7 +69,7 @@ class SessionHooks:
 class GraphSession(SegmentChain):
     """The step debugger of one browser session over the graph `spec`.
 
-    The one session both pages stand on: the RAG workflow's (`rag.workbench.session.DebugSession`) is an
+    The one session both pages stand on: the RAG workflow's (`rag_debugger.workbench.session.DebugSession`) is an
     adapter that subclasses it and overrides only what differs, through the seams below (`_refusal`,
     `_finished_message`, `_check_idle`, `_stepping`, `_work_out`, `_moved`); whatever is kept of a run
     (a history, OpenTelemetry) is a `SessionHooks`."""
@@ -89,7 +89,7 @@ class GraphSession(SegmentChain):
     """No question box on a graph of your own: the controls name no question (the RAG session has one)."""
     live: Optional[LiveRunner] = None
     """Runs Step / Continue / Run in a worker thread with Stop (`start_live`): the application's runner
-    (`rag.workbench.live_step.LiveStepRunner`); None: every step runs where it is asked for."""
+    (`rag_debugger.workbench.live_step.LiveStepRunner`); None: every step runs where it is asked for."""
     _runs: int = 0
     _drawing: Any = None
     _lint: Optional[list[Finding]] = None
@@ -171,7 +171,7 @@ class GraphSession(SegmentChain):
 
     def _work_out(self, seg: Segment) -> None:
         """What an adapter settles once a segment moved, before the hooks hear of it (the RAG session's
-        result and answer: `rag.workbench.outcome.result_and_answer`)."""
+        result and answer: `rag_debugger.workbench.outcome.result_and_answer`)."""
 
     def _moved(self, seg: Segment, step_error: Optional[str] = None) -> None:
         """After every move of `seg` (a step, a run, a seek): the adapter's `_work_out`, then the hooks.

@@ -280,7 +280,7 @@ class GraphStepper:
         self._head_thread: Optional[str] = None
         self._moves = 0
         """Odd while a superstep runs. A page may read the head from another thread while a step runs in a
-        worker (rag/workbench/live_step.py): what it reads then is never kept as the head."""
+        worker (rag_debugger/workbench/live_step.py): what it reads then is never kept as the head."""
         self._head_lock = threading.Lock()
         self.compiled = CompiledBreakpoints.of(graph)
         """Breakpoints compiled into the graph: Continue and Run stop where LangGraph pauses."""

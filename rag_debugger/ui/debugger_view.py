@@ -15,7 +15,6 @@ import streamlit as st
 
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time
-from rag.workbench.session import REPLAY_BANNER, DebugSession
 from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
 from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
@@ -37,9 +36,10 @@ from rag_debugger.ui.step_controller import StepController, live_note, live_work
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text, in_code
+from rag_debugger.workbench.session import REPLAY_BANNER, DebugSession
 
 N_("Replay — recorded run, no model and no knowledge base")
-"""`rag.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;
+"""`rag_debugger.workbench.session.REPLAY_BANNER`, marked for the catalogue here so the page can show it translated;
 if the engine's wording changes, the Chinese page tests see an English banner."""
 
 

@@ -13,7 +13,6 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 from rag.i18n import _, ngettext
-from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.fork import message_fields
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.ui.panels.lazy import lazy_expander
@@ -21,6 +20,7 @@ from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.panels.what_if import parse_value, value_text
 from rag_debugger.ui.streamlit_state import flash, guarded
 from rag_debugger.views.markdown_text import as_text, in_code
+from rag_debugger.workbench.run_names import shown_name
 
 STEP_KEY = "yg_what_if_step"
 FIELD_KEY = "yg_what_if_field"

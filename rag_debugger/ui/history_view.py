@@ -558,7 +558,7 @@ def render_page() -> None:
     except Exception as exc:  # noqa: BLE001 - a read-only disk or a broken file: say so, keep the app
         render_unusable(exc)
         return
-    from rag.workbench.run_owners import sweep
+    from rag_debugger.workbench.run_owners import sweep
 
     sweep(history)  # runs a reloaded or closed tab left behind are shown abandoned, not running
     from rag_debugger.ui.history_store import shown

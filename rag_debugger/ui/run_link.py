@@ -5,10 +5,10 @@ to a colleague) lost the run and showed "No run yet". The URL is the only thing 
 
 - `step` counts steps across the session's runs, as the timeline numbers them (a HITL resume's
   steps follow its main run's); 0 is before the first node. The run is the newest run of the
-  session (a resume run brings its main run along, see `rag.workbench.session.run_chain`).
+  session (a resume run brings its main run along, see `rag_debugger.workbench.session.run_chain`).
 - Opening a link: when this browser session holds the run, it is live and the view travels to the
   step. After a reload, the tab takes over the session the reloaded page left behind in this
-  server process, so the run goes on live (rag/workbench/run_owners.py). Otherwise (another process, a tab
+  server process, so the run goes on live (rag_debugger/workbench/run_owners.py). Otherwise (another process, a tab
   still connected, e.g. a colleague's) the run is replayed from the run history, at that step.
 - The inspector's script writes the URL (`history.replaceState`) when the page draws: writing
   `st.query_params` instead made the whole Streamlit app re-render in the browser on every Step
@@ -190,8 +190,8 @@ def _take_over(session: Any, run_id: str) -> Any:
     session over (only when this tab has nothing of its own yet)."""
     import streamlit as st
 
-    from rag.workbench import run_owners
     from rag_debugger.ui.streamlit_state import SESSION_KEY
+    from rag_debugger.workbench import run_owners
 
     if session.segments:
         return session
@@ -226,7 +226,7 @@ def _open(session: Any, link: Link) -> list[str]:
     history = session.history or shared_history()
     if history is None:
         return [_("The run history is not available, so the run in the link cannot be opened.")]
-    from rag.workbench.run_owners import sweep
+    from rag_debugger.workbench.run_owners import sweep
 
     sweep(history)  # a reload left its run behind: it shows as abandoned, not running
     from rag_debugger.ui.streamlit_state import permit

@@ -316,7 +316,7 @@ def rag_report(session: Any, *, start: Optional[int] = None, lang: str = "en") -
 def replay_session(history: Any, run_id: str) -> Any:
     """A recorded run of `history` opened read-only and replayed to its end (UserInputError when it
     cannot be replayed)."""
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     session = DebugSession(history=history)
     session.open_replay(history, run_id)

@@ -10,7 +10,7 @@ it saw the stop if it is still there (`os._exit`: the runs are marked and the hi
 A clean exit that comes before the watcher sees the stop marks them from `atexit`.
 
 Closed tabs: every `SWEEP_S` seconds it sweeps the runs whose browser tab is no longer connected
-(`rag.workbench.run_owners.sweep`), so they are marked abandoned within two sweeps of the tab closing,
+(`rag_debugger.workbench.run_owners.sweep`), so they are marked abandoned within two sweeps of the tab closing,
 not only at the next run or the next start. The sweep runs in this thread, never from a finaliser.
 """
 from __future__ import annotations
@@ -78,10 +78,10 @@ _gone_before: set[str] = set()
 
 def _sweep() -> None:
     """A tab counts as closed when two sweeps in a row found it disconnected: a reload reconnects within
-    that time and takes its run over (`rag.workbench.run_owners.adoptable`), which must not see it abandoned."""
+    that time and takes its run over (`rag_debugger.workbench.run_owners.adoptable`), which must not see it abandoned."""
     global _gone_before
-    from rag.workbench import run_owners
     from rag_debugger.ui.history_store import open_histories
+    from rag_debugger.workbench import run_owners
 
     gone: set[str] = set()
 

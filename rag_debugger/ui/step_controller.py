@@ -29,7 +29,6 @@ import streamlit as st
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import _, ngettext
 from rag.i18n.formatting import duration_ms
-from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.ui.panels.breakpoint_picker import breakpoints
 from rag_debugger.ui.panels.controls import take_action
@@ -40,6 +39,7 @@ from rag_debugger.views.control_rule import ControlState, control_state, enabled
 from rag_debugger.views.debugger_controls import controls_html
 from rag_debugger.views.live_call_html import ended_note_html, live_html
 from rag_debugger.views.markdown_text import as_text, in_code
+from rag_debugger.workbench.run_names import shown_name
 
 PENDING_KEY = "pending_run_to_end"
 """Run ("run") or Continue ("continue") queued by a click, run in the page body with live progress."""
@@ -244,7 +244,7 @@ def streams_calls(session: Any) -> bool:
 
 
 def running(session: Any) -> bool:
-    """A step runs off the page in the session's worker (the app's runner, `rag.workbench.live_step`, says so;
+    """A step runs off the page in the session's worker (the app's runner, `rag_debugger.workbench.live_step`, says so;
     a session without one never runs off the page)."""
     live = getattr(session, "live", None)
     return bool(live is not None and getattr(live, "running", False))
@@ -261,7 +261,7 @@ def _progress_lines(record: StepRecord) -> None:
 
 
 # ----- live steps (a model on the person's machine: off the page, with Stop) ---------------------
-# The step runs in the session's worker thread (rag/workbench/live_step.py); the page draws, in the
+# The step runs in the session's worker thread (rag_debugger/workbench/live_step.py); the page draws, in the
 # workbench's place, a fragment that reruns every POLL_S seconds and shows the calls as they stream
 # (rag_debugger/views/live_call_html.py), with every control off but Stop. Nothing here reads the session's
 # position while the worker moves it: the inspector goes on showing the position the step started from.

@@ -20,7 +20,7 @@ from rag_debugger.views.markdown_text import as_text, in_code
 if TYPE_CHECKING:
     from rag.access import Permit
     from rag.settings import RagSettings
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
 log = logging.getLogger("rag_debugger.ui")
 
@@ -114,7 +114,7 @@ def current_person() -> str:
 def get_session() -> DebugSession:
     session = st.session_state.get(SESSION_KEY)
     if session is None:
-        from rag.workbench.session import DebugSession  # LangGraph and the engine load here, after the first paint
+        from rag_debugger.workbench.session import DebugSession  # LangGraph and the engine load here, after the first paint
 
         session = DebugSession(current_settings(), checkpointer=shared_checkpointer(), history=shared_history())
         session.client_id, session.browser_id = _client_id(), browser_id()
@@ -127,7 +127,7 @@ def get_session() -> DebugSession:
 
 
 def _client_id():
-    """This browser tab's Streamlit session id (to tell when it is gone: rag/workbench/run_owners.py)."""
+    """This browser tab's Streamlit session id (to tell when it is gone: rag_debugger/workbench/run_owners.py)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
@@ -135,8 +135,8 @@ def _client_id():
 
 
 def browser_id():
-    """This browser's token (rag/workbench/run_owners.py), None when Streamlit sets no XSRF cookie."""
-    from rag.workbench.run_owners import browser_token
+    """This browser's token (rag_debugger/workbench/run_owners.py), None when Streamlit sets no XSRF cookie."""
+    from rag_debugger.workbench.run_owners import browser_token
 
     try:
         return browser_token(st.context.cookies.get("_streamlit_xsrf"))

@@ -4,11 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.i18n import _
-from rag.workbench.run_names import shown_name
 from rag_debugger.ui.panels.trace_explorer import render_trace
 from rag_debugger.ui.streamlit_state import get_session
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
+from rag_debugger.workbench.run_names import shown_name
 
 
 def render_page() -> None:

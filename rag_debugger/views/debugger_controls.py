@@ -32,7 +32,7 @@ CONTROLS: tuple[Control, ...] = (
 """Labels and tooltips in English, marked; shown through `_()`."""
 STOP = Control("stop", N_("Stop"), N_("Cancel the model call that is running: the step does not happen, and the run "
                                       "stays paused before it"))
-"""Shown only while a step runs off the page (rag/workbench/live_step.py)."""
+"""Shown only while a step runs off the page (rag_debugger/workbench/live_step.py)."""
 ACTIONS = tuple(c.action for c in CONTROLS) + (STOP.action,)
 
 CONTROLS_HELP = N_("<b>Run</b> starts the question and runs to the end · <b>Step</b> runs exactly one superstep "

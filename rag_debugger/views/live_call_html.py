@@ -1,7 +1,7 @@
 """The running step in the inspector: which node, how long, and each model call as it streams (its
 role, elapsed time, tokens so far, the text so far), inside its `Send` lane at a fan-out step.
 
-Pure functions of `rag.workbench.live_step.LiveJobView`, so AppTest tests read the HTML the browser
+Pure functions of `rag_debugger.workbench.live_step.LiveJobView`, so AppTest tests read the HTML the browser
 shows. The page polls the job and sends only this section while a step runs (rag_debugger/ui/step_controller.py).
 """
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Optional
 
 from rag.i18n import _
-from rag.workbench.live_step import LiveCallView, LiveJobView
 from rag_debugger.debugger.html_page import esc
 from rag_debugger.debugger.html_view import code
+from rag_debugger.workbench.live_step import LiveCallView, LiveJobView
 
 TEXT_TAIL = 1500
 """How much of a call's text is shown: its end, where the new tokens are (a runaway reply is long)."""

@@ -12,8 +12,8 @@ from typing import Any, Optional
 
 from rag.i18n import N_, _
 from rag.rules.plausibility import MEANINGS, PlausibilityWarning, describe
-from rag.workbench.step_events import PLAUSIBILITY_ICON
 from rag_debugger.debugger.html_page import esc
+from rag_debugger.workbench.step_events import PLAUSIBILITY_ICON
 
 # The sentences of rag.rules.plausibility.MEANINGS, marked for the catalogues (they are message ids).
 _MESSAGES = (

@@ -13,8 +13,8 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.errors import HistoryUnavailableError
-from rag.workbench.session import DebugSession
 from rag_debugger.ui import history_store
+from rag_debugger.workbench.session import DebugSession
 
 QUESTION = next(d for d in load_demo_questions() if d.expected_route == "answer").question
 #: A Step that meets the outage waits the pool's timeout once (RAG_HISTORY_CONNECT_TIMEOUT, 3 s), never more.

@@ -1,4 +1,4 @@
-"""A Step with a model that streams, off the page (rag/workbench/live_step.py): tokens arrive while it
+"""A Step with a model that streams, off the page (rag_debugger/workbench/live_step.py): tokens arrive while it
 runs, Stop leaves the run where it was (the thread's state too, as LangGraph keeps it), and a second
 Step while one runs is refused."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from rag.errors import UserInputError
 from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
-from rag.workbench.live_step import LiveCallLog
-from rag.workbench.session import DebugSession
 from rag_debugger.debugger.live import LaneView
+from rag_debugger.workbench.live_step import LiveCallLog
+from rag_debugger.workbench.session import DebugSession
 from tests.support.live_fake_model import StreamingFake
 
 QUESTION = "丹瑾和青棠分别使用什么武器？"  # the complex demo: the planner splits it into two lanes
@@ -209,8 +209,8 @@ def test_a_graph_of_your_own_steps_in_the_live_worker_through_the_one_session():
 
     from langgraph.graph import END, START, StateGraph
 
-    from rag.workbench.live_step import LiveStepRunner
     from rag_debugger.debugger.session import GraphSession, SessionHooks
+    from rag_debugger.workbench.live_step import LiveStepRunner
 
     class State(TypedDict):
         n: int

@@ -9,9 +9,9 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from rag.workbench import run_owners
-from rag.workbench.session import DebugSession
 from rag_debugger.ui import history_store
+from rag_debugger.workbench import run_owners
+from rag_debugger.workbench.session import DebugSession
 
 
 @pytest.fixture

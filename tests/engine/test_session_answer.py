@@ -6,7 +6,7 @@ import pytest
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench.session import DebugSession
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
-from rag.workbench import outcome
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench import outcome
+from rag_debugger.workbench.session import DebugSession
 
 
 def _question(route: str) -> str:

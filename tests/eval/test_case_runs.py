@@ -54,7 +54,7 @@ def test_the_last_retrieval_step(runs, expected):
 
 def check_recorded(history: RunHistory) -> None:
     """Shared by the SQLite and the PostgreSQL test: what an evaluation leaves in the history."""
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     results = {r.id: r for r in run_cases(CASES, settings(), history=history, eval_id="eval-1", run_by="ana")}
     marked = history.eval_runs("eval-1")

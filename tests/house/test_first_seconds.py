@@ -37,7 +37,7 @@ def test_two_callers_with_the_same_checkpointer_share_one_compiled_graph(tmp_pat
     from rag.graph.build import compiled_graph
     from rag.playground.ab_fork import _resolve_checkpointer
     from rag.runs.history import RunHistory
-    from rag.workbench.graphs import shared_graph
+    from rag_debugger.workbench.graphs import shared_graph
 
     saver = InMemorySaver()
     assert shared_graph("main", saver) is compiled_graph("main", saver)
@@ -87,4 +87,4 @@ def test_the_debugger_question_row_draws_without_the_engine():
                             "rag_debugger.ui.question_row, rag.demo")
     heavy = {m for m in loaded if m.split(".")[0] in ("langgraph", "langchain_core", "pandas", "jieba", "numpy")}
     assert not heavy, sorted(heavy)[:5]
-    assert "rag.workbench.session" not in loaded and "rag_debugger.ui.debugger_view" not in loaded
+    assert "rag_debugger.workbench.session" not in loaded and "rag_debugger.ui.debugger_view" not in loaded

@@ -20,14 +20,15 @@ The layers, lowest first, and why they sit where they do:
 - runs: recording, history, export and replay of runs;
 - playground: A/B forks of a prompt from a checkpoint (drives graph, models and runs);
 - evaluation: question sets run through the public API, scored per route;
-- workbench: the step debugger's logic without Streamlit (sessions, recording, replay, run owners);
+- workbench (`rag_debugger.workbench`): the RAG step debugger's logic without Streamlit (sessions, recording,
+  replay, run owners), the first layer of the app package;
 - views: what the pages show, built as text without Streamlit (`rag_debugger.views`: HTML fragments and files,
   markdown-safe text);
 - app: the Streamlit pages and panels (`rag_debugger.ui`, `pages`, `app.py`) and the commands (`rag-debugger`,
   `python -m rag_debugger.run_to_html`).
 No exception: the engine (`rag`) never imports the app (`rag_debugger` outside its `debugger` core).
 `rag_debugger.debugger`, the generic LangGraph debugger, sits below all of this: it must not import any of ours
-(tests/debugger/test_package.py), and the engine's workbench builds on it. Its terminal-safe text
+(tests/debugger/test_package.py), and the RAG workbench builds on it. Its terminal-safe text
 (`rag_debugger.debugger.terminal`) is what every command line of the engine prints outside text through.
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runs", ("rag.runs",)),
     ("playground", ("rag.playground",)),
     ("evaluation", ("rag.eval",)),
-    ("workbench", ("rag.workbench",)),
+    ("workbench", ("rag_debugger.workbench",)),
     ("views", ("rag_debugger.views",)),
     ("app", ("rag_debugger", "pages", "app")),
 ]
@@ -101,10 +102,10 @@ def test_no_module_imports_a_layer_above_its_own():
 
 def test_the_layer_table_places_modules_as_documented():
     assert layer_of("rag.rules.fast_path") < layer_of("rag.graph.nodes") < layer_of("rag.api")
-    assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("rag.workbench.session")
+    assert layer_of("rag.runs.history") < layer_of("rag.playground.ab_fork") < layer_of("rag_debugger.workbench.session")
     assert layer_of("rag.ingest.embedders") == layer_of("rag.ingest.store")
     assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
-    assert layer_of("rag_debugger.debugger.session") < layer_of("rag.runs.history") < layer_of("rag.workbench.session") \
+    assert layer_of("rag_debugger.debugger.session") < layer_of("rag.runs.history") < layer_of("rag_debugger.workbench.session") \
         < layer_of("rag_debugger.views.compare_report") < layer_of("rag_debugger.ui.graph_page")
 
 

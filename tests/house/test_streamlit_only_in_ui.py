@@ -14,10 +14,10 @@ UI = "rag_debugger.ui"
 OUTSIDE_UI_MAY_USE_STREAMLIT = {
     "rag_debugger.cli",  # the `rag-debugger` command starts `streamlit run`
     "rag.access",  # bind_address: where this process's server listens, read lazily (None outside Streamlit)
-    "rag.workbench.run_owners",  # _is_active: whether Streamlit still has a browser session, read lazily
+    "rag_debugger.workbench.run_owners",  # _is_active: whether Streamlit still has a browser session, read lazily
 }
 """Each asks the Streamlit server a question, inside a function and with an answer for no Streamlit (the run owners
-are the RAG session's, in the engine's `rag/workbench/` for now)."""
+are the RAG session's, in the engine's `rag_debugger/workbench/` for now)."""
 
 
 def imports(path: Path) -> set[str]:

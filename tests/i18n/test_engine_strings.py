@@ -54,7 +54,7 @@ def test_every_node_of_both_graphs_is_described_in_both_languages(kind):
 
 def test_the_debugger_graph_tooltips_follow_the_language():
     """The session hands the drawing the descriptions in the language of the moment (not once at import)."""
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     session = DebugSession()
     with use_language("zh"):

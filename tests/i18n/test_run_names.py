@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from rag.i18n import use_language
-from rag.workbench import run_names
-from rag.workbench.run_names import shown_name
+from rag_debugger.workbench import run_names
+from rag_debugger.workbench.run_names import shown_name
 
 
 @pytest.mark.parametrize("made, english, chinese", [
@@ -25,7 +25,7 @@ def test_a_run_name_is_shown_in_the_readers_language(made, english, chinese):
 
 def test_a_session_names_its_runs_in_english_whatever_the_language_then():
     from rag.settings import RagSettings
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     session = DebugSession(RagSettings(model_provider="offline"))
     with use_language("zh"):

@@ -8,7 +8,7 @@ import time
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench.session import DebugSession
 from tests.support.fake_openai import SlowStream
 
 from .conftest import GRADE

@@ -83,7 +83,7 @@ def test_a_bad_answerer_template_is_refused_before_anything_runs(settings, retri
 def test_the_debuggers_answer_step_uses_the_runs_prompt_version(retriever, tmp_path):
     """A run with a saved version answers with that version's answerer prompt (not the built-in file)."""
     from rag.prompts.versions import save_version
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     save_version("terse", DEFAULT.model_copy(update={"answerer": TERSE}))  # into the test's RAG_PROMPT_DIR
     with running_fake_openai() as fake:

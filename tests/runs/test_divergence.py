@@ -150,7 +150,7 @@ def test_the_same_answer_taking_a_different_time_is_the_same_answer(tmp_path):
     words with the same citations answered the same (the page said "a different answer" over two equal ones)."""
     from rag.runs.divergence import side_from_history
     from rag.runs.history import RunHistory
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     with RunHistory(tmp_path / "h.db") as history:
         ids = []

@@ -9,7 +9,7 @@ from rag.demo import load_demo_questions
 from rag.runs import schema
 from rag.runs.export import export_run, open_replay
 from rag.runs.history import RunHistory
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench.session import DebugSession
 
 
 def _answer_demo():

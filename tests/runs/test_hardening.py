@@ -92,8 +92,8 @@ def test_a_file_that_is_not_a_database_is_refused_at_open(tmp_path):
 
 def test_damage_met_after_opening_moves_the_debugger_to_memory(tmp_path, caplog):
     """Bigger than SQLite's page cache, so the damaged pages are read from the disk after opening."""
-    from rag.workbench.session import DebugSession
     from rag_debugger.ui import history_store
+    from rag_debugger.workbench.session import DebugSession
     from tests.engine.fakes import FakeRetriever, chunk
 
     path = damaged_history_file(tmp_path / "history.db", runs=100)

@@ -118,7 +118,7 @@ def open_folded(at, *idents: str):
 def press(at, action: str, *, wait: bool = True):
     """Click the inspector's `action` button: what its trigger queues (AppTest cannot click inside
     a custom component; the browser tests click the real buttons). Refuses a disabled button, as the
-    browser would. With a live model the step runs off the page (rag/workbench/live_step.py): `wait`
+    browser would. With a live model the step runs off the page (rag_debugger/workbench/live_step.py): `wait`
     waits for it to end and draws the page again, as the page's polling would."""
     if not control_enabled(at, action):
         raise AssertionError(f"the {action!r} button is disabled")

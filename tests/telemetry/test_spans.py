@@ -13,7 +13,7 @@ from rag.demo import load_demo_questions
 from rag.models.openai_compat import build_openai_roles
 from rag.settings import RagSettings
 from rag.telemetry import spans as S
-from rag.workbench.session import DebugSession
+from rag_debugger.workbench.session import DebugSession
 from tests.models.conftest import FAKE_KEY, GRADE, PLAN, REWRITE
 from tests.support.fake_openai import running_fake_openai
 from tests.telemetry.conftest import by_name, children, kind

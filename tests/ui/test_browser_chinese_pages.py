@@ -22,7 +22,7 @@ STREAMLIT_BUILT_IN = ("Upload", "per file", "Drag and drop file here", "Drag and
 #: English built in rag/ that these pages can show; the helper translating rag/ wraps it. None of it shows in
 #: the states walked here (so the tuple is empty and the check stays strict), but in other states it does:
 #: an import refused (rag/runs/document_limits.py RunImportError), a run that cannot be replayed
-#: (rag/workbench/session.py), a knowledge base name refused, a skipped file's reason, the ingestion stage
+#: (rag_debugger/workbench/session.py), a knowledge base name refused, a skipped file's reason, the ingestion stage
 #: "embedding chunks i/n" (rag/ingest/), a settings validation error (pydantic via rag/settings.py), the
 #: connection test's report (rag/models/connection.py).
 PENDING_OTHER_HELPERS: tuple[str, ...] = ()
@@ -33,7 +33,7 @@ def _record_a_run_and_a_fork() -> tuple[str, str]:
     """A live run of a demo question and a what-if fork of it, recorded in the history the server opens."""
     from rag.runs.history import RunHistory
     from rag.settings import RagSettings
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
     with RunHistory(os.environ["RAG_HISTORY_DB"]) as history:

@@ -81,7 +81,7 @@ def test_a_graph_of_your_own_finished_failed_and_replayed():
 
 def test_the_rag_workflow_paused_asking_and_with_a_new_question_in_the_box():
     from rag.demo import load_demo_questions
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     demo = next(d for d in load_demo_questions() if d.expected_route == "clarify" and d.hitl_answer)
     session = DebugSession()

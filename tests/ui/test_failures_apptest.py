@@ -82,7 +82,7 @@ def test_a_knowledge_base_that_cannot_be_opened_is_explained(app_test, tmp_path,
 
 
 def test_an_unexpected_error_is_a_message_not_a_traceback(app_test, monkeypatch):
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     def boom(self):
         raise RuntimeError("disk on fire")

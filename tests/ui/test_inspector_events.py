@@ -102,7 +102,7 @@ def test_the_controls_are_real_buttons_in_page_order():
 
 def test_the_full_state_switch_adds_the_typed_state_and_a_finished_run_has_its_waterfall(state):
     from rag.demo import load_demo_questions
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     session = DebugSession()
     session.start(next(d for d in load_demo_questions() if d.expected_route == "answer").question)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from langgraph.checkpoint.memory import InMemorySaver
 
 from rag.settings import RagSettings
-from rag.workbench.session import DebugSession
 from rag_debugger.ui.streamlit_state import FLASH_KEY, SESSION_KEY
+from rag_debugger.workbench.session import DebugSession
 from tests.support.apptest import controls_shown, finish_live_step, inspector_html, inspector_text, live_job, press
 from tests.support.live_fake_model import StreamingFake
 
@@ -87,7 +87,7 @@ def test_the_offline_rules_step_on_the_page(app_test):
 
 
 def test_a_click_refused_while_a_step_runs_says_why_at_once(app_test):
-    """A demo or a new question refused meanwhile (rag/workbench/live_step.py `refuse_if_busy`) says so
+    """A demo or a new question refused meanwhile (rag_debugger/workbench/live_step.py `refuse_if_busy`) says so
     in the live view, not only once the step has ended."""
     fake = StreamingFake()
     fake.hold.clear()

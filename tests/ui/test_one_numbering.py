@@ -11,9 +11,9 @@ import pytest
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.settings import RagSettings
-from rag.workbench.session import DebugSession
 from rag_debugger.ui.panels.inspector import inspector_sections, position_html
 from rag_debugger.ui.run_link import link_for
+from rag_debugger.workbench.session import DebugSession
 
 STEP_HEADING = re.compile(r'<h4 class="rdi-step-title">Step (\d+):')
 

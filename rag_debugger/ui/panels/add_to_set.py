@@ -51,7 +51,7 @@ def listed_sets() -> Optional[list[Any]]:
 def facts_for_run(history: Any, run_id: str) -> RunFacts:
     """The form's starting point for a recorded run: its chain of parents and the answers it was given."""
     from rag.eval.from_run import answers_to
-    from rag.workbench.replay_chain import run_chain
+    from rag_debugger.workbench.replay_chain import run_chain
 
     return run_facts(run_chain(history, run_id), answers_to(history, run_id))
 

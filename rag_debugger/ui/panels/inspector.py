@@ -22,8 +22,6 @@ import streamlit as st
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
-from rag.workbench.graphs import route_decision
-from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.html_page import esc
 from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, graph_html, step_html, timeline_html
 from rag_debugger.debugger.protocol import InspectedSession
@@ -47,6 +45,8 @@ from rag_debugger.views.progress_html import progress_html
 from rag_debugger.views.section_delivery import payload
 from rag_debugger.views.values_html import RAG_VALUES, query_rewrite_html
 from rag_debugger.views.waterfall_note import waterfall_note
+from rag_debugger.workbench.graphs import route_decision
+from rag_debugger.workbench.run_names import shown_name
 
 COMPONENT_NAME = "rag_debugger_inspector"
 KEY = "inspector"
@@ -202,7 +202,7 @@ SHOWN_KEY = "_inspector_sections"
 
 
 def render_running_inspector(live: str, controls: str) -> None:
-    """While a step runs off the page (rag/workbench/live_step.py), the session is not read (its
+    """While a step runs off the page (rag_debugger/workbench/live_step.py), the session is not read (its
     worker thread is moving it): the inspector shows the position the step started from, with the
     running controls and the live calls in place of their sections."""
     sections = dict(st.session_state.get(SHOWN_KEY) or {})

@@ -17,13 +17,13 @@ import pandas as pd
 import streamlit as st
 
 from rag.i18n import N_, _
-from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.state_diff import json_default
 from rag_debugger.ui.panels.lazy import lazy_expander
 from rag_debugger.ui.panels.time_travel import reset_time_travel
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded
 from rag_debugger.views.markdown_text import as_text, in_code
 from rag_debugger.views.values_html import is_chunk
+from rag_debugger.workbench.run_names import shown_name
 
 STEP_KEY = "what_if_step"
 FIELD_KEY = "what_if_field"

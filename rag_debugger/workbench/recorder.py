@@ -15,11 +15,11 @@ import weakref
 from typing import Any, Callable, Optional
 
 from rag.runs.fork_rows import fork_row, record_origin_head
-from rag.workbench import run_owners
-from rag.workbench.outcome import Outcome
 from rag_debugger.debugger.replay import step_timings
 from rag_debugger.debugger.segment_chain import Segment
 from rag_debugger.debugger.session import GraphSession, SessionHooks
+from rag_debugger.workbench import run_owners
+from rag_debugger.workbench.outcome import Outcome
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -39,7 +39,7 @@ def abandon_runs(history: Any, run_ids: set) -> None:
 
 class RunRecorder(SessionHooks):
     """The history a session records into (None: in memory only) and the runs it left open. The session
-    (`rag.workbench.session.DebugSession`) reads `question`, `settings`, `run_by` and `owner` from itself."""
+    (`rag_debugger.workbench.session.DebugSession`) reads `question`, `settings`, `run_by` and `owner` from itself."""
 
     def __init__(self, owner: Any, history: Any, checkpointer: Any, memory_saver: Callable[[], Any]):
         self._owner = weakref.ref(owner)  # run_owners holds sessions weakly: no cycle through here
@@ -49,7 +49,7 @@ class RunRecorder(SessionHooks):
         self._memory_saver = memory_saver
         self.open_runs: set[str] = set()
         """Recorded live runs that have not finished: abandoned when replaced, or when the session is
-        left behind (a reload, a closed tab; see rag/workbench/run_owners.py)."""
+        left behind (a reload, a closed tab; see rag_debugger/workbench/run_owners.py)."""
         self.history_lost = False
         self._cut_runs: set[str] = set()
         """Runs the outage cut short: marked abandoned (incomplete) when a history answers again."""

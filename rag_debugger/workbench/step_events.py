@@ -99,7 +99,7 @@ class StepEvents:
         record.annotations["spans"] = [model_call_span(c, t0) for c in calls]  # the waterfall's model calls
         record.annotations["wall_end_ns"] = time.time_ns()  # where the step sits in an OpenTelemetry trace
         if calls and telemetry_on():
-            record.annotations["model_calls"] = calls  # the trace's LLM spans (rag.workbench.telemetry)
+            record.annotations["model_calls"] = calls  # the trace's LLM spans (rag_debugger.workbench.telemetry)
         self._step_t0 = time.perf_counter()  # run_to_end: the next step starts now
 
     @contextmanager

@@ -31,18 +31,18 @@ from rag.i18n import N_, _
 from rag.models.calls import CallCancelled
 from rag.settings import RagSettings
 from rag.telemetry.graph_session import TelemetryHook
-from rag.workbench import graphs, run_names
-from rag.workbench.forks import fork_segment
-from rag.workbench.live_step import LiveStepRunner
-from rag.workbench.outcome import Outcome, result_and_answer
-from rag.workbench.recorder import RunRecorder
-from rag.workbench.replay_chain import ReplayOpener
-from rag.workbench.step_events import StepEvents
 from rag_debugger.debugger import GraphStepper, StepRecord
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.graph_view import GraphDrawing
 from rag_debugger.debugger.segment_chain import GraphSegment, Segment
 from rag_debugger.debugger.session import GraphSession
+from rag_debugger.workbench import graphs, run_names
+from rag_debugger.workbench.forks import fork_segment
+from rag_debugger.workbench.live_step import LiveStepRunner
+from rag_debugger.workbench.outcome import Outcome, result_and_answer
+from rag_debugger.workbench.recorder import RunRecorder
+from rag_debugger.workbench.replay_chain import ReplayOpener
+from rag_debugger.workbench.step_events import StepEvents
 
 log = logging.getLogger("rag_debugger.session")
 
@@ -73,12 +73,12 @@ class DebugSession(GraphSession):
         self.client_id: Optional[str] = None
         """The Streamlit session id of the browser tab driving this session, when known."""
         self.browser_id: Optional[str] = None
-        """Which browser drives it (`rag.workbench.run_owners.browser_token`), when known: only the same
+        """Which browser drives it (`rag_debugger.workbench.run_owners.browser_token`), when known: only the same
         browser may take the session over after a reload."""
         self.run_by: str = ""
         """Who the runs this session records are by (the signed-in user or the Settings name)."""
         self.live: LiveStepRunner = LiveStepRunner()
-        """The Step / Continue / Run that calls a live model, in its worker thread (rag/workbench/live_step.py)."""
+        """The Step / Continue / Run that calls a live model, in its worker thread (rag_debugger/workbench/live_step.py)."""
         self.owner: str = ""
         """Who owns the runs this session records (rag/access.py): the signed-in identity, "" for nobody."""
 
@@ -164,7 +164,7 @@ class DebugSession(GraphSession):
 
     def _fork_segment(self, origin: Segment, record: StepRecord, field_name: str, value: Any, *,
                       number: int) -> Segment:
-        """A what-if of the workflow (rag/workbench/forks.py): on the graph of the origin's kind, a recorded
+        """A what-if of the workflow (rag_debugger/workbench/forks.py): on the graph of the origin's kind, a recorded
         run's fork with this session's models and retriever."""
         fork = fork_segment(origin, record, field_name, value, number=number, graph_for=self._graph,
                             new_context=lambda: self._context_and_answerer()[0],

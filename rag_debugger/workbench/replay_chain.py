@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, cast
 
-from rag.workbench import run_names
 from rag_debugger.debugger.replay import ReplayStepper
 from rag_debugger.debugger.segment_chain import GraphSegment, Segment
+from rag_debugger.workbench import run_names
 
 log = logging.getLogger("rag_debugger.session")
 

@@ -8,11 +8,11 @@ from typing import Any, Callable, Optional
 
 from rag.context import RagContext
 from rag.errors import UserInputError
-from rag.workbench import run_names
 from rag_debugger.debugger import GraphStepper, StepRecord
 from rag_debugger.debugger.errors import StepperError
 from rag_debugger.debugger.fork import fork_after
 from rag_debugger.debugger.segment_chain import GraphSegment, Segment
+from rag_debugger.workbench import run_names
 
 
 def fork_segment(seg: Segment, record: StepRecord, field: str, value: Any, *, number: int,
