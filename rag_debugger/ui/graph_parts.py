@@ -8,10 +8,10 @@ from typing import Any, Optional
 
 from rag.i18n import N_, _
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code, details
-from rag_debugger.debugger.value_view import TypedValues
 from rag_debugger.ui.graph_link import graph_link_query
 from rag_debugger.ui.panels.inspector import InspectorParts
+from rag_debugger.views.html_view import code, details
+from rag_debugger.views.value_view import TypedValues
 
 CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
                       "(all <code>Send</code> lanes together) · <b>Continue</b> runs until a breakpoint, an "

@@ -11,7 +11,7 @@ from typing import Optional
 from rag.i18n import _
 from rag.workbench.live_step import LiveCallView, LiveJobView
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code
+from rag_debugger.views.html_view import code
 
 TEXT_TAIL = 1500
 """How much of a call's text is shown: its end, where the new tokens are (a runaway reply is long)."""

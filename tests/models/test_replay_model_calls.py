@@ -14,7 +14,7 @@ from rag.runs.importing import import_run
 from rag.runs.run_document import STEP_TIMINGS
 from rag.workbench.session import DebugSession
 from rag_debugger.debugger.replay import SPANS_RECORDED
-from rag_debugger.debugger.waterfall import waterfall_bars, waterfall_html
+from rag_debugger.views.waterfall import waterfall_bars, waterfall_html
 from rag_debugger.views.waterfall_note import waterfall_note
 from tests.models.conftest import GRADE, PLAN
 

@@ -1,5 +1,5 @@
 """Which Your-graph files are written as data for the file's script, and which values the script may draw
-itself: anything the script could draw differently from `rag_debugger.debugger.value_view.leaf_html` stays drawn by
+itself: anything the script could draw differently from `rag_debugger.views.value_view.leaf_html` stays drawn by
 the app (the browser test checks the two agree on every position)."""
 from __future__ import annotations
 

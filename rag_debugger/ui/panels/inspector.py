@@ -5,7 +5,7 @@ Why one component: with one Streamlit element per table and caption (~40 of them
 grids among them) a Step spent most of its time in the browser re-rendering them, about 2x the
 time Streamlit needs for a one-button page. One `st.components.v2` element that swaps in the HTML
 of the sections that changed costs close to what the buttons alone cost (bench/ui_step.py). The
-HTML is built by pure functions (`rag_debugger.debugger.html_view`, `rag_debugger.views.evidence_html`), so AppTest tests read
+HTML is built by pure functions (`rag_debugger.views.html_view`, `rag_debugger.views.evidence_html`), so AppTest tests read
 the same HTML the browser shows. Clicking a timeline row sends a one-shot `travel` trigger (time
 travel); the full-state switch is a component state value read back on each rerun.
 """
@@ -25,14 +25,10 @@ from rag.outcome_words import outcome_words
 from rag.workbench.graphs import route_decision
 from rag.workbench.run_names import shown_name
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code, details, diff_html, dot_source_html, graph_html, step_html, timeline_html
 from rag_debugger.debugger.protocol import InspectedSession
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.state_diff import diff_states
-from rag_debugger.debugger.svg import layout_svg, mark_svg
 from rag_debugger.debugger.timeline import timeline_rows
-from rag_debugger.debugger.value_view import TypedValues, state_html
-from rag_debugger.debugger.waterfall import waterfall_html
 from rag_debugger.ui.panels.controls import queue_action
 from rag_debugger.ui.panels.time_travel import travel_to
 from rag_debugger.ui.run_link import link_query
@@ -41,11 +37,15 @@ from rag_debugger.views.control_rule import control_state
 from rag_debugger.views.debugger_controls import controls_html, target_texts
 from rag_debugger.views.degradation_html import degraded_html
 from rag_debugger.views.evidence_html import evidence_html
+from rag_debugger.views.html_view import code, details, diff_html, dot_source_html, graph_html, step_html, timeline_html
 from rag_debugger.views.icons import progress_mark, svg_icon
 from rag_debugger.views.plausibility_html import plausibility_html
 from rag_debugger.views.progress_html import progress_html
 from rag_debugger.views.section_delivery import payload
+from rag_debugger.views.svg import layout_svg, mark_svg
+from rag_debugger.views.value_view import TypedValues, state_html
 from rag_debugger.views.values_html import RAG_VALUES, query_rewrite_html
+from rag_debugger.views.waterfall import waterfall_html
 from rag_debugger.views.waterfall_note import waterfall_note
 
 COMPONENT_NAME = "rag_debugger_inspector"

@@ -1,7 +1,7 @@
 // The debugger's inspector: puts the HTML the server rendered for each section in place, only for
 // the sections that changed, keeps open <details> open, turns the Run / Step / Continue / Restart
 // buttons into a one-shot "action" trigger and clicks on timeline rows into a "travel" trigger.
-// Everything it shows is escaped on the server (rag_debugger/debugger/html_view.py).
+// Everything it shows is escaped on the server (rag_debugger/views/html_view.py).
 
 export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");

@@ -18,7 +18,7 @@ from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.state_diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.timeline import TIMELINE_COLUMNS
-from rag_debugger.debugger.value_view import TypedValues, container_html
+from rag_debugger.views.value_view import TypedValues, container_html
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
@@ -67,7 +67,7 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     The kind is also a row class, so appended / added / removed rows are coloured apart.
 
     With `view`, the rows that changed draw their values typed (cards, trees, a list diff: see
-    `rag_debugger.debugger.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
+    `rag_debugger.views.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
     must not pay for drawing them.
 
     `opened`: given, a value longer than `fold_over` is folded (a `data-lazy` details whose id is
@@ -269,7 +269,7 @@ GRAPH_ALT = N_("the workflow graph with the current position")
 
 def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[str, Any]] = None) -> str:
     """The graph, then its legend. The picture is the SVG laid out once and marked for this
-    position (`rag_debugger.debugger.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
+    position (`rag_debugger.views.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
     elements to style and lay out again on every Step (inline, Chrome counted about twice the layout
     time per Step). Without a layout program, the nodes as a list in graph order, with their edges
     and the same marks."""
