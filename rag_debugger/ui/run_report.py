@@ -73,7 +73,9 @@ def _script() -> str:
 
 @lru_cache(maxsize=1)
 def _style() -> str:
-    return (STATIC / "inspector.css").read_text(encoding="utf-8") + PAGE_CSS
+    from rag_debugger.views.inspector_html import style_sheet
+
+    return style_sheet() + PAGE_CSS
 
 
 def _json_in_html(value: Any) -> str:
@@ -168,8 +170,8 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
     (rag_debugger/ui/run_report_data.py)."""
     import rag_debugger.debugger.i18n as debugger_i18n
     from rag.i18n import gettext, ngettext
-    from rag_debugger.ui.panels.inspector import RAG_PARTS, inspector_sections, position_html
     from rag_debugger.ui.run_report_data import DataStore, render_data, scripted
+    from rag_debugger.views.inspector_html import RAG_PARTS, inspector_sections, position_html
 
     debugger_i18n.install(gettext, ngettext)  # the core's words follow `use_language` below, as in the app
     parts = parts or RAG_PARTS
@@ -345,7 +347,7 @@ def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
                  note: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> str:
     """A Your-graph session (live or replayed) as a file, without the RAG panels. `note`: a sentence for the
     header, in the language being drawn (why the drawing is the recording's, for a graph not imported)."""
-    from rag_debugger.ui.graph_parts import graph_parts
+    from rag_debugger.views.graph_parts import graph_parts
 
     def header() -> str:
         extra = f'<p class="rdr-meta">{esc(note())}</p>' if note is not None else ""

@@ -21,18 +21,6 @@ from typing import Any, Callable, Iterable, Optional
 from rag.i18n import _, use_language
 from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
 from rag_debugger.debugger.timeline import timeline_rows
-from rag_debugger.ui.panels.inspector import (
-    BACK_TO_LATEST,
-    TIMELINE,
-    VIEWING,
-    InspectorParts,
-    graph_section,
-    inspector_sections,
-    position_html,
-    session_progress_html,
-    step_progress_html,
-    timeline_notes,
-)
 from rag_debugger.views.degradation_html import degraded_html
 from rag_debugger.views.html_view import (
     ABSENT_NULL_EMPTY,
@@ -48,6 +36,18 @@ from rag_debugger.views.html_view import (
     diff_row_html,
     lanes_html,
     legend_html,
+)
+from rag_debugger.views.inspector_html import (
+    BACK_TO_LATEST,
+    TIMELINE,
+    VIEWING,
+    InspectorParts,
+    graph_section,
+    inspector_sections,
+    position_html,
+    session_progress_html,
+    step_progress_html,
+    timeline_notes,
 )
 from rag_debugger.views.svg import MARK_STYLE, layout_svg
 from rag_debugger.views.value_view import LEAF_PREVIEW_CHARS

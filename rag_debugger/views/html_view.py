@@ -3,7 +3,7 @@
 Why HTML strings and not one Streamlit element per table: the debugger redraws all of these on
 every Step, and each Streamlit element (a data grid above all) costs the browser a React update and
 layout; one custom component that swaps in one HTML string costs a fraction of that (see
-`rag_debugger/ui/panels/inspector.py` and bench/ui_step.py). Pure functions of the records, so tests can read
+`rag_debugger/views/inspector_html.py` and bench/ui_step.py). Pure functions of the records, so tests can read
 the same HTML the browser shows. Every value is escaped here; nothing knows about RAG.
 """
 from __future__ import annotations

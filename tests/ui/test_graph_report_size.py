@@ -104,7 +104,7 @@ def test_the_file_is_ascii_and_says_the_same_in_both_languages(history):
 
     from rag.i18n import _, use_language
     from rag_debugger.ui.graph_run_report import NOT_ALLOWED, graph_run_report
-    from rag_debugger.ui.panels.inspector import VIEWING
+    from rag_debugger.views.inspector_html import VIEWING
 
     run_id, _size = _recorded_run(history, 5, rename={"node_001": "节点<b>&"})
     page = graph_run_report(history, run_id, GraphPolicy(), lang="zh")

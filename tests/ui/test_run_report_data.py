@@ -9,10 +9,10 @@ import pytest
 
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.debugger.state_diff import ABSENT
-from rag_debugger.ui.graph_parts import graph_parts
-from rag_debugger.ui.panels.inspector import RAG_PARTS
 from rag_debugger.ui.run_report import graph_report
 from rag_debugger.ui.run_report_data import drawn_by_script, scripted
+from rag_debugger.views.graph_parts import graph_parts
+from rag_debugger.views.inspector_html import RAG_PARTS
 
 
 @pytest.mark.parametrize("value, expected", [
