@@ -122,7 +122,7 @@ def render_comparison(rc, side_a, side_b) -> None:
     show_all = st.toggle(_("Show all fields of each step"), key=ALL_FIELDS_KEY)
     render_blocks(comparison_blocks(rc, side_a, side_b, show_all=show_all))
     from rag.i18n import current_language
-    from rag_debugger.views.compare_report import comparison_report
+    from rag_debugger.exports.compare_file import comparison_report
 
     lang = current_language()
     st.download_button(_("Download as HTML"), data=lambda: comparison_report(rc, side_a, side_b, lang=lang),

@@ -145,7 +145,7 @@ def render_report_download(session: DebugSession, travel: Optional[int]) -> None
     if not session.segments:
         return
     from rag.i18n import current_language
-    from rag_debugger.ui.run_report import rag_report
+    from rag_debugger.exports.run_file import rag_report
 
     lang = current_language()
     name = (session.current.run_id if session.current and session.current.run_id else "run")

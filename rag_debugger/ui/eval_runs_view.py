@@ -172,7 +172,7 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
     if history is None:
         return
     from rag.i18n import current_language
-    from rag_debugger.ui.run_report import history_run_report
+    from rag_debugger.exports.run_file import history_run_report
 
     run_id, lang_now = chosen.run_id, current_language()
     if run_id is None:

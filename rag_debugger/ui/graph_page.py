@@ -481,7 +481,7 @@ def render_history(session: GraphSession) -> None:
                                file_name=f"{name}_run.json", mime="application/json", key="yg_export",
                                on_click="ignore")
             from rag.i18n import current_language
-            from rag_debugger.ui.run_report import graph_report
+            from rag_debugger.exports.run_file import graph_report
 
             lang = current_language()
             st.download_button(_("Download as HTML"), data=lambda: graph_report(session, lang=lang),

@@ -1,6 +1,6 @@
 """What a comparison of two runs says, as a list of blocks (headings, text, tables, folded parts),
 written once and drawn two ways: by the Compare page with Streamlit elements (`rag_debugger.ui.compare_view`) and
-as one self-contained HTML file (`rag_debugger.views.compare_report`).
+as one self-contained HTML file (`rag_debugger.exports.compare_file`).
 
 Why blocks and not two renderers: the page and the file must say the same things in the same words;
 with the wording here, a change to what a comparison shows reaches both. Texts in blocks are plain

@@ -57,7 +57,7 @@ SHOW_UNCHANGED = N_("Show unchanged fields")
 ABSENT_NULL_EMPTY = N_("‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")
 TIMELINE_TIP = N_("View the state after this step")
 """The words of a step and the timeline, named so a run's HTML file can hand them to its own script
-(rag_debugger/ui/run_report_data.py) in each language."""
+(rag_debugger/exports/run_file_data.py) in each language."""
 
 
 def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
@@ -263,7 +263,7 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
-#: The picture's alternative text (also written by a run file's script, ui/panels/static/report.js).
+#: The picture's alternative text (also written by a run file's script, exports/static/run_file.js).
 GRAPH_ALT = N_("the workflow graph with the current position")
 
 

@@ -1,6 +1,6 @@
-// A run report opened from disk (rag_debugger/ui/run_report.py). Either every position's sections were drawn (and
+// A run report opened from disk (rag_debugger/exports/run_file.py). Either every position's sections were drawn (and
 // escaped) by the app when the file was written and this script only puts them in place, or (a graph of
-// your own, rag_debugger/ui/run_report_data.py) the plain parts of each step travel as data and are drawn here with the
+// your own, rag_debugger/exports/run_file_data.py) the plain parts of each step travel as data and are drawn here with the
 // app's markup and words, the rest drawn by the app. Clicking a timeline row or pressing the left / right
 // arrow keys travels; the language buttons switch words.
 (function () {

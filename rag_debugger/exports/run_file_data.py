@@ -1,4 +1,4 @@
-"""A Your-graph run's HTML file as data that the file's own script draws (rag_debugger/ui/panels/static/report.js).
+"""A Your-graph run's HTML file as data that the file's own script draws (rag_debugger/exports/static/run_file.js).
 
 Why: a file whose every position is drawn here, in both languages, costs ~0.45 ms a step to write, so a
 300-step run took 30 times as long as a 10-step one. Most of what a generic graph's position shows is
@@ -81,7 +81,7 @@ def drawn_by_script(value: Any) -> bool:
 
 class DataStore:
     """Drawn HTML, each distinct text once (the file's `parts`), and the languages drawn. `stored`: a drawn
-    text as the file holds it (its JSON string: `rag_debugger.ui.run_report._stored`)."""
+    text as the file holds it (its JSON string: `rag_debugger.exports.run_file._stored`)."""
 
     def __init__(self, langs: Iterable[str], stored: Callable[[str], str]) -> None:
         self.langs = list(langs)
@@ -206,7 +206,7 @@ def _compact(key: tuple) -> tuple:
 
 
 def marked_pictures(session: Any, keys: list[tuple], store: DataStore) -> Optional[dict[str, Any]]:
-    """The graph's pictures as the file's script marks them (`markSvg` in report.js, the twin of
+    """The graph's pictures as the file's script marks them (`markSvg` in run_file.js, the twin of
     `views.svg.mark_svg`): each distinct unmarked layout once per language, and per position only the
     indices of its marked nodes. A file of K positions over a graph of K nodes then holds one picture and
     K short lists, not K pictures (a 200-node stand-in graph made a 338 MB file). None without a layout

@@ -9,8 +9,8 @@ import pytest
 
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.debugger.state_diff import ABSENT
-from rag_debugger.ui.run_report import graph_report
-from rag_debugger.ui.run_report_data import drawn_by_script, scripted
+from rag_debugger.exports.run_file import graph_report
+from rag_debugger.exports.run_file_data import drawn_by_script, scripted
 from rag_debugger.views.graph_parts import graph_parts
 from rag_debugger.views.inspector_html import RAG_PARTS
 
