@@ -16,7 +16,7 @@ from rag.i18n import _
 from rag.i18n.formatting import date_time
 from rag_debugger.ui.language import in_this_language
 from rag_debugger.ui.streamlit_state import friendly
-from rag_debugger.views.compare_content import comparison_blocks, word_diff_html
+from rag_debugger.views.compare_content import answer_diff_html, comparison_blocks
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
 
@@ -153,7 +153,7 @@ def render_blocks(blocks) -> None:
         elif kind == "code":
             st.code(block.text, language=block.code_language)
         elif kind == "answer_diff":
-            st.html(f'<div class="rdc-answer-diff">{word_diff_html(*block.args)}</div>')
+            st.html(answer_diff_html(*block.args))
         elif kind == "fold":
             with st.expander(as_text(block.text), expanded=block.open_):  # a title names a recorded node
                 render_blocks(block.children)

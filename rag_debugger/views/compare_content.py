@@ -97,6 +97,11 @@ def word_diff_html(a: str, b: str) -> str:
     return " ".join(out)
 
 
+def answer_diff_html(a: str, b: str) -> str:
+    """The answers' word diff as the Compare page shows it (one `st.html` element)."""
+    return f'<div class="rdc-answer-diff">{word_diff_html(a, b)}</div>'
+
+
 def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> list[Block]:
     """Everything below the run pickers: the first divergence and its cause, the outcome, settings
     and prompts that differ, the aligned steps, each differing step side by side, the answers."""
