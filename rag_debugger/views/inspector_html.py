@@ -126,7 +126,7 @@ def inspector_sections(session: InspectedSession, travel: Optional[int], *, full
                        box: str = "", parts: InspectorParts = RAG_PARTS,
                        opened: frozenset[str] = frozenset(), interactive: bool = True,
                        per_position_only: bool = False, position_line: Optional[str] = None,
-                       timeline_cache: Optional[MutableMapping[str, Any]] = None) -> tuple[dict[str, str], dict]:
+                       timeline_cache: Optional[MutableMapping[Any, Any]] = None) -> tuple[dict[str, str], dict]:
     """(HTML per section, state values shown). `opened`: the folded parts the browser has open
     (`lazy_details`); the others are sent without their body. `interactive=False`: for a file with no
     server behind it (rag_debugger/exports/run_file.py): no controls, no switches, nothing read from a browser session.
@@ -374,7 +374,7 @@ def result_html(result: Optional[dict]) -> str:
 
 def _timeline_section(session: InspectedSession, pairs: list, travel: Optional[int], *,
                       decision: Optional[Callable[[dict], Any]] = None, columns: Optional[tuple[str, ...]] = None,
-                      cache: Optional[MutableMapping[str, Any]] = None) -> str:
+                      cache: Optional[MutableMapping[Any, Any]] = None) -> str:
     if not pairs:
         return ""
     rows = _timeline_rows(session, pairs, decision or route_decision, cache=cache)
@@ -385,7 +385,7 @@ def _timeline_section(session: InspectedSession, pairs: list, travel: Optional[i
 
 
 def _timeline_rows(session: InspectedSession, pairs: list, decision: Callable[[dict], Any] = route_decision, *,
-                   cache: Optional[MutableMapping[str, Any]] = None) -> list[dict]:
+                   cache: Optional[MutableMapping[Any, Any]] = None) -> list[dict]:
     """Timeline rows, rebuilt only when a step was added (not on every rerun: `cache` keeps them)."""
     key = (current_language(),) + tuple((seg.stepper.thread_id, len(seg.stepper.steps)) for seg in session.segments)
     cached = cache.get(TIMELINE_CACHE_KEY) if cache is not None else None
