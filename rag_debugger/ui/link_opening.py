@@ -138,6 +138,6 @@ def expect_links() -> None:
 
 
 def remember_link(session: Any, travel: Optional[int]) -> None:
-    """What the inspector writes into the URL for this view (see `link_query`): a rerun that
+    """What the inspector writes into the URL for this view (`ui/panels/inspector.py`): a rerun that
     sends it back is not a link to follow."""
     st.session_state[WRITTEN_KEY] = link_for(session, travel)

@@ -94,7 +94,7 @@ OPENED_KEY = "_inspector_opened"
 
 
 def _on_opened() -> None:
-    """A folded part built only while open (`lazy_details`) was opened or closed."""
+    """A folded part built only while open (`inspector_html.lazy_details`) was opened or closed."""
     value = _value("opened")
     st.session_state[OPENED_KEY] = [str(v) for v in value] if isinstance(value, list) else []
 
@@ -102,7 +102,6 @@ def _on_opened() -> None:
 def opened_parts() -> frozenset[str]:
     """The ids of the folded parts the browser has open (inspector.js reports them)."""
     return frozenset(st.session_state.get(OPENED_KEY) or ())
-
 
 
 def render_inspector(session: InspectedSession, travel: Optional[int], *, box: str = "",
