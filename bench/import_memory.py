@@ -5,7 +5,7 @@
   the file.
 - `report_200_nodes`: Download as HTML of a refused graph's run that went through 200 recorded node names
   (0.5 MB in, 2.8 GB and a 338 MB file out); one picture, marked by the file's script now
-  (rag_debugger/ui/run_report_data.py). Goal: peak RSS growth ≤ 4x the run's document; the file's size is printed too.
+  (rag_debugger/exports/run_file_data.py). Goal: peak RSS growth ≤ 4x the run's document; the file's size is printed too.
 
 Each is measured in a fresh subprocess: the growth is its peak RSS (`ru_maxrss`) minus the RSS after the
 modules it needs were imported, so the figure is the input's cost, not the interpreter's.
@@ -58,7 +58,7 @@ _REPORT = _PRELUDE + textwrap.dedent("""
     from rag_debugger.debugger.session import GraphSession
     from rag.runs.graph_runs import graph_document
     from rag.runs.history import RunHistory
-    from rag_debugger.ui.graph_run_report import graph_run_report
+    from rag_debugger.exports.graph_run_file import graph_run_report
 
     class State(TypedDict, total=False):
         seen: Annotated[list, operator.add]

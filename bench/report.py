@@ -1,4 +1,4 @@
-"""What a run as one HTML file costs (rag_debugger/ui/run_report.py), each figure against a baseline in the same run.
+"""What a run as one HTML file costs (rag_debugger/exports/run_file.py), each figure against a baseline in the same run.
 
 - `complex_demo_kb`: the size of the complex fan-out demo's file (goal ≤ 1,024 KB).
 - `open_vs_empty`: open the file from disk in Debian's Chromium until it is drawn (load, then one
@@ -110,7 +110,7 @@ def write_figure(repeat: int) -> float:
     also diffs every step; that figure is printed beside it."""
     from bench.compare import loop_graph
     from rag_debugger.debugger.session import GraphSession
-    from rag_debugger.ui.run_report import graph_report
+    from rag_debugger.exports.run_file import graph_report
 
     def session(steps: int):
         s = GraphSession(spec="bench.compare:loop_graph", graph=loop_graph(steps))

@@ -11,7 +11,7 @@ Both buttons are found by one CSS selector each, so both sides pay the same for 
 
     python -m bench.ui_step [--steps 20] [--rounds 2] [--layout auto|graphviz-pure|dot|html]
 
-`--layout` picks the debugger's graph layout program (rag_debugger/debugger/svg.py; `auto`: graphviz-pure, the
+`--layout` picks the debugger's graph layout program (rag_debugger/views/svg.py; `auto`: graphviz-pure, the
 one `pip install -r requirements.txt` brings, else a system `dot`). The graph is laid out once per
 compiled graph whichever it is, so a Step costs the same with each.
 
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from rag_debugger.debugger.svg import LAYOUT_ENV, layout_programs
+from rag_debugger.views.svg import LAYOUT_ENV, layout_programs
 from tests.support.browser import ROOT, chromium_page, streamlit_server, wait_idle
 
 STEP_TEXT = "steps ·"

@@ -9,7 +9,7 @@ languages are in it, with a switch). Exit status 0, or 2 for bad input (an unkno
 export, a folder that cannot be written).
 
 Why in `rag_debugger` and not beside the engine's run commands (`rag.runs.diff`, `rag.runs.record_bundle`): it
-draws with the app's own views (`rag_debugger.ui.run_report`), and the engine never imports the app.
+draws with the app's own views (`rag_debugger.exports.run_file`), and the engine never imports the app.
 """
 from __future__ import annotations
 
@@ -53,16 +53,16 @@ def _open(ref: str, tmp: Path) -> tuple[Any, str]:
 def _render(history: Any, run_id: str, *, lang: str, start: Optional[int]) -> str:
     """A RAG run replayed to its end; a Your-graph run with its graph loaded only when the allow-list of the
     Your graph page lets it (the bundled examples, `RAG_DEBUG_GRAPH`, `RAG_DEBUG_GRAPHS`), else drawn from
-    its recording (rag_debugger/ui/graph_run_report.py)."""
+    its recording (rag_debugger/exports/graph_run_file.py)."""
     if history.get_run(run_id).kind == "graph":
         from rag.errors import UserInputError
-        from rag_debugger.ui.graph_run_report import graph_run_report, shell_policy
+        from rag_debugger.exports.graph_run_file import graph_run_report, shell_policy
 
         try:
             return graph_run_report(history, run_id, shell_policy(), lang=lang, step=start)
         except ValueError as exc:  # not replayable (never ended, a broken recording): said, not a traceback
             raise UserInputError(f"{run_id}: {exc}") from None
-    from rag_debugger.ui.run_report import rag_report, replay_session
+    from rag_debugger.exports.run_file import rag_report, replay_session
 
     return rag_report(replay_session(history, run_id), start=start, lang=lang)
 

@@ -37,7 +37,7 @@ from rag_debugger.debugger.terminal import has_control
 
 ExpectedRoute = Literal["answer", "clarify", "scope_select", "no_knowledge"]
 Verdict = Literal["good", "wrong"]
-#: A run id as the history writes them (rag.runs.run_info.new_run_id) and links carry them (rag_debugger/ui/run_link.py).
+#: A run id as the history writes them (rag.runs.run_info.new_run_id) and links carry them (rag_debugger/views/run_link.py).
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 

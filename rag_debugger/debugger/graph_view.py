@@ -2,12 +2,12 @@
 
 Why DOT by hand: `draw_mermaid_png` calls a web service (offline here) and `draw_png` needs
 pygraphviz; DOT built from `get_graph()` nodes/edges is a pure function (~ms), is laid out by
-`rag_debugger.debugger.svg`, and is plain text that tests can assert on. Output is deterministic: nodes in graph
+`rag_debugger.views.svg`, and is plain text that tests can assert on. Output is deterministic: nodes in graph
 order (START first, END last), edges sorted by that order.
 
 `GraphDrawing` splits a drawing in two: the topology, laid out once per graph, and the marks of
 one position (about to run, already run, the fan-out count), written into the laid-out SVG as CSS
-classes (`rag_debugger.debugger.svg.mark_svg`).
+classes (`rag_debugger.views.svg.mark_svg`).
 """
 from __future__ import annotations
 

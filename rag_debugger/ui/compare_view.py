@@ -16,7 +16,7 @@ from rag.i18n import _
 from rag.i18n.formatting import date_time
 from rag_debugger.ui.language import in_this_language
 from rag_debugger.ui.streamlit_state import friendly
-from rag_debugger.views.compare_content import comparison_blocks, word_diff_html
+from rag_debugger.views.compare_content import answer_diff_html, comparison_blocks
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
 
@@ -122,7 +122,7 @@ def render_comparison(rc, side_a, side_b) -> None:
     show_all = st.toggle(_("Show all fields of each step"), key=ALL_FIELDS_KEY)
     render_blocks(comparison_blocks(rc, side_a, side_b, show_all=show_all))
     from rag.i18n import current_language
-    from rag_debugger.views.compare_report import comparison_report
+    from rag_debugger.exports.compare_file import comparison_report
 
     lang = current_language()
     st.download_button(_("Download as HTML"), data=lambda: comparison_report(rc, side_a, side_b, lang=lang),
@@ -153,7 +153,7 @@ def render_blocks(blocks) -> None:
         elif kind == "code":
             st.code(block.text, language=block.code_language)
         elif kind == "answer_diff":
-            st.html(f'<div class="rdc-answer-diff">{word_diff_html(*block.args)}</div>')
+            st.html(answer_diff_html(*block.args))
         elif kind == "fold":
             with st.expander(as_text(block.text), expanded=block.open_):  # a title names a recorded node
                 render_blocks(block.children)

@@ -16,6 +16,7 @@ import streamlit as st
 from rag.i18n import N_, _, ngettext
 from rag.i18n.formatting import date_time
 from rag_debugger.debugger.replay import ReplayStepper
+from rag_debugger.ui.link_opening import open_from_url, remember_link
 from rag_debugger.ui.panels.add_to_set import render_for_session as render_add_to_set
 from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
 from rag_debugger.ui.panels.full_state import render_full_state
@@ -31,7 +32,6 @@ from rag_debugger.ui.question_row import (
     render_question_row,
     row_is_stale,
 )
-from rag_debugger.ui.run_link import open_from_url, remember_link
 from rag_debugger.ui.step_controller import StepController, live_note, live_workbench, running
 from rag_debugger.ui.streamlit_state import flash, get_session, guarded, guarded_page, redraw_if_badge_stale, show_flash
 from rag_debugger.views.icons import MATERIAL
@@ -145,7 +145,7 @@ def render_report_download(session: DebugSession, travel: Optional[int]) -> None
     if not session.segments:
         return
     from rag.i18n import current_language
-    from rag_debugger.ui.run_report import rag_report
+    from rag_debugger.exports.run_file import rag_report
 
     lang = current_language()
     name = (session.current.run_id if session.current and session.current.run_id else "run")

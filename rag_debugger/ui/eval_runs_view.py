@@ -2,7 +2,7 @@
 picked case's "Open its run" / "Download as HTML", and in a comparison a `compare` column that opens the
 Compare runs page on the case's two runs (a regression or a fix).
 
-Why links (the debugger's `?run=&step=`, rag_debugger/ui/run_link.py; Compare's `?compare=a,b`) and not buttons
+Why links (the debugger's `?run=&step=`, rag_debugger/views/run_link.py; Compare's `?compare=a,b`) and not buttons
 that load the run into this session: a link opens in a new tab as well, can be sent round, and the
 page it opens reads the run from the history like any shared link. A case whose gold was lost at
 retrieval (rag.eval.lost_at) opens at the step of its run's last retrieval, where "Why these chunks?"
@@ -21,9 +21,10 @@ import streamlit as st
 
 from rag.eval.scoring import CaseResult
 from rag.i18n import N_, _
-from rag_debugger.ui.run_link import RUN_PARAM, STEP_PARAM, expect_links
+from rag_debugger.ui.link_opening import expect_links
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
+from rag_debugger.views.run_link import RUN_PARAM, STEP_PARAM
 
 DEBUGGER_PAGE = "pages/debugger.py"
 COMPARE_PAGE = "pages/compare.py"
@@ -171,7 +172,7 @@ def render_case_run(chosen: CaseResult, key: str) -> None:
     if history is None:
         return
     from rag.i18n import current_language
-    from rag_debugger.ui.run_report import history_run_report
+    from rag_debugger.exports.run_file import history_run_report
 
     run_id, lang_now = chosen.run_id, current_language()
     if run_id is None:

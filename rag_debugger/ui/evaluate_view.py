@@ -52,10 +52,10 @@ from rag_debugger.ui.question_sets_view import (
     render_source_link,
     stored_choices,
 )
-from rag_debugger.ui.run_link import run_href
 from rag_debugger.ui.streamlit_state import current_settings, flash, friendly, get_session, guarded, permit, show_flash
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
+from rag_debugger.views.run_link import run_href
 
 SETS_DIR = DATA_DIR / "eval"
 UPLOAD_CHOICE = "upload:"

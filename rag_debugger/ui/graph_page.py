@@ -7,7 +7,7 @@ page, and export / replay of a run. The RAG panels (evidence, demos, HITL snapsh
 The page's logic is here and in `rag_debugger.debugger.session` (the generic session); what the buttons do
 and which are on is the controller both debugger pages share (`rag_debugger.ui.step_controller`), which this
 page hands the input form as the way a run starts. The panels it shares with the RAG debugger take their RAG
-parts as parameters (`rag_debugger.ui.panels.inspector.InspectorParts`).
+parts as parameters (`rag_debugger.views.inspector_html.InspectorParts`).
 """
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from rag_debugger.debugger.session import GraphSession
 from rag_debugger.launch import launch_options
 from rag_debugger.ui.graph_answers import render_interrupts
 from rag_debugger.ui.graph_examples import picked_input, render_example_picker
-from rag_debugger.ui.graph_parts import graph_parts
 from rag_debugger.ui.graph_what_if import render_graph_what_if
 from rag_debugger.ui.panels.breakpoint_picker import render_breakpoints
 from rag_debugger.ui.panels.feedback_panel import render_feedback_panel
@@ -40,6 +39,7 @@ from rag_debugger.ui.panels.time_travel import reset_time_travel, travel_step
 from rag_debugger.ui.step_controller import StepController
 from rag_debugger.ui.streamlit_state import flash, friendly, guarded, guarded_page, show_flash
 from rag_debugger.ui.threads_panel import render_thread_banner, render_threads, render_travel_go_on
+from rag_debugger.views.graph_parts import graph_parts
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text, in_code
 
@@ -166,8 +166,8 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
     from rag.errors import UnknownRunError
     from rag.runs.graph_runs import recorded
     from rag_debugger.ui.panels.time_travel import travel_to
-    from rag_debugger.ui.run_link import placement
     from rag_debugger.ui.streamlit_state import shared_history
+    from rag_debugger.views.run_link import placement
 
     session = _session()
     if session is not None and run_id in {seg.run_id for seg in session.segments if seg.run_id}:
@@ -215,7 +215,7 @@ def open_run(run_id: str, step: Optional[int], spec: Optional[str] = None) -> li
 def follow_link() -> None:
     """Follow a `?graph=&run=&step=` the page did not write itself (a reload, a bookmark, a link), or a run
     the Run history page sent here. Problems become a message on the page, never a traceback."""
-    from rag_debugger.ui.graph_link import GRAPH_PARAM, RECEIVED_KEY, WRITTEN_KEY, link_params, parse_graph_link
+    from rag_debugger.views.graph_link import GRAPH_PARAM, RECEIVED_KEY, WRITTEN_KEY, link_params, parse_graph_link
 
     messages: list[str] = []
     asked = st.session_state.pop(OPEN_RUN_KEY, None)
@@ -481,7 +481,7 @@ def render_history(session: GraphSession) -> None:
                                file_name=f"{name}_run.json", mime="application/json", key="yg_export",
                                on_click="ignore")
             from rag.i18n import current_language
-            from rag_debugger.ui.run_report import graph_report
+            from rag_debugger.exports.run_file import graph_report
 
             lang = current_language()
             st.download_button(_("Download as HTML"), data=lambda: graph_report(session, lang=lang),
@@ -560,7 +560,7 @@ def _workbench() -> None:
         render_travel_go_on(session, travel)
     with inspector_slot:
         values = render_inspector(session, travel, parts=graph_parts(session))
-    from rag_debugger.ui.graph_link import WRITTEN_KEY, graph_link_for
+    from rag_debugger.views.graph_link import WRITTEN_KEY, graph_link_for
 
     st.session_state[WRITTEN_KEY] = graph_link_for(session, travel)  # the inspector writes it into the URL
     if session.finished and travel is None:

@@ -358,22 +358,22 @@ def render_compare(info: RunInfo, others: dict[str, str]) -> None:
 def render_report_download(history: RunHistory, info: RunInfo, where) -> None:
     """The run as one HTML file for someone without the app, opening at the step chosen beside it (built
     on click, on a thread). A Your-graph run draws its graph only when the Your graph page may load it
-    (the allow-list), else from its recording (rag_debugger/ui/graph_run_report.py)."""
+    (the allow-list), else from its recording (rag_debugger/exports/graph_run_file.py)."""
     from rag.i18n import current_language
 
     lang = current_language()
     at_step = int(st.session_state.get(AT_STEP_KEY) or 0)
     step = at_step - 1 if at_step else None
     if info.kind == "graph":
+        from rag_debugger.exports.graph_run_file import graph_run_report
         from rag_debugger.ui.graph_page import graph_policy
-        from rag_debugger.ui.graph_run_report import graph_run_report
 
         policy = graph_policy()
 
         def build() -> str:
             return graph_run_report(history, info.run_id, policy, lang=lang, step=step)
     else:
-        from rag_debugger.ui.run_report import history_run_report
+        from rag_debugger.exports.run_file import history_run_report
 
         def build() -> str:
             return history_run_report(history, info.run_id, lang=lang, step=step)

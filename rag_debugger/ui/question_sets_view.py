@@ -28,10 +28,10 @@ from rag.i18n import N_, _, ngettext
 from rag_debugger.ui.grids import data_grid
 from rag_debugger.ui.language import in_this_language, with_headings
 from rag_debugger.ui.panels.add_to_set import listed_sets, set_store
-from rag_debugger.ui.run_link import run_href
 from rag_debugger.ui.streamlit_state import refusal
 from rag_debugger.views.icons import MATERIAL
 from rag_debugger.views.markdown_text import as_text
+from rag_debugger.views.run_link import run_href
 
 log = logging.getLogger("rag_debugger.question_sets")
 

@@ -337,7 +337,7 @@ def run_page(render: Callable[[], Any]) -> None:
     warm_up_after_paint()
 
 
-FIRST_CLICK_MODULES = ("rag_debugger.ui.run_report",)
+FIRST_CLICK_MODULES = ("rag_debugger.exports.run_file",)
 """The UI's own modules a first demo click imports (the run's export), warmed with the engine."""
 
 

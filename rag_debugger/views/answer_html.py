@@ -9,7 +9,7 @@ from typing import Any
 
 from rag.i18n import _
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code
+from rag_debugger.views.html_view import code
 
 _CITE = re.compile(r"\[(\d{1,2})\]")
 

@@ -1,6 +1,6 @@
 """What a comparison of two runs says, as a list of blocks (headings, text, tables, folded parts),
 written once and drawn two ways: by the Compare page with Streamlit elements (`rag_debugger.ui.compare_view`) and
-as one self-contained HTML file (`rag_debugger.views.compare_report`).
+as one self-contained HTML file (`rag_debugger.exports.compare_file`).
 
 Why blocks and not two renderers: the page and the file must say the same things in the same words;
 with the wording here, a change to what a comparison shows reaches both. Texts in blocks are plain
@@ -95,6 +95,11 @@ def word_diff_html(a: str, b: str) -> str:
         if j2 > j1:
             out.append(f'<ins style="background:#dfd">{esc(" ".join(wb[j1:j2]))}</ins>')
     return " ".join(out)
+
+
+def answer_diff_html(a: str, b: str) -> str:
+    """The answers' word diff as the Compare page shows it (one `st.html` element)."""
+    return f'<div class="rdc-answer-diff">{word_diff_html(a, b)}</div>'
 
 
 def comparison_blocks(rc: Any, side_a: Any, side_b: Any, *, show_all: bool) -> list[Block]:

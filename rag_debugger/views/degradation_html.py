@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional
 from rag.degradation import Failure, run_failures
 from rag.i18n import _
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code
+from rag_debugger.views.html_view import code
 
 
 def degraded_html(state: Optional[Mapping[str, Any]]) -> str:

@@ -1,10 +1,10 @@
 """Evidence of the current state: the chunks, the context the grader sees, and the grade (HTML for
-the inspector; see `rag_debugger.debugger.html_view` for why HTML)."""
+the inspector; see `rag_debugger.views.html_view` for why HTML)."""
 from __future__ import annotations
 
 from rag.i18n import N_, _, ngettext
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code, details, table
+from rag_debugger.views.html_view import code, details, table
 
 CHUNK_COLUMNS = (N_("#"), N_("filename"), N_("page"), N_("score"), N_("rrf_rank"), N_("rerank_score"), N_("text"))
 CONTEXT_MAX_CHARS = 20_000

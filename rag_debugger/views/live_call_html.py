@@ -10,7 +10,7 @@ from typing import Optional
 
 from rag.i18n import _
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code
+from rag_debugger.views.html_view import code
 from rag_debugger.workbench.live_step import LiveCallView, LiveJobView
 
 TEXT_TAIL = 1500

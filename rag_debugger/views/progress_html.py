@@ -7,7 +7,7 @@ import pandas as pd
 
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_
-from rag_debugger.debugger.html_view import table
+from rag_debugger.views.html_view import table
 
 PROGRESS_COLUMNS = (N_("step"), N_("detail"), N_("group"), N_("elapsed_ms"), N_("stage_ms"))
 """No icon column: the engine's icons are emoji, which need a font the app does not bring."""

@@ -1,7 +1,7 @@
 """The RAG workflow's own values, drawn as what they are: a chunk is a card, a grade is badges with
 its reason, a rewrite shows the question and the rewritten query side by side, sub-questions and
 sub-results are lists. Everything else falls back to the debugger's generic tree
-(`rag_debugger.debugger.value_view`), which stays free of RAG.
+(`rag_debugger.views.value_view`), which stays free of RAG.
 
 Pure functions of plain state values (the state is JSON), so tests read the same HTML the browser
 shows; every text goes through `esc`.
@@ -12,8 +12,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from rag.i18n import _, ngettext
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code
-from rag_debugger.debugger.value_view import TypedValues, base_field, leaf_html, tree_html
+from rag_debugger.views.html_view import code
+from rag_debugger.views.value_view import TypedValues, base_field, leaf_html, tree_html
 
 CHUNK_PREVIEW_CHARS = 90
 CHUNK_TEXT_MAX_CHARS = 4_000

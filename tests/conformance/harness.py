@@ -488,7 +488,7 @@ class Run:
                     f"replayed step {i + 1} differs:\n run    {_show(a.values_after)}\n replay {_show(b.values_after)}")
 
     def check_html(self) -> None:
-        from rag_debugger.ui.run_report import graph_report
+        from rag_debugger.exports.run_file import graph_report
 
         text = graph_report(self.session)
         _expect(text.lstrip().lower().startswith("<!doctype html"), "the HTML file is not an HTML document")

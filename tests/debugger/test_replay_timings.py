@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag_debugger.debugger.records import LaneRecord, StepRecord
 from rag_debugger.debugger.replay import SPANS_RECORDED, StepTiming, apply_timings, step_timings
-from rag_debugger.debugger.waterfall import waterfall_bars
+from rag_debugger.views.waterfall import waterfall_bars
 
 
 def step(i, nodes, cp, lanes=(), ms=0.0, spans=None):

@@ -9,7 +9,7 @@ from tests.support.browser import ROOT
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
-    """`rag/ingest/__init__.py` -> `rag.ingest`; `rag_debugger/ui/run_report.py` -> `rag_debugger.ui.run_report`."""
+    """`rag/ingest/__init__.py` -> `rag.ingest`; `rag_debugger/exports/run_file.py` -> `rag_debugger.exports.run_file`."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

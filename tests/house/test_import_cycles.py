@@ -2,7 +2,7 @@
 
 Why a test: a circle works only while each side imports the other lazily or late, so it breaks on the
 first innocent reordering, and it means two modules are one job split in two files (the way
-`rag_debugger.debugger.html_view` / `rag_debugger.debugger.value_view` and `rag.runs.storage` / its engines were). As in the
+`rag_debugger.views.html_view` / `rag_debugger.views.value_view` and `rag.runs.storage` / its engines were). As in the
 layer test, an import inside a function counts: a lazy import is still a dependency.
 """
 from __future__ import annotations

@@ -22,8 +22,10 @@ The layers, lowest first, and why they sit where they do:
 - evaluation: question sets run through the public API, scored per route;
 - workbench (`rag_debugger.workbench`): the RAG step debugger's logic without Streamlit (sessions, recording,
   replay, run owners), the first layer of the app package;
-- views: what the pages show, built as text without Streamlit (`rag_debugger.views`: HTML fragments and files,
-  markdown-safe text);
+- views: what the pages show, built as text without Streamlit (`rag_debugger.views`: the inspector's HTML
+  fragments, the link rules, markdown-safe text);
+- exports: the self-contained HTML files (`rag_debugger.exports`: a run, a Your-graph run, a comparison), drawn
+  with the views and written by the pages' Download buttons and the commands, so above views and below app;
 - app: the Streamlit pages and panels (`rag_debugger.ui`, `pages`, `app.py`) and the commands (`rag-debugger`,
   `python -m rag_debugger.run_to_html`).
 No exception: the engine (`rag`) never imports the app (`rag_debugger` outside its `debugger` core).
@@ -56,6 +58,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("evaluation", ("rag.eval",)),
     ("workbench", ("rag_debugger.workbench",)),
     ("views", ("rag_debugger.views",)),
+    ("exports", ("rag_debugger.exports",)),
     ("app", ("rag_debugger", "pages", "app")),
 ]
 
@@ -106,7 +109,8 @@ def test_the_layer_table_places_modules_as_documented():
     assert layer_of("rag.ingest.embedders") == layer_of("rag.ingest.store")
     assert layer_of("langgraph.graph") is None and layer_of("ragged") is None
     assert layer_of("rag_debugger.debugger.session") < layer_of("rag.runs.history") < layer_of("rag_debugger.workbench.session") \
-        < layer_of("rag_debugger.views.compare_report") < layer_of("rag_debugger.ui.graph_page")
+        < layer_of("rag_debugger.views.inspector_html") < layer_of("rag_debugger.exports.compare_file") \
+        < layer_of("rag_debugger.ui.graph_page") == layer_of("rag_debugger.run_to_html")
 
 
 def test_the_checker_catches_upward_imports_even_inside_functions(tmp_path):

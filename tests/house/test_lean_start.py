@@ -164,9 +164,9 @@ def test_a_failing_warm_up_step_skips_nothing_else(monkeypatch, caplog):
 
     monkeypatch.setattr(warmup, "STEPS", (broken, lambda settings, checkpointer: ran.append("next step")))
     monkeypatch.setattr(warmup, "RUN_MODULES", ("no_such_module_for_the_warm_up", "rag.answering"))
-    warmup.warm_up(RagSettings(RAG_MODEL_PROVIDER="offline"), modules=("rag_debugger.ui.run_report",))
+    warmup.warm_up(RagSettings(RAG_MODEL_PROVIDER="offline"), modules=("rag_debugger.exports.run_file",))
     assert ran == ["next step"]
-    assert "rag.answering" in sys.modules and "rag_debugger.ui.run_report" in sys.modules
+    assert "rag.answering" in sys.modules and "rag_debugger.exports.run_file" in sys.modules
     assert "the knowledge base cannot be opened" in caplog.text and "no_such_module_for_the_warm_up" in caplog.text
 
 

@@ -13,7 +13,7 @@ from rag.runs.history import RunHistory
 from rag.runs.importing import import_run
 from rag.runs.run_document import STEP_TIMINGS
 from rag_debugger.debugger.replay import SPANS_RECORDED
-from rag_debugger.debugger.waterfall import waterfall_bars, waterfall_html
+from rag_debugger.views.waterfall import waterfall_bars, waterfall_html
 from rag_debugger.views.waterfall_note import waterfall_note
 from rag_debugger.workbench.session import DebugSession
 from tests.models.conftest import GRADE, PLAN

@@ -120,7 +120,7 @@ def test_opening_a_recorded_fork_replays_the_forks_branch(settings, history, kin
 
 def test_a_forks_link_names_the_step_its_replay_shows(settings, history):
     """The debugger's URL after a fork (`?run=<fork>&step=n`) opens the same step from the history."""
-    from rag_debugger.ui.run_link import link_for, placement
+    from rag_debugger.views.run_link import link_for, placement
 
     session, _parent, fork = _forked(settings, history)
     link = link_for(session, None)

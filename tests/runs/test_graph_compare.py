@@ -88,8 +88,8 @@ def test_a_fork_names_its_edit_and_different_graphs_are_named(history, runs):
 
 
 def test_the_blocks_show_the_state_diff_per_step_and_no_rag_view(history, runs):
+    from rag_debugger.exports.compare_file import comparison_report
     from rag_debugger.views.compare_content import comparison_blocks
-    from rag_debugger.views.compare_report import comparison_report
 
     side_a, side_b = side_from_history(history, runs["ab"]), side_from_history(history, runs["ab_fork"])
     rc = compare_sides(side_a, side_b)
@@ -162,7 +162,7 @@ POLICY = GraphPolicy.from_text(None, ["rag_debugger.examples.chain", "rag_debugg
 
 
 def test_a_graph_runs_file_draws_its_allowed_graph(history, runs):
-    from rag_debugger.ui.graph_run_report import graph_run_report, graph_run_session
+    from rag_debugger.exports.graph_run_file import graph_run_report, graph_run_session
 
     session, note = graph_run_session(history, runs["fanout"], POLICY)
     assert note is None and len(session.all_steps()) == 3
@@ -180,7 +180,7 @@ def test_a_graph_the_allow_list_refuses_is_never_imported_and_the_file_draws_the
     info = history.record_start("{}", kind="graph", graph_spec="this:s")  # an imported file can name anything
     history.record_finish(info.run_id, status="done")
     history.record_document(info.run_id, graph_document(info, checkpoints, head, {"text": "a b"}))
-    from rag_debugger.ui.graph_run_report import graph_run_report, graph_run_session
+    from rag_debugger.exports.graph_run_file import graph_run_report, graph_run_session
 
     session, note = graph_run_session(history, info.run_id, POLICY)
     assert "this" not in sys.modules

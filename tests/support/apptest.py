@@ -13,9 +13,10 @@ import re
 import pandas as pd
 
 from rag_debugger.ui.panels.controls import PENDING_ACTION_KEY
-from rag_debugger.ui.panels.inspector import COMPONENT_NAME, OPENED_KEY, SECTIONS, join_sections
+from rag_debugger.ui.panels.inspector import COMPONENT_NAME, OPENED_KEY
 from rag_debugger.ui.panels.time_travel import TRAVEL_KEY
 from rag_debugger.views.debugger_controls import ACTIONS
+from rag_debugger.views.inspector_html import SECTIONS, join_sections
 from tests.support.html_reader import read_html
 
 
@@ -110,7 +111,7 @@ def control_enabled(at, action: str) -> bool:
 
 def open_folded(at, *idents: str):
     """Open the inspector's folded parts `idents` (the waterfall...): the browser reports the open
-    ones and the page builds only those (rag_debugger/ui/panels/inspector.py `lazy_details`)."""
+    ones and the page builds only those (rag_debugger/views/inspector_html.py `lazy_details`)."""
     at.session_state[OPENED_KEY] = list(idents)
     return at.run()
 

@@ -7,7 +7,7 @@ import json
 from rag.runs.divergence import compare_sides, load_side
 from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings
-from rag_debugger.views.compare_report import comparison_report
+from rag_debugger.exports.compare_file import comparison_report
 from tests.support.browser import chromium_page
 
 QUESTION = "What is the operating temperature range of the Lumen X2? <img src=x onerror=\"window.__pwned=1\">"

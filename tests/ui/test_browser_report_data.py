@@ -1,4 +1,4 @@
-"""A Your-graph run's HTML file draws its plain steps with its own script (rag_debugger/ui/run_report_data.py). Whatever
+"""A Your-graph run's HTML file draws its plain steps with its own script (rag_debugger/exports/run_file_data.py). Whatever
 the script draws must be what the app's functions draw: for several runs (a loop, a `Send` fan-out, an
 `interrupt()`, subgraphs, and a graph whose state holds markup, long and multi-line text, floats, huge
 whole numbers, nested dicts, replaced lists, removed keys and a failing step), the file written as data and
@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 
 from bench.compare import loop_graph
 from rag_debugger.debugger.session import GraphSession
-from rag_debugger.ui.run_report import graph_report
+from rag_debugger.exports.run_file import graph_report
 from tests.debugger.test_drawing_keys import finished as run
 from tests.support.browser import chromium_page
 from tests.ui.test_browser_report import open_file

@@ -51,7 +51,7 @@ def test_a_compare_link_names_the_first_divergence_and_the_setting(app_test, two
     assert "removed" in set(chunks["change"])
     steps = next(t for t in tables if "fields that differ" in t.columns)
     assert list(steps["status"]) == ["same", "differs", "same"]
-    assert at.download_button(key="compare_report").label == "Download as HTML"  # rag_debugger/views/compare_report.py
+    assert at.download_button(key="compare_report").label == "Download as HTML"  # rag_debugger/exports/compare_file.py
 
 
 def test_the_same_run_twice_and_an_unknown_run_are_said_plainly(app_test, two_runs):

@@ -219,7 +219,7 @@ def test_run_streams_progress_into_a_status_box(app_test):
 
 
 def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app_test, monkeypatch):
-    import rag_debugger.ui.panels.inspector as inspector
+    import rag_debugger.views.inspector_html as inspector
 
     monkeypatch.setattr(inspector, "layout_svg", lambda dot: None)  # neither graphviz-pure nor `dot`
     inspector._marked_picture.cache_clear()
@@ -235,8 +235,8 @@ def test_without_any_layout_program_the_graph_is_a_marked_list_in_its_column(app
 
 
 def test_each_step_moves_the_marks_on_a_picture_laid_out_once(app_test, monkeypatch):
-    import rag_debugger.debugger.svg as svg_mod
-    import rag_debugger.ui.panels.inspector as inspector
+    import rag_debugger.views.inspector_html as inspector
+    import rag_debugger.views.svg as svg_mod
 
     calls = []
     real_run = svg_mod.subprocess.run

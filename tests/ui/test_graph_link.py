@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rag_debugger.debugger.session import GraphSession
-from rag_debugger.ui.graph_link import graph_link_for, link_params, parse_graph_link
+from rag_debugger.views.graph_link import graph_link_for, link_params, parse_graph_link
 
 CHAIN = "rag_debugger.examples.chain:graph"
 

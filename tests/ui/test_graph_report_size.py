@@ -61,7 +61,7 @@ def history(tmp_path):
 
 
 def test_the_file_of_a_long_refused_run_is_linear_in_its_input(history):
-    from rag_debugger.ui.graph_run_report import graph_run_report
+    from rag_debugger.exports.graph_run_file import graph_run_report
 
     sizes, pictures = {}, {}
     for k in (20, 60):
@@ -78,7 +78,7 @@ def test_the_file_of_a_long_refused_run_is_linear_in_its_input(history):
 
 
 def test_a_node_name_with_a_colon_or_a_bar_draws(history):
-    from rag_debugger.ui.graph_run_report import graph_run_report
+    from rag_debugger.exports.graph_run_file import graph_run_report
 
     run_id, _size = _recorded_run(history, 3, rename={"node_001": "tools:search", "node_002": "a|b"})
     page = graph_run_report(history, run_id, GraphPolicy())
@@ -103,8 +103,8 @@ def test_the_file_is_ascii_and_says_the_same_in_both_languages(history):
     import html
 
     from rag.i18n import _, use_language
-    from rag_debugger.ui.graph_run_report import NOT_ALLOWED, graph_run_report
-    from rag_debugger.ui.panels.inspector import VIEWING
+    from rag_debugger.exports.graph_run_file import NOT_ALLOWED, graph_run_report
+    from rag_debugger.views.inspector_html import VIEWING
 
     run_id, _size = _recorded_run(history, 5, rename={"node_001": "节点<b>&"})
     page = graph_run_report(history, run_id, GraphPolicy(), lang="zh")

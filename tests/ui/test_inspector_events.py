@@ -12,6 +12,7 @@ import rag_debugger.ui.panels.inspector as inspector
 import rag_debugger.ui.panels.time_travel as time_travel
 import rag_debugger.views.debugger_controls as buttons
 from rag_debugger.views.control_rule import ControlState, enabled_buttons
+from rag_debugger.views.inspector_html import inspector_sections
 from tests.support.apptest import controls_shown
 from tests.support.html_reader import read_html
 
@@ -107,11 +108,11 @@ def test_the_full_state_switch_adds_the_typed_state_and_a_finished_run_has_its_w
     session = DebugSession()
     session.start(next(d for d in load_demo_questions() if d.expected_route == "answer").question)
     session.run_to_end()
-    off, _ = inspector.inspector_sections(session, None, full_state=False)
-    on, _ = inspector.inspector_sections(session, None, full_state=True)
+    off, _ = inspector_sections(session, None, full_state=False)
+    on, _ = inspector_sections(session, None, full_state=True)
     assert 'data-id="typed_state"' not in off["step"] and 'data-id="typed_state"' in on["step"]
     assert 'data-field="grade"' in on["step"] and 'data-badge="route"' in on["step"]  # typed, not JSON text
     assert 'data-id="waterfall"' in on["progress"] and 'data-kind="step"' not in on["progress"]  # folded: not built
-    opened, _ = inspector.inspector_sections(session, None, opened=frozenset({"waterfall"}))
+    opened, _ = inspector_sections(session, None, opened=frozenset({"waterfall"}))
     assert 'id="waterfall"' in opened["progress"] and opened["progress"].count('data-kind="step"') == 3
     assert 'data-mode="extractive"' in on["head"]

@@ -11,8 +11,8 @@ import pytest
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.settings import RagSettings
-from rag_debugger.ui.panels.inspector import inspector_sections, position_html
-from rag_debugger.ui.run_link import link_for
+from rag_debugger.views.inspector_html import inspector_sections, position_html
+from rag_debugger.views.run_link import link_for
 from rag_debugger.workbench.session import DebugSession
 
 STEP_HEADING = re.compile(r'<h4 class="rdi-step-title">Step (\d+):')

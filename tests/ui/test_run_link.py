@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_debugger.ui.run_link import link_for, parse_link, placement
+from rag_debugger.views.run_link import link_for, parse_link, placement
 
 
 @pytest.mark.parametrize("params, run_id, step, problem", [

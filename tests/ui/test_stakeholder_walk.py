@@ -9,7 +9,7 @@ import pytest
 from rag.demo import load_demo_questions
 from rag.runs.history import RunHistory
 from rag.settings import RagSettings
-from rag_debugger.ui.panels.inspector import inspector_sections, position_html
+from rag_debugger.views.inspector_html import inspector_sections, position_html
 from rag_debugger.workbench.session import DebugSession
 from tests.support.html_reader import read_html
 

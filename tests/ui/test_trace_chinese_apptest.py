@@ -52,7 +52,7 @@ def test_the_trace_explorer_stays_english_by_default(app_test, env):
 
 def test_the_debugger_graph_describes_its_nodes_in_chinese(app_test, env):
     """The graph's node tooltips come from the engine in the reader's language. (The inspector's "What does
-    each node do?" list uses the same descriptions; it is cached by rag_debugger/ui/panels/inspector.py.)"""
+    each node do?" list uses the same descriptions; it is cached by rag_debugger/views/inspector_html.py.)"""
     from tests.support.apptest import inspector_sections
 
     at = app_test

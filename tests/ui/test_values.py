@@ -3,7 +3,7 @@ side, sub-questions and sub-results as lists; escaped."""
 from __future__ import annotations
 
 from rag_debugger.debugger import diff_states
-from rag_debugger.debugger.html_view import diff_html
+from rag_debugger.views.html_view import diff_html
 from rag_debugger.views.values_html import RAG_VALUES, chunk_card, grade_html, query_rewrite_html, rag_value_html
 from tests.support.html_reader import read_html
 

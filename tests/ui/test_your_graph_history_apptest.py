@@ -57,7 +57,7 @@ def test_a_run_is_recorded_and_listed_with_its_graph_then_opens_on_your_graph_af
     assert row["kind"] == "graph rag_debugger.examples.chain:graph" and row["status"] == "done"
     assert row["question"] == '{"text": "one two three"}'
     assert restarted.download_button(key="history_export").label.startswith("Export")
-    assert restarted.download_button(key="history_report").label == "Download as HTML"  # rag_debugger/ui/graph_run_report.py
+    assert restarted.download_button(key="history_report").label == "Download as HTML"  # rag_debugger/exports/graph_run_file.py
     from rag_debugger.ui.history_store import history
     from rag_debugger.ui.history_view import export_text
 

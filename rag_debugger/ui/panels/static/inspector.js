@@ -1,7 +1,7 @@
 // The debugger's inspector: puts the HTML the server rendered for each section in place, only for
 // the sections that changed, keeps open <details> open, turns the Run / Step / Continue / Restart
 // buttons into a one-shot "action" trigger and clicks on timeline rows into a "travel" trigger.
-// Everything it shows is escaped on the server (rag_debugger/debugger/html_view.py).
+// Everything it shows is escaped on the server (rag_debugger/views/html_view.py).
 
 export default function ({ parentElement, data, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".rdi-root");
@@ -57,7 +57,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
     if (scroller && root.getBoundingClientRect().top < 0) scroller.scrollTop = 0;
   }
   root.__runs = runs;
-  // The URL names the run and the step shown (rag_debugger/ui/run_link.py), so a reload or a shared link opens
+  // The URL names the run and the step shown (rag_debugger/views/run_link.py, rag_debugger/ui/link_opening.py), so a reload or a shared link opens
   // them; replaceState, so the browser history gets no entry per Step and Streamlit re-renders nothing.
   // After the update is painted: a same-document navigation costs Chromium 4-7 ms, which the Step
   // would otherwise wait for.
@@ -105,7 +105,7 @@ export default function ({ parentElement, data, setTriggerValue, setStateValue }
         travel(el);
       }
     });
-    // A folded part built only while open (rag_debugger/ui/panels/inspector.py lazy_details): report which are
+    // A folded part built only while open (rag_debugger/views/inspector_html.py lazy_details): report which are
     // open, so the server sends its body (toggle does not bubble: listen while capturing). Restoring
     // the open state after an update fires toggle too; an unchanged set is not sent again.
     root.addEventListener("toggle", (e) => {

@@ -3,7 +3,7 @@
 Why HTML strings and not one Streamlit element per table: the debugger redraws all of these on
 every Step, and each Streamlit element (a data grid above all) costs the browser a React update and
 layout; one custom component that swaps in one HTML string costs a fraction of that (see
-`rag_debugger/ui/panels/inspector.py` and bench/ui_step.py). Pure functions of the records, so tests can read
+`rag_debugger/views/inspector_html.py` and bench/ui_step.py). Pure functions of the records, so tests can read
 the same HTML the browser shows. Every value is escaped here; nothing knows about RAG.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rag_debugger.debugger.i18n import N_, _
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.state_diff import TABLE_COLUMNS, DiffRow, diff_cells, diff_states, kind_label
 from rag_debugger.debugger.timeline import TIMELINE_COLUMNS
-from rag_debugger.debugger.value_view import TypedValues, container_html
+from rag_debugger.views.value_view import TypedValues, container_html
 
 DIFF_MAX_CHARS = 400
 LANE_MAX_CHARS = 300
@@ -57,7 +57,7 @@ SHOW_UNCHANGED = N_("Show unchanged fields")
 ABSENT_NULL_EMPTY = N_("‹absent› = key not in the state · null = set to None · [] = empty list — three different things.")
 TIMELINE_TIP = N_("View the state after this step")
 """The words of a step and the timeline, named so a run's HTML file can hand them to its own script
-(rag_debugger/ui/run_report_data.py) in each language."""
+(rag_debugger/exports/run_file_data.py) in each language."""
 
 
 def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int = DIFF_MAX_CHARS,
@@ -67,7 +67,7 @@ def diff_html(rows: Iterable[DiffRow], *, table_id: str = "diff", max_chars: int
     The kind is also a row class, so appended / added / removed rows are coloured apart.
 
     With `view`, the rows that changed draw their values typed (cards, trees, a list diff: see
-    `rag_debugger.debugger.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
+    `rag_debugger.views.value_view`); unchanged rows stay one cut text line, as they are hidden and a Step
     must not pay for drawing them.
 
     `opened`: given, a value longer than `fold_over` is folded (a `data-lazy` details whose id is
@@ -263,13 +263,13 @@ def details(summary: str, body: str, *, ident: str, open_: bool = False) -> str:
     return f'<details data-id="{esc(ident)}"{flag}><summary>{esc(summary)}</summary>{body}</details>'
 
 
-#: The picture's alternative text (also written by a run file's script, ui/panels/static/report.js).
+#: The picture's alternative text (also written by a run file's script, exports/static/run_file.js).
 GRAPH_ALT = N_("the workflow graph with the current position")
 
 
 def graph_html(svg: Optional[str], graph: Any = None, marks: Optional[Mapping[str, Any]] = None) -> str:
     """The graph, then its legend. The picture is the SVG laid out once and marked for this
-    position (`rag_debugger.debugger.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
+    position (`rag_debugger.views.svg.mark_svg`), shown as an image: to the page it is one box, not ~400 SVG
     elements to style and lay out again on every Step (inline, Chrome counted about twice the layout
     time per Step). Without a layout program, the nodes as a list in graph order, with their edges
     and the same marks."""

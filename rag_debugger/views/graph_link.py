@@ -1,12 +1,13 @@
 """The Your graph page's URL names the graph, the run and the step: `?graph=<module:attr>&run=<id>&step=<n>`.
 
-The same rules as the RAG debugger's `?run=&step=` (rag_debugger/ui/run_link.py: `step` numbers steps as the timeline
+The same rules as the RAG debugger's `?run=&step=` (rag_debugger/views/run_link.py: `step` numbers steps as the timeline
 does, 0 is before the first node; the inspector's script writes the URL; the page follows a URL only when
 it is neither the one it last received nor the one it last wrote), plus `graph`, which is loaded only
 through the page's allow-list (rag_debugger/debugger/allowlist.py), as if typed in the Graph field. A run of the link is
 replayed from the run history at that step; a run that this browser session holds travels there.
 
-The rules are pure functions (`graph_link_for`, `parse_graph_link`); the page does the opening.
+The rules are pure functions (`graph_link_for`, `parse_graph_link`); the page (rag_debugger/ui/graph_page.py) does
+the opening and writes the URL (rag_debugger/ui/link_opening.py `query_string`).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any, Mapping, NamedTuple, Optional
 
 from rag.i18n import _
 from rag_debugger.debugger.allowlist import well_formed
-from rag_debugger.ui.run_link import RUN_PARAM, STEP_PARAM, Link, link_for, parse_link, query_string
+from rag_debugger.views.run_link import RUN_PARAM, STEP_PARAM, Link, link_for, parse_link
 
 GRAPH_PARAM = "graph"
 WRITTEN_KEY = "_yg_link_written"
@@ -46,10 +47,6 @@ def graph_link_for(session: Any, travel: Optional[int]) -> dict[str, str]:
     return params
 
 
-def graph_link_query(session: Any, travel: Optional[int]) -> str:
-    return query_string(graph_link_for(session, travel))
-
-
 def parse_graph_link(params: Mapping[str, Any]) -> GraphLink:
     """Read `graph`, `run` and `step`; never raises, never imports."""
     raw = str(params.get(GRAPH_PARAM) or "").strip()
@@ -68,4 +65,4 @@ def link_params(query: Mapping[str, Any]) -> dict[str, str]:
     return {key: str(query.get(key, "")) for key in query.keys() if key in (GRAPH_PARAM, RUN_PARAM, STEP_PARAM)}
 
 
-__all__ = ["GRAPH_PARAM", "GraphLink", "graph_link_for", "graph_link_query", "link_params", "parse_graph_link"]
+__all__ = ["GRAPH_PARAM", "GraphLink", "graph_link_for", "link_params", "parse_graph_link"]

@@ -2,7 +2,7 @@
 
 Why pre-rendered: the file must show exactly what the app shows (the same chunk cards, grade badges,
 lanes, waterfall and answer), so every position's sections are drawn here by the inspector's own
-functions (`rag_debugger.ui.panels.inspector.inspector_sections`, with no browser session behind it), once per
+functions (`rag_debugger.views.inspector_html.inspector_sections`, with no browser session behind it), once per
 language, and stored once each (most sections repeat from one position to the next). A small script
 only puts them in place: clicking a timeline row or pressing ← / → travels, two buttons switch the
 language. Everything shown was escaped when it was drawn, as in the app; the page's own header is
@@ -24,7 +24,7 @@ from rag.i18n import N_, _, use_language
 from rag.i18n.languages import LANGUAGES
 from rag_debugger.debugger.html_page import esc, html_lang
 
-STATIC = Path(__file__).resolve().parent / "panels" / "static"
+STATIC = Path(__file__).resolve().parent / "static"
 SECTIONS = ("head", "graph", "docs", "step", "timeline", "evidence", "progress")
 """The inspector's sections a file shows (no controls: nothing runs)."""
 SHARED = ("docs", "timeline", "progress")
@@ -68,12 +68,14 @@ def script_hash(script: str) -> str:
 
 @lru_cache(maxsize=1)
 def _script() -> str:
-    return (STATIC / "report.js").read_text(encoding="utf-8")
+    return (STATIC / "run_file.js").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
 def _style() -> str:
-    return (STATIC / "inspector.css").read_text(encoding="utf-8") + PAGE_CSS
+    from rag_debugger.views.inspector_html import style_sheet
+
+    return style_sheet() + PAGE_CSS
 
 
 def _json_in_html(value: Any) -> str:
@@ -165,11 +167,11 @@ def render_positions(session: Any, *, parts: Any = None, langs: Iterable[str] = 
                      header: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> dict:
     """Every position's sections in every language, each distinct HTML stored once; or, for a session
     whose positions the file's script can draw (`as_data` None: whenever it can), their data
-    (rag_debugger/ui/run_report_data.py)."""
+    (rag_debugger/exports/run_file_data.py)."""
     import rag_debugger.debugger.i18n as debugger_i18n
     from rag.i18n import gettext, ngettext
-    from rag_debugger.ui.panels.inspector import RAG_PARTS, inspector_sections, position_html
-    from rag_debugger.ui.run_report_data import DataStore, render_data, scripted
+    from rag_debugger.exports.run_file_data import DataStore, render_data, scripted
+    from rag_debugger.views.inspector_html import RAG_PARTS, inspector_sections, position_html
 
     debugger_i18n.install(gettext, ngettext)  # the core's words follow `use_language` below, as in the app
     parts = parts or RAG_PARTS
@@ -345,7 +347,7 @@ def graph_report(session: Any, *, start: Optional[int] = None, lang: str = "en",
                  note: Optional[Callable[[], str]] = None, as_data: Optional[bool] = None) -> str:
     """A Your-graph session (live or replayed) as a file, without the RAG panels. `note`: a sentence for the
     header, in the language being drawn (why the drawing is the recording's, for a graph not imported)."""
-    from rag_debugger.ui.graph_parts import graph_parts
+    from rag_debugger.views.graph_parts import graph_parts
 
     def header() -> str:
         extra = f'<p class="rdr-meta">{esc(note())}</p>' if note is not None else ""

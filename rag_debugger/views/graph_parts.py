@@ -1,6 +1,6 @@
 """What the inspector shows for a graph of your own (`InspectorParts`): no RAG panels, the node
 docstrings as help, a generic value tree, the page's own timeline columns and link. Its own module so
-the Your graph page and a run's HTML file (rag_debugger/ui/run_report.py) draw the same parts without importing
+the Your graph page and a run's HTML file (rag_debugger/exports/run_file.py) draw the same parts without importing
 each other."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any, Optional
 
 from rag.i18n import N_, _
 from rag_debugger.debugger.html_page import esc
-from rag_debugger.debugger.html_view import code, details
-from rag_debugger.debugger.value_view import TypedValues
-from rag_debugger.ui.graph_link import graph_link_query
-from rag_debugger.ui.panels.inspector import InspectorParts
+from rag_debugger.views.graph_link import graph_link_for
+from rag_debugger.views.html_view import code, details
+from rag_debugger.views.inspector_html import InspectorParts
+from rag_debugger.views.value_view import TypedValues
 
 CONTROLS_CAPTION = N_("<b>Run</b> starts the input and runs to the end · <b>Step</b> runs exactly one superstep "
                       "(all <code>Send</code> lanes together) · <b>Continue</b> runs until a breakpoint, an "
@@ -34,7 +34,7 @@ def graph_parts(session: Any) -> InspectorParts:
 
     return InspectorParts(decision=_decision, evidence=False, node_docs=docs_html,
                           idle_hint=N_("fill in the input above, then Step or Run."), controls_caption=_(CONTROLS_CAPTION),
-                          timeline_columns=timeline_columns(session), values=TypedValues(), link=graph_link_query)
+                          timeline_columns=timeline_columns(session), values=TypedValues(), link=graph_link_for)
 
 
 def timeline_columns(session: Any) -> tuple[str, ...]:

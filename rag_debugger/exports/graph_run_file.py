@@ -63,7 +63,7 @@ def graph_run_session(history: Any, run_id: str, policy: GraphPolicy) -> tuple[A
 def graph_run_report(history: Any, run_id: str, policy: GraphPolicy, *, lang: str = "en",
                      step: Optional[int] = None) -> str:
     """The file of a Your-graph run of `history`, opening after step `step` (0-based; None: the end)."""
-    from rag_debugger.ui.run_report import graph_report
+    from rag_debugger.exports.run_file import graph_report
 
     session, note = graph_run_session(history, run_id, policy)
     return graph_report(session, start=step, lang=lang, note=note)

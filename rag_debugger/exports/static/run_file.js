@@ -1,6 +1,6 @@
-// A run report opened from disk (rag_debugger/ui/run_report.py). Either every position's sections were drawn (and
+// A run report opened from disk (rag_debugger/exports/run_file.py). Either every position's sections were drawn (and
 // escaped) by the app when the file was written and this script only puts them in place, or (a graph of
-// your own, rag_debugger/ui/run_report_data.py) the plain parts of each step travel as data and are drawn here with the
+// your own, rag_debugger/exports/run_file_data.py) the plain parts of each step travel as data and are drawn here with the
 // app's markup and words, the rest drawn by the app. Clicking a timeline row or pressing the left / right
 // arrow keys travels; the language buttons switch words.
 (function () {
@@ -29,7 +29,7 @@
       return {amp: "&", lt: "<", gt: ">", quot: '"', apos: "'"}[e];
     });
   }
-  // ---- the graph's picture: debugger/svg.py mark_svg and debugger/html_view.py graph_html, here ----
+  // ---- the graph's picture: views/svg.py mark_svg and views/html_view.py graph_html, here ----
   function markSvg(svg, m, names) {
     var current = {}, done = {}, send = m.s || {}, out = [], at = 0, match;
     m.c.forEach(function (i) { current[names[i]] = true; });
@@ -70,7 +70,7 @@
   }
   function absent(v) { return v !== null && typeof v === "object"; }
 
-  // ---- data mode: the markup of rag_debugger/debugger/html_view.py (step_html, diff_html, timeline_html) ----
+  // ---- data mode: the markup of rag_debugger/views/html_view.py (step_html, diff_html, timeline_html) ----
   function leaf(v, W) {
     return absent(v) ? '<span class="rdi-absent">' + esc(W.absent) + "</span>" : code(JSON.stringify(v));
   }

@@ -6,7 +6,7 @@ import json
 import re
 
 from rag_debugger.debugger import ABSENT, LaneRecord, StepRecord, diff_states, format_value
-from rag_debugger.debugger.html_view import diff_html, dot_source_html, graph_html, lanes_html, step_html, timeline_html
+from rag_debugger.views.html_view import diff_html, dot_source_html, graph_html, lanes_html, step_html, timeline_html
 from tests.debugger import toy_graphs as tg
 from tests.support.html_reader import read_html
 
@@ -92,7 +92,7 @@ def test_without_a_layout_program_the_graph_is_a_list_that_takes_the_marks():
 
 
 def test_a_dict_diffed_key_by_key_is_not_drawn_whole_again():
-    from rag_debugger.debugger.value_view import TypedValues
+    from rag_debugger.views.value_view import TypedValues
 
     rows = diff_states({"trace": None}, {"trace": {"route": "answer", "chunks": ["a long chunk text"] * 3}},
                        nested_fields={"trace"})
@@ -103,7 +103,7 @@ def test_a_dict_diffed_key_by_key_is_not_drawn_whole_again():
 
 
 def test_a_long_value_is_folded_and_drawn_only_once_opened():
-    from rag_debugger.debugger.value_view import TypedValues
+    from rag_debugger.views.value_view import TypedValues
 
     rows = diff_states({"docs": []}, {"docs": [{"text": f"chunk {i} " + "x" * 400} for i in range(50)]})
     whole = diff_html(rows, view=TypedValues())

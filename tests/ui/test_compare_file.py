@@ -10,8 +10,8 @@ import pytest
 from rag.runs.divergence import compare_sides, load_side
 from rag.runs.record_bundle import record_bundle
 from rag.settings import RagSettings
+from rag_debugger.exports.compare_file import CSP, comparison_report
 from rag_debugger.views.compare_content import CAUSES, comparison_blocks
-from rag_debugger.views.compare_report import CSP, comparison_report
 
 HOSTILE = 'What is the operating temperature range of the Lumen X2? <script>window.__pwned=1</script> ![x](https://example.com/x.png)'
 

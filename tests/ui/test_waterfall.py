@@ -3,7 +3,7 @@ calls) inside their step, failures marked, escaped."""
 from __future__ import annotations
 
 from rag_debugger.debugger import LaneRecord, StepRecord
-from rag_debugger.debugger.waterfall import waterfall_bars, waterfall_html
+from rag_debugger.views.waterfall import waterfall_bars, waterfall_html
 
 
 def rec(i, nodes, ms, lanes=(), spans=None, error=None):

@@ -1,4 +1,4 @@
-"""A Your-graph run's HTML file as data that the file's own script draws (rag_debugger/ui/panels/static/report.js).
+"""A Your-graph run's HTML file as data that the file's own script draws (rag_debugger/exports/static/run_file.js).
 
 Why: a file whose every position is drawn here, in both languages, costs ~0.45 ms a step to write, so a
 300-step run took 30 times as long as a 10-step one. Most of what a generic graph's position shows is
@@ -19,7 +19,10 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from rag.i18n import _, use_language
-from rag_debugger.debugger.html_view import (
+from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
+from rag_debugger.debugger.timeline import timeline_rows
+from rag_debugger.views.degradation_html import degraded_html
+from rag_debugger.views.html_view import (
     ABSENT_NULL_EMPTY,
     GRAPH_ALT,
     LANE_MAX_CHARS,
@@ -34,11 +37,7 @@ from rag_debugger.debugger.html_view import (
     lanes_html,
     legend_html,
 )
-from rag_debugger.debugger.state_diff import ABSENT, KIND_LABELS, TABLE_COLUMNS, absent_text, kind_label
-from rag_debugger.debugger.svg import MARK_STYLE, layout_svg
-from rag_debugger.debugger.timeline import timeline_rows
-from rag_debugger.debugger.value_view import LEAF_PREVIEW_CHARS
-from rag_debugger.ui.panels.inspector import (
+from rag_debugger.views.inspector_html import (
     BACK_TO_LATEST,
     TIMELINE,
     VIEWING,
@@ -50,7 +49,8 @@ from rag_debugger.ui.panels.inspector import (
     step_progress_html,
     timeline_notes,
 )
-from rag_debugger.views.degradation_html import degraded_html
+from rag_debugger.views.svg import MARK_STYLE, layout_svg
+from rag_debugger.views.value_view import LEAF_PREVIEW_CHARS
 
 SCRIPT_COLUMNS = frozenset({"step", "nodes", "lanes", "duration_ms", "error"})
 """The timeline columns the script draws (language-free cells)."""
@@ -67,7 +67,7 @@ def scripted(session: Any, parts: InspectorParts) -> bool:
 
 
 def drawn_by_script(value: Any) -> bool:
-    """A value the script draws exactly as `rag_debugger.debugger.value_view.leaf_html` does: JSON text the same in
+    """A value the script draws exactly as `rag_debugger.views.value_view.leaf_html` does: JSON text the same in
     Python and JavaScript, short enough never to be folded or cut."""
     kind = type(value)
     if value is None or value is ABSENT or kind is bool:
@@ -81,7 +81,7 @@ def drawn_by_script(value: Any) -> bool:
 
 class DataStore:
     """Drawn HTML, each distinct text once (the file's `parts`), and the languages drawn. `stored`: a drawn
-    text as the file holds it (its JSON string: `rag_debugger.ui.run_report._stored`)."""
+    text as the file holds it (its JSON string: `rag_debugger.exports.run_file._stored`)."""
 
     def __init__(self, langs: Iterable[str], stored: Callable[[str], str]) -> None:
         self.langs = list(langs)
@@ -118,7 +118,7 @@ def _cell(value: Any) -> Any:
 
 
 def step_data(record: Any, store: DataStore, parts: InspectorParts, opened: frozenset) -> dict[str, Any]:
-    """One step as the script draws it (`rag_debugger.debugger.html_view.step_html`), unusual parts pre-drawn."""
+    """One step as the script draws it (`rag_debugger.views.html_view.step_html`), unusual parts pre-drawn."""
     out: dict[str, Any] = {"n": record.index + 1, "nodes": ", ".join(record.nodes), "ms": f"{record.duration_ms:.0f}"}
     if record.error:
         out["err"] = record.error
@@ -206,8 +206,8 @@ def _compact(key: tuple) -> tuple:
 
 
 def marked_pictures(session: Any, keys: list[tuple], store: DataStore) -> Optional[dict[str, Any]]:
-    """The graph's pictures as the file's script marks them (`markSvg` in report.js, the twin of
-    `debugger.svg.mark_svg`): each distinct unmarked layout once per language, and per position only the
+    """The graph's pictures as the file's script marks them (`markSvg` in run_file.js, the twin of
+    `views.svg.mark_svg`): each distinct unmarked layout once per language, and per position only the
     indices of its marked nodes. A file of K positions over a graph of K nodes then holds one picture and
     K short lists, not K pictures (a 200-node stand-in graph made a 338 MB file). None without a layout
     program: the node-list pictures are drawn here then."""

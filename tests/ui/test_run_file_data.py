@@ -1,5 +1,5 @@
 """Which Your-graph files are written as data for the file's script, and which values the script may draw
-itself: anything the script could draw differently from `rag_debugger.debugger.value_view.leaf_html` stays drawn by
+itself: anything the script could draw differently from `rag_debugger.views.value_view.leaf_html` stays drawn by
 the app (the browser test checks the two agree on every position)."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 
 from rag_debugger.debugger.session import GraphSession
 from rag_debugger.debugger.state_diff import ABSENT
-from rag_debugger.ui.graph_parts import graph_parts
-from rag_debugger.ui.panels.inspector import RAG_PARTS
-from rag_debugger.ui.run_report import graph_report
-from rag_debugger.ui.run_report_data import drawn_by_script, scripted
+from rag_debugger.exports.run_file import graph_report
+from rag_debugger.exports.run_file_data import drawn_by_script, scripted
+from rag_debugger.views.graph_parts import graph_parts
+from rag_debugger.views.inspector_html import RAG_PARTS
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from rag_debugger.debugger import graph_to_dot
-from rag_debugger.debugger import svg as svg_mod
 from rag_debugger.debugger.graph_view import GraphDrawing
+from rag_debugger.views import svg as svg_mod
 from tests.debugger import toy_graphs as tg
 
 

@@ -1,5 +1,5 @@
 """A comparison of two runs as one self-contained HTML file (issue 27), the twin of a run's file
-(rag_debugger/ui/run_report.py): it says what the Compare page says (`rag_debugger.views.compare_content`), in both languages.
+(rag_debugger/exports/run_file.py): it says what the Compare page says (`rag_debugger.views.compare_content`), in both languages.
 
 Why no script: everything the file switches (the language, "all fields", folded steps) is done with
 form controls and CSS (`:checked` selectors, `<details>`), so the Content-Security-Policy allows no

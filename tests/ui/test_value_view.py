@@ -3,8 +3,8 @@ renderer hook for a graph's own types. All escaped."""
 from __future__ import annotations
 
 from rag_debugger.debugger import ABSENT, diff_states
-from rag_debugger.debugger.html_view import diff_html
-from rag_debugger.debugger.value_view import TypedValues, base_field, leaf_html, list_diff, list_diff_html, state_html, tree_html
+from rag_debugger.views.html_view import diff_html
+from rag_debugger.views.value_view import TypedValues, base_field, leaf_html, list_diff, list_diff_html, state_html, tree_html
 from tests.support.html_reader import read_html
 
 
