@@ -58,7 +58,7 @@ def test_a_server_marks_only_its_own_leftovers(history_target):
     with RunHistory(history_target, server_id="host-a:8501") as a, RunHistory(history_target, server_id="host-b:8501") as b:
         mine = a.record_start("left behind by a").run_id
         theirs = b.record_start("being stepped on b").run_id
-        unnamed = a.recorder.__class__(a.storage).record_start("a CLI run going on").run_id  # no server id
+        unnamed = a.writer.__class__(a.storage).record_start("a CLI run going on").run_id  # no server id
         assert a.mark_abandoned(server_id="host-a:8501") == [mine]
         assert b.get_run(theirs).status == "running" and b.get_run(theirs).server_id == "host-b:8501"
         assert a.get_run(unnamed).status == "running"
