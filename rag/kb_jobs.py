@@ -127,7 +127,7 @@ class IngestJob:
         with self._lock:
             state = self._state
             if event.stage == "start":
-                state.stage = words.FOUND_FILES.format(n=event.total)
+                state.stage = words.found_files(event.total)
                 state.fraction = 0.0
             elif event.stage == "embedding":
                 # the files chunked in this run wait for their vectors; leaves are embedded in the

@@ -18,6 +18,12 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = PACKAGE_DIR / "data"
 
 #: Settings holding a URL, which can carry credentials (user info, `?api-key=`).
+OFFLINE_PROVIDER = "offline-rules"
+"""The offline provider's name wherever a person sees it: the Settings page (its active provider and the
+provider choice), the sidebar, the result line, the run history and its recordings. One name: the page
+said "offline" in one place and "offline-rules" in another. Only the environment keeps the short value
+(RAG_MODEL_PROVIDER=offline), which the Settings page's help names."""
+
 URL_FIELDS = ("openai_base_url", "rerank_host", "milvus_uri")
 
 #: Values people leave in .env templates; they count as "not configured".
@@ -128,7 +134,7 @@ class RagSettings(BaseSettings):
     def provider_label(self) -> str:
         if self.models_configured():
             return f"openai-compatible:{self.fast_model}/{self.grade_model}"
-        return "offline-rules"
+        return OFFLINE_PROVIDER
 
     def public_dict(self) -> dict:
         """Settings safe to show, record or export: every secret replaced by whether it is set, and every

@@ -237,7 +237,8 @@ def _as_entry_string(message_id, value, num_plurals: int):
 
 def update(fills: dict[str, dict] | None = None, *, overwrite: bool = False) -> tuple[dict[str, int], int]:
     """Rewrite both catalogues from the code: new strings are added (English filled in, Chinese left
-    empty to translate), translations of strings still in use are kept, the rest are dropped. `fills`
+    empty to translate), translations of strings still in use are kept, the rest are dropped. The English
+    is always the code's (it kept a plural form the code had changed: "{n} chunk(s) embedded"). `fills`
     (language -> {key: translation}) are taken in for entries without a translation (all, `overwrite`).
     Returns each language's count of strings without a translation, and how many `fills` were taken."""
     from babel.messages.catalog import Catalog
@@ -254,10 +255,12 @@ def update(fills: dict[str, dict] | None = None, *, overwrite: bool = False) -> 
             if not message.id:
                 continue
             previous = old.get(message.id, message.context) if old is not None else None
-            if previous is not None and _translated(previous):
+            if lang == DEFAULT_LANGUAGE:  # the code's own words: a plural form changed in the code is taken too
+                string = message.id
+            elif previous is not None and _translated(previous):
                 string = previous.string
             else:
-                string = message.id if lang == DEFAULT_LANGUAGE else ""
+                string = ""
             key = _key(message.id)
             if key in given and (overwrite or not _translated(previous)):
                 string, taken = given[key], taken + 1
@@ -296,6 +299,9 @@ def problems() -> list[str]:
                 found.append(f"{lang}: untranslated {key!r}")
                 continue
             ids = _forms(message.id)
+            if lang == DEFAULT_LANGUAGE and tuple(_forms(entry.string)) != tuple(ids):
+                found.append(f"{lang}: the English of {key!r} is not the code's")
+                continue
             allowed = set().union(*(set(_PLACEHOLDER.findall(i)) for i in ids))
             for text in _forms(entry.string):
                 have = set(_PLACEHOLDER.findall(text))

@@ -20,7 +20,7 @@ from typing import Optional
 from pydantic import BaseModel
 
 from rag.errors import UserInputError
-from rag.i18n import _
+from rag.i18n import _, ngettext
 from rag.ingest import limits as env_limits
 from rag.ingest.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES
 from rag.ingest.models import SkippedFile
@@ -154,6 +154,12 @@ def _target(folder: Path, rel: str) -> Path:
     return dest
 
 
+def _not_extracted(reason: Optional[str], count: int) -> str:
+    """Why an archive stopped being extracted, and how many of its files were left out."""
+    return ngettext("{reason}; {count} file of the archive not extracted",
+                    "{reason}; {count} files of the archive not extracted", count).format(reason=reason, count=count)
+
+
 def _quota_problem(limits: UploadLimits, total_used: int, adding: int) -> Optional[str]:
     if total_used + adding > limits.max_total_bytes:
         return _("all knowledge bases together would exceed their quota of {limit} MB (RAG_KB_QUOTA_MB)").format(
@@ -277,9 +283,7 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
                 ]
                 budget, too_much = min(budgets, key=lambda b: b[0])
                 if budget <= 0:
-                    out.skipped.append(SkippedFile(filename=label, reason=_(
-                        "{reason}; {count} file(s) of the archive not extracted").format(
-                            reason=too_much, count=len(files) - n)))
+                    out.skipped.append(SkippedFile(filename=label, reason=_not_extracted(too_much, len(files) - n)))
                     break
                 try:
                     with zf.open(info) as member:
@@ -288,9 +292,7 @@ def save_zip(folder: Path, name: str, data: bytes, limits: Optional[UploadLimits
                 except UserInputError:
                     if budgets.index((budget, too_much)) < 2:
                         raise  # this member's own limit: the next one may be fine
-                    out.skipped.append(SkippedFile(filename=label, reason=_(
-                        "{reason}; {count} file(s) of the archive not extracted").format(
-                            reason=too_much, count=len(files) - n)))
+                    out.skipped.append(SkippedFile(filename=label, reason=_not_extracted(too_much, len(files) - n)))
                     break
                 inflated += size
                 used += size

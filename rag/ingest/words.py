@@ -27,7 +27,9 @@ TOO_MANY_PAGES = N_("too many pages ({count} > {limit}, RAG_MAX_PAGES_PER_DOC)")
 TOO_MANY_CHUNKS = N_("too many chunks ({count} > {limit}, RAG_MAX_CHUNKS_PER_DOC)")
 CANCELLED_BEFORE = N_("ingestion cancelled before this file was embedded")
 
-FOUND_FILES = N_("found {n} file(s)")
+FOUND_ONE_FILE = N_("found {n} file")
+FOUND_FILES = N_("found {n} files")
+"""Two templates, not `ngettext`: the line is stored in English and read back by template (`found_files`)."""
 EMBEDDING_CHUNKS = N_("embedding chunks {done}/{total}")
 FILE_STAGE_AT = N_("{stage} {filename} ({index}/{total})")
 FILE_STAGE = N_("{stage} {filename}")
@@ -46,10 +48,15 @@ def _value(name: str, value: str) -> str:
 _TABLE = TemplateTable(
     (BINARY_TEXT, NOT_TEXT, UNSUPPORTED_TYPE, TOO_LARGE, UNREADABLE, EMPTY_FILE, NO_TEXT, NOT_PDF, ENCRYPTED_PDF,
      UNREADABLE_PDF, OUTSIDE_LINK, NOT_INGESTED_YET, SKIPPED, TOO_MANY_PAGES, TOO_MANY_CHUNKS, CANCELLED_BEFORE,
-     FOUND_FILES, EMBEDDING_CHUNKS, WAITING_FOR_OTHER,
+     FOUND_ONE_FILE, FOUND_FILES, EMBEDDING_CHUNKS, WAITING_FOR_OTHER,
      FILE_STAGE_AT, FILE_STAGE),
     values=_value,
 )
+
+
+def found_files(n: int) -> str:
+    """The progress line of an ingestion that found `n` files, in English (see the module's docstring)."""
+    return (FOUND_ONE_FILE if n == 1 else FOUND_FILES).format(n=n)
 
 
 def translate_ingest(text: object) -> str:
@@ -57,4 +64,4 @@ def translate_ingest(text: object) -> str:
     return _TABLE.translate(text)
 
 
-__all__ = ["OUTSIDE_LINK", "STAGE_WORDS", "translate_ingest"]
+__all__ = ["OUTSIDE_LINK", "STAGE_WORDS", "found_files", "translate_ingest"]

@@ -100,19 +100,30 @@ _FIELD = re.compile(r"\{(\w*)[^{}]*\}")
 
 
 class Bilingual(_Frozen):
-    """One reason in English and Chinese, with the same `{placeholders}` in both."""
+    """One reason in English and Chinese, with the same `{placeholders}` in both. A reason that counts
+    something (`{n}`) has English's singular in `en_one`: Chinese has one form, English two, and
+    "top 2 chunk(s)" read as a form that was never filled in. The catalogue's `ngettext` is not used
+    because a reason follows the question's language, not the reader's (`ReasonTexts`)."""
 
     en: str
     zh: str
+    en_one: Optional[str] = None
+    """The English words when `n` is 1 (`en` is then the plural)."""
 
     @model_validator(mode="after")
     def _same_placeholders(self) -> "Bilingual":
         if set(_FIELD.findall(self.en)) != set(_FIELD.findall(self.zh)):
             raise ValueError(f"en and zh must have the same placeholders: {self.en!r} / {self.zh!r}")
+        if self.en_one is not None and ("n" not in _FIELD.findall(self.en)
+                                        or set(_FIELD.findall(self.en_one)) != set(_FIELD.findall(self.en))):
+            raise ValueError(f"en_one needs a count {{n}} and the placeholders of en: {self.en_one!r} / {self.en!r}")
         return self
 
     def say(self, zh: bool, **params: object) -> str:
-        return (self.zh if zh else self.en).format(**params)
+        if zh:
+            return self.zh.format(**params)
+        one = self.en_one is not None and params.get("n") == 1
+        return (self.en_one if one and self.en_one is not None else self.en).format(**params)
 
 
 class ReasonTexts(_Frozen):

@@ -10,7 +10,7 @@ from typing import Mapping
 from pydantic import BaseModel, Field
 
 from rag.errors import PromptTemplateError
-from rag.i18n import _
+from rag.i18n import _, ngettext
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
 ROLES = ("planner", "grader", "rewriter", "answerer")
@@ -81,7 +81,8 @@ def validate_template(role: str, template: str) -> set[str]:
     unknown = names - ALLOWED_VARIABLES[role]
     if unknown:
         raise PromptTemplateError(
-            _("the {role} prompt uses unknown variable(s) {unknown}; allowed: {allowed}").format(
+            ngettext("the {role} prompt uses an unknown variable {unknown}; allowed: {allowed}",
+                     "the {role} prompt uses unknown variables {unknown}; allowed: {allowed}", len(unknown)).format(
                 role=role, unknown=", ".join(sorted(unknown)), allowed=", ".join(sorted(ALLOWED_VARIABLES[role])))
         )
     missing = REQUIRED_VARIABLES[role] - names

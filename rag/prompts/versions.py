@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from rag.access import OPERATOR_PERMIT, Permit
 from rag.errors import PromptTemplateError, PromptVersionError, UnknownPromptVersionError
-from rag.i18n import _
+from rag.i18n import _, ngettext
 from rag.prompts.templates import ROLES, PromptSet, load_default_prompts, validate_template
 
 log = logging.getLogger(__name__)
@@ -193,8 +193,9 @@ def _read(path: Path) -> _VersionFile:
         )
     missing = [r for r in ROLES if r not in doc.templates and r not in LATER_ROLES]
     if missing:
-        raise PromptVersionError(_("prompt version file {file} lacks the {roles} template(s)").format(
-            file=path.name, roles=", ".join(missing)))
+        raise PromptVersionError(ngettext("prompt version file {file} lacks the {roles} template",
+                                          "prompt version file {file} lacks the {roles} templates", len(missing))
+                                 .format(file=path.name, roles=", ".join(missing)))
     if doc.name != path.stem:
         raise PromptVersionError(_("prompt version file {file} names itself {name}; rename one of them").format(
             file=path.name, name=repr(doc.name)))

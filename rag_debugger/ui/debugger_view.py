@@ -156,6 +156,15 @@ def render_report_download(session: DebugSession, travel: Optional[int]) -> None
                               "with time travel, every step's diff, the evidence and the answer, in both languages"))
 
 
+def render_outcome_error(session: DebugSession) -> None:
+    """The run finished but its result or answer could not be worked out (`Outcome.error`): one line
+    beside a workbench that still offers Restart, never a traceback."""
+    outcome = session.outcome()
+    if outcome is not None and outcome.error:
+        st.error(_("The run finished, but its result could not be worked out: {error}. Press Restart to run it "
+                   "again.").format(error=as_text(outcome.error)))
+
+
 def render_history_lost(session: DebugSession) -> None:
     """Once, when the run history stopped answering under this run (its database went down)."""
     if session.take_history_lost():
@@ -203,6 +212,7 @@ def _workbench() -> None:
         st.session_state[ROW_DRAWN_WITH_RUN_KEY] = True
         st.rerun(scope="app")
     show_flash()
+    render_outcome_error(session)
     if session.replay_mode:
         render_replay_banner(session)
     render_question_to_user(session)

@@ -102,7 +102,7 @@ def _on_upload(name: str) -> None:
         kb_jobs.start_ingest(folders.name, current_settings(), rejected=refused, permit=streamlit_state.permit())
         note = (" " + ngettext("{n} refused (see the table).", "{n} refused (see the table).",
                                len(refused)).format(n=len(refused))) if refused else ""
-        flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} file(s); ingestion started.",
+        flash("info", ngettext("Saved {n} file; ingestion started.", "Saved {n} files; ingestion started.",
                                len(written)).format(n=len(written)) + as_text(note))
     guarded(upload)
 
@@ -175,13 +175,14 @@ def _summary(state: kb_jobs.JobState) -> str:
     if report is None:
         return _stage(state.stage)
     if state.status == "cancelled":
-        return _("Ingestion cancelled: {done} file(s) ingested before it stopped; the others wait for the next "
-                 "ingestion.").format(done=len(report.ingested))
+        return ngettext("Ingestion cancelled: {done} file ingested before it stopped; the others wait for the next "
+                        "ingestion.", "Ingestion cancelled: {done} files ingested before it stopped; the others wait "
+                        "for the next ingestion.", len(report.ingested)).format(done=len(report.ingested))
     parts = [_("{n} ingested").format(n=len(report.ingested)), _("{n} unchanged").format(n=len(report.unchanged)),
              _("{n} skipped").format(n=len(report.skipped) + len(state.rejected))]
     if report.removed:
         parts.append(_("{n} removed").format(n=len(report.removed)))
-    parts.append(ngettext("{n} chunk embedded", "{n} chunk(s) embedded", report.embedded).format(n=report.embedded))
+    parts.append(ngettext("{n} chunk embedded", "{n} chunks embedded", report.embedded).format(n=report.embedded))
     if state.index_sync is not None:
         parts.append(_("Milvus: {inserted} rows written, {deleted} deleted").format(
             inserted=state.index_sync.get("inserted", 0), deleted=state.index_sync.get("deleted", 0)))

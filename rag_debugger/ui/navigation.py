@@ -8,6 +8,7 @@ therefore sets up the same layout and draws the same links itself (`page_frame`)
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,6 +19,8 @@ from rag_debugger.views.icons import MATERIAL
 
 SIDEBAR_WIDTH_PX = 220
 FAVICON = Path(__file__).resolve().parent / "static" / "favicon.svg"
+PAGE_CSS = Path(__file__).resolve().parent / "static" / "page.css"
+"""Every page's frame (its top margin and heading on short screens), so every title starts at one height."""
 """The tab's icon, served by the app itself: a `:material/…:` page icon becomes a favicon link to a
 font host on the internet, and the page must make no request to any host but its own."""
 
@@ -73,6 +76,7 @@ def page_frame(*, footer_later: bool = False):
 
     resolve_language()
     st.set_page_config(page_title=_("RAG debugger"), layout="wide", initial_sidebar_state=SIDEBAR_WIDTH_PX)
+    st.html(f"<style>{_page_style()}</style>")  # style only: Streamlit puts it aside, it takes no room
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=_(p.title), icon=p.icon, width="stretch")
@@ -80,6 +84,11 @@ def page_frame(*, footer_later: bool = False):
     if not footer_later:
         sidebar_footer(footer)
     return footer
+
+
+@lru_cache(maxsize=1)
+def _page_style() -> str:
+    return PAGE_CSS.read_text(encoding="utf-8")
 
 
 def sidebar_footer(footer) -> None:

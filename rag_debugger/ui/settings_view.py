@@ -14,6 +14,7 @@ from rag.models.call_limits import DEFAULT_MAX_TOKENS
 from rag.redaction import redact_url
 from rag.settings import (
     MAX_TOKENS_ROLES,
+    OFFLINE_PROVIDER,
     endpoint_problem,
     is_really_set,
     model_settings_locked,
@@ -174,15 +175,21 @@ def _use_method(method: str) -> None:
                                method=as_text(method)))
 
 
+def provider_choice(value: str) -> str:
+    """The provider choice as the rest of the page names it: the environment's `offline` is shown as the
+    provider it runs (`rag.settings.OFFLINE_PROVIDER`), the name the active provider and the sidebar use."""
+    return OFFLINE_PROVIDER if value == "offline" else value
+
+
 def render_page() -> None:
     st.title(f"{MATERIAL['settings']} " + _("Settings"))
     show_flash()
     settings = current_settings()
     st.markdown("**" + _("Active provider:") + f"** `{in_code(settings.provider_label())}`")
     if not settings.models_configured():
-        st.info(_("Running on the offline rule-based provider: deterministic rules stand in for the planner, grader "
-                  "and rewriter. Everything works without a key or network; connect a model below for real grading."),
-                icon=MATERIAL["offline"])
+        st.info(_("Running on `{provider}`, the rule-based provider: deterministic rules stand in for the planner, "
+                  "grader and rewriter. Everything works without a key or network; connect a model below for real "
+                  "grading.").format(provider=in_code(OFFLINE_PROVIDER)), icon=MATERIAL["offline"])
 
     locked = model_settings_locked()
     with st.form("model_form"):
@@ -193,9 +200,11 @@ def render_page() -> None:
         elif uses_foreign_endpoint_without_key(settings_overrides()):
             st.warning(_("This base URL is not the server's endpoint, so the server's API key is not sent to it. "
                          "Type a key for this endpoint, or clear the base URL to use the server's endpoint."))
-        st.selectbox(_("Provider"), ["auto", "offline", "openai"], key="set_provider",
+        st.selectbox(_("Provider"), ["auto", "offline", "openai"], key="set_provider", format_func=provider_choice,
                      index=["auto", "offline", "openai"].index(settings.model_provider),
-                     help=_("auto = the model when a key is set, else the offline rules"), disabled=locked)
+                     help=_("auto = the model when a key is set, else {offline}. In the server's environment: "
+                            "RAG_MODEL_PROVIDER=auto, offline or openai").format(offline=OFFLINE_PROVIDER),
+                     disabled=locked)
         st.text_input(_("Base URL"), key="set_base_url", value=redact_url(settings.openai_base_url) or "",
                       placeholder=_("https://api.openai.com/v1 or http://localhost:8000/v1"), disabled=locked,
                       help=_("The API root, without a query string. The server's own key is sent only to the "

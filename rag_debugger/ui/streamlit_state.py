@@ -229,8 +229,9 @@ def provider_banner(where: Any = None, badge: Any = None) -> None:
         # no icon: Streamlit gives an alert's icon a column of its own, and beside it the narrow sidebar left
         # the text one word a line
         where.info(
-            _("**Offline mode** — the planner, grader and rewriter are deterministic rules, not a model. "
-                "Connect an OpenAI-compatible endpoint on the Settings page."))
+            _("**Offline mode** (`{provider}`) — the planner, grader and rewriter are deterministic rules, not a "
+              "model. Connect an OpenAI-compatible endpoint on the Settings page.").format(
+                provider=in_code(settings.provider_label())))
     elif not st.session_state.get(BADGE_LIVE_KEY):
         model_badge(settings, badge if badge is not None else where)
     from rag.ingest.paths import kb_label

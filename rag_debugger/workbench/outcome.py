@@ -4,14 +4,23 @@ Why at step time: the result (rag/api `build_result`) and the answering agent's 
 of seconds with a live model) used to be built while the page was drawn, so drawing reached into the
 API, the HITL rules, the answering agent and the model client, and a page that drew twice asked
 twice. Now a Step (or Continue, a seek in a replay, a fork) settles the segment it moved, and every
-reader (the inspector, the HITL panel, the recorder, the HTML report) reads `GraphSegment.outcome`."""
+reader (the inspector, the HITL panel, the recorder, the HTML report) reads `GraphSegment.outcome`.
+
+Working it out never raises: a result or an answer that cannot be built (a model client that fails
+outside the graph, a state the result cannot be read from) is kept as the outcome's `error`. It used
+to escape from the step's move and again from every reader, so the page drew nothing but the error,
+not even Restart."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from rag.api import build_result
+from rag.models.calls import CallCancelled
 from rag_debugger.debugger.segment_chain import Segment
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,9 @@ class Outcome:
     key: tuple
     result: Optional[dict]
     answer: Any = None
+    error: str = ""
+    """Why the result or the answer could not be worked out (one line, "" when both were): the run
+    still finished, and the page says so next to Restart."""
 
 
 def cut_short(seg: Optional[Segment]) -> bool:
@@ -40,11 +52,19 @@ def result_and_answer(seg: Segment, settings: Any) -> Optional[Outcome]:
     key = seg.position_key
     if seg.outcome is not None and seg.outcome.key == key:
         return seg.outcome
-    result: dict[str, Any] = dict(build_result(seg.stepper.current_values(), seg.ctx))
-    if seg.replay and seg.info is not None:
-        result["provider"] = seg.info.provider
-        result["retriever"] = "recorded (replay)"
-    seg.outcome = Outcome(key=key, result=result, answer=_answer(seg, result, settings))
+    result: Optional[dict[str, Any]] = None
+    try:
+        result = dict(build_result(seg.stepper.current_values(), seg.ctx))
+        if seg.replay and seg.info is not None:
+            result["provider"] = seg.info.provider
+            result["retriever"] = "recorded (replay)"
+        seg.outcome = Outcome(key=key, result=result, answer=_answer(seg, result, settings))
+    except CallCancelled:  # Stop during the answer's model call: the step's own handling
+        raise
+    except Exception as exc:  # noqa: BLE001 - kept on the outcome: the session and its Restart live on
+        log.exception("could not work out the result of a finished run")
+        text = str(exc).strip()  # its first line for the page (as live_step.py words a failed step)
+        seg.outcome = Outcome(key=key, result=result, error=text.splitlines()[0][:500] if text else type(exc).__name__)
     return seg.outcome
 
 

@@ -92,3 +92,48 @@ def test_continue_stops_at_a_breakpoint_through_the_session(settings, tmp_path):
     assert ended.hit is None and session.done
     assert history.get_run(session.current.run_id).status == "done"  # recorded by the session's step
     history.close()
+
+
+def test_a_result_that_cannot_be_worked_out_is_kept_as_an_error_and_the_run_is_recorded(settings, tmp_path,
+                                                                                        monkeypatch):
+    """The answering agent's model client failing outside the graph used to escape from the Step and again
+    from every reader of the result: the page had nothing left to draw, not even Restart."""
+    import rag.answering
+    from rag.errors import ModelCallError
+
+    calls = []
+
+    def unreachable(*args, **kwargs):
+        calls.append(1)
+        raise ModelCallError("connection", "the answering model could not be reached (connection refused)\nTraceback")
+
+    monkeypatch.setattr(rag.answering, "answer_for", unreachable)
+    history = RunHistory(tmp_path / "h.db")
+    session = DebugSession(settings, history=history)
+    session.start(_question("answer"))
+    session.run_to_end()  # does not raise
+    for _ in range(3):  # the page reads it again and again: nothing raises, nothing is asked again
+        assert session.result()["route"] == "answer" and session.answer() is None
+        assert session.hitl_snapshot() is None
+    assert session.outcome().error == "the answering model could not be reached (connection refused)"
+    assert len(calls) == 1
+    assert history.get_run(session.current.run_id).status == "done"  # the history heard of the end
+    session.restart()
+    monkeypatch.undo()
+    session.run_to_end()
+    assert session.outcome().error == "" and session.answer() is not None
+    history.close()
+
+
+def test_a_result_that_cannot_be_built_leaves_no_result_and_says_why(settings, monkeypatch):
+    from rag.errors import SnapshotError
+
+    def broken(*args, **kwargs):
+        raise SnapshotError("the resume snapshot lacks the field `question`")
+
+    monkeypatch.setattr(outcome, "build_result", broken)
+    session = DebugSession(settings)
+    session.start(_question("answer"))
+    session.run_to_end()
+    assert session.result() is None and session.answer() is None
+    assert session.outcome().error == "the resume snapshot lacks the field `question`"

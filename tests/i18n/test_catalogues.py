@@ -27,6 +27,21 @@ def test_the_check_reports_a_string_without_translation(tmp_path, monkeypatch):
     assert any("missing 'A label nobody has translated yet'" in line for line in found)
 
 
+def test_the_check_reports_english_that_is_not_the_code_s(monkeypatch):
+    """The English catalogue kept "{n} chunk(s) embedded" after the code's plural became "{n} chunks embedded"."""
+    real = catalog.read_catalog
+
+    def stale(lang):
+        read = real(lang)
+        if lang == "en":
+            entry = read.get(("{n} chunk embedded", "{n} chunks embedded"))
+            entry.string = ("{n} chunk embedded", "{n} chunk(s) embedded")
+        return read
+
+    monkeypatch.setattr(catalog, "read_catalog", stale)
+    assert catalog.problems() == ["en: the English of '{n} chunk embedded' is not the code's"]
+
+
 @pytest.mark.parametrize("header, expected", [
     ("zh-CN,zh;q=0.9,en;q=0.8", "zh"),
     ("en-US,en;q=0.9", "en"),

@@ -109,3 +109,25 @@ def test_a_translation_that_loses_a_placeholder_fails_at_load(tmp_path):
     bad.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ValidationError, match="coverage"):
         load_offline_rules(bad)
+
+
+@pytest.mark.parametrize("question, docs, words", [
+    ("What is the operating temperature range of the Lumen X2?", [SPEC], "top 1 chunk covers 100% of"),
+    ("What is the operating temperature range of the Lumen X2?", [SPEC, THERMO], "top 2 chunks cover 100% of"),
+    ("丹瑾是什么属性？", [ATTR], "前 1 个文本块覆盖"),
+    ("丹瑾是什么属性？", [ATTR, STORY], "前 2 个文本块覆盖"),
+])
+def test_the_coverage_reason_counts_its_chunks_in_proper_words(question, docs, words):
+    """It said "top 2 chunk(s) cover": English has a singular and a plural, Chinese one form."""
+    reason = grade_evidence(grader_input(question, *docs)).reason
+    assert words in reason and "(s)" not in reason, reason
+
+
+def test_a_singular_needs_the_count_and_the_plural_s_placeholders():
+    from rag.models.offline_rules import Bilingual
+
+    with pytest.raises(ValidationError, match="en_one"):
+        Bilingual(en="{n} chunks", zh="{n} 个文本块", en_one="a chunk")
+    with pytest.raises(ValidationError, match="en_one"):
+        Bilingual(en="some chunks", zh="一些文本块", en_one="a chunk")
+    assert Bilingual(en="{n} chunks", zh="{n} 个", en_one="{n} chunk").say(False, n=1) == "1 chunk"

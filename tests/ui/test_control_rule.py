@@ -120,3 +120,23 @@ def test_a_failed_step_leaves_step_on_to_retry_it():
     assert session.current.stepper.error
     assert control_state(session) == S(started=True, finished=False)
     assert enabled_buttons(control_state(session))["step"]
+
+
+def test_the_rag_workflow_finished_but_its_result_failed_still_offers_restart(monkeypatch):
+    """A result that cannot be worked out (the answering model's client failing) is a finished run, not
+    a page without buttons: reading the state for the rule must not raise."""
+    import rag.answering
+    from rag.demo import load_demo_questions
+    from rag.errors import ModelCallError
+    from rag.workbench.session import DebugSession
+
+    def unreachable(*args, **kwargs):
+        raise ModelCallError("connection", "the answering model could not be reached")
+
+    monkeypatch.setattr(rag.answering, "answer_for", unreachable)
+    demo = next(d for d in load_demo_questions() if d.expected_route == "answer")
+    session = DebugSession()
+    session.start(demo.question)
+    session.run_to_end()
+    assert control_state(session, box=demo.question) == S(started=True, finished=True)
+    assert enabled_buttons(control_state(session)) == _but(step=False, **{"continue": False})

@@ -2,7 +2,10 @@
 a model that answers garbage, a knowledge base that cannot be opened."""
 from __future__ import annotations
 
-from tests.support.apptest import inspector_text, press
+import pytest
+
+from rag.errors import ModelCallError, SnapshotError
+from tests.support.apptest import control_enabled, inspector_text, press
 from tests.support.fake_openai import Delay, Malformed, Respond, closed_port_url, running_fake_openai
 
 from .test_settings_trace_apptest import KEY, all_text, configure
@@ -106,3 +109,30 @@ def test_a_page_that_crashes_while_rendering_shows_a_message(app_test, monkeypat
     at = app_test.run()
     assert not at.exception
     assert any("unexpected error" in e.body for e in at.error)
+
+
+@pytest.mark.parametrize("module, name, error", [
+    ("rag.answering", "answer_for", ModelCallError("connection", "the answering model could not be reached")),
+    ("rag.workbench.outcome", "build_result", SnapshotError("the resume snapshot lacks the question")),
+], ids=["the answering model fails", "the result cannot be built"])
+def test_a_result_that_cannot_be_worked_out_leaves_restart_and_one_line(app_test, monkeypatch, module, name, error):
+    """It used to leave the page with the error alone: no inspector, no graph, no Restart."""
+    import importlib
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(importlib.import_module(module), name, failing)
+    at = app_test.run()
+    run_question(at)
+    shown = [e.body for e in at.error]
+    assert shown == [f"The run finished, but its result could not be worked out: {error}. Press Restart to run "
+                     "it again."]
+    assert "Traceback" not in all_text(at) and "unexpected error" not in all_text(at)
+    assert control_enabled(at, "restart") and control_enabled(at, "run")
+    assert "finished" in inspector_text(at)  # the workbench is drawn: position, graph, timeline
+    monkeypatch.undo()  # the cause is gone: Restart runs the question again and gets its result
+    monkeypatch.setenv("RAG_MODEL_PROVIDER", "offline")
+    press(at, "restart")
+    press(at, "run")
+    assert not at.error and "Result: answer /" in result_text(at)

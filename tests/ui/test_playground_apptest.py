@@ -49,7 +49,7 @@ def messages(at) -> list[str]:
 
 
 @pytest.mark.parametrize("template, rule", [
-    ("Grade {question} against {context} and {secret_var}.", "unknown variable(s) secret_var"),
+    ("Grade {question} against {context} and {secret_var}.", "unknown variable secret_var"),
     ("Grade {question} only.", "must use {context}"),
     ("Grade {question} with {context} and a stray { brace", "template syntax error"),
     ("   ", "is empty"),
