@@ -22,6 +22,12 @@ def html_lang(lang: str) -> str:
     return "zh-CN" if lang == "zh" else "en"
 
 
+def style_element(css: str) -> str:
+    """A style sheet as an element a page puts in once (Streamlit's `st.html` keeps a style-only element out of the
+    layout)."""
+    return f"<style>{css}</style>"
+
+
 def page(*, title: str, body: str, lang: str, csp: str, style: str = "", viewport: bool = True) -> str:
     """A whole self-contained file: `csp` is its Content-Security-Policy (a file opened from disk makes no request
     it does not allow), `title` is plain text (escaped here), `style` and `body` are HTML already."""
@@ -31,4 +37,4 @@ def page(*, title: str, body: str, lang: str, csp: str, style: str = "", viewpor
             f"<title>{esc(title)}</title><style>{style}</style></head><body>{body}</body></html>\n")
 
 
-__all__ = ["esc", "html_lang", "page"]
+__all__ = ["esc", "html_lang", "page", "style_element"]

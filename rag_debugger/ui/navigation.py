@@ -15,6 +15,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from rag.i18n import N_, _
+from rag_debugger.debugger.html_page import style_element
 from rag_debugger.views.icons import MATERIAL
 
 SIDEBAR_WIDTH_PX = 220
@@ -76,7 +77,7 @@ def page_frame(*, footer_later: bool = False):
 
     resolve_language()
     st.set_page_config(page_title=_("RAG debugger"), layout="wide", initial_sidebar_state=SIDEBAR_WIDTH_PX)
-    st.html(f"<style>{_page_style()}</style>")  # style only: Streamlit puts it aside, it takes no room
+    st.html(style_element(_page_style()))  # style only: Streamlit puts it aside, it takes no room
     with st.sidebar:
         for p in PAGES:
             st.page_link(p.path, label=_(p.title), icon=p.icon, width="stretch")

@@ -18,7 +18,7 @@ from typing import Any, Callable, MutableMapping, Optional, Sequence
 from rag.graph.progress_labels import translate_progress
 from rag.i18n import N_, _, current_language, ngettext
 from rag.outcome_words import outcome_words
-from rag_debugger.debugger.html_page import esc
+from rag_debugger.debugger.html_page import esc, style_element
 from rag_debugger.debugger.protocol import InspectedSession
 from rag_debugger.debugger.records import StepRecord
 from rag_debugger.debugger.state_diff import diff_states
@@ -52,7 +52,7 @@ def style_sheet() -> str:
 
 def style_html() -> str:
     """The style sheet as the page puts it in (`st.html`)."""
-    return f"<style>{style_sheet()}</style>"
+    return style_element(style_sheet())
 
 
 TIMELINE_CACHE_KEY = "_timeline_rows"

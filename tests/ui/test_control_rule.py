@@ -128,7 +128,7 @@ def test_the_rag_workflow_finished_but_its_result_failed_still_offers_restart(mo
     import rag.answering
     from rag.demo import load_demo_questions
     from rag.errors import ModelCallError
-    from rag.workbench.session import DebugSession
+    from rag_debugger.workbench.session import DebugSession
 
     def unreachable(*args, **kwargs):
         raise ModelCallError("connection", "the answering model could not be reached")

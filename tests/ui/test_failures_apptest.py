@@ -113,7 +113,7 @@ def test_a_page_that_crashes_while_rendering_shows_a_message(app_test, monkeypat
 
 @pytest.mark.parametrize("module, name, error", [
     ("rag.answering", "answer_for", ModelCallError("connection", "the answering model could not be reached")),
-    ("rag.workbench.outcome", "build_result", SnapshotError("the resume snapshot lacks the question")),
+    ("rag_debugger.workbench.outcome", "build_result", SnapshotError("the resume snapshot lacks the question")),
 ], ids=["the answering model fails", "the result cannot be built"])
 def test_a_result_that_cannot_be_worked_out_leaves_restart_and_one_line(app_test, monkeypatch, module, name, error):
     """It used to leave the page with the error alone: no inspector, no graph, no Restart."""
