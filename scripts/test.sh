@@ -38,4 +38,4 @@ echo "mypy: types of rag/ and rag_debugger/, with the pydantic plugin (pyproject
 python3 -m mypy
 echo "real-model lane: llama.cpp's server and SmolLM2 in .cache/real-model/ (the engine is built once, then cached)"
 bash scripts/real_model.sh >/dev/null
-exec python3 -m pytest -q "$@"
+exec python3 -m pytest -q -n 2 --dist loadgroup "$@"

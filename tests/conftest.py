@@ -57,3 +57,5 @@ def pytest_collection_modifyitems(config, items):
         if lane == "fast" and "postgres_server" in getattr(item, "fixturenames", ()):
             lane = "server"
         item.add_marker(getattr(pytest.mark, lane))
+        if lane == "real_model":
+            item.add_marker(pytest.mark.xdist_group("real_model"))  # one worker, so one llama.cpp server
