@@ -23,7 +23,10 @@ def fragment_warnings(seen: list[str]) -> list[str]:
 
 
 def click_action(page, action: str) -> None:
-    page.locator(f'button[data-action="{action}"]').first.click()
+    """Clicks the button near its left edge, where a person clicks what they see: an open popover floats over the
+    button's right part (at 1280 px the breakpoints panel covers Continue's centre), and while it is still
+    opening a click at the centre can land on the panel instead."""
+    page.locator(f'button[data-action="{action}"]').first.click(position={"x": 16, "y": 12})
     settle(page)
     wait_idle(page)
 
@@ -44,29 +47,29 @@ def test_debugger_clicks_that_also_blur_the_box_or_close_a_popover_send_one_frag
         box = page.locator(".st-key-question textarea").first
         box.fill("What is the operating temperature range of the Lumen X2?")
         click_action(page, "run")  # no Ctrl+Enter first: the click itself sends the box
-        page.get_by_text("· finished").first.wait_for(timeout=30_000)
+        page.get_by_text("· finished").first.wait_for(timeout=90_000)
         assert "operating temperature" in page.locator(".rdi-target").first.inner_text()  # the typed question ran
         walked["type, then Run"] = fragment_warnings(seen)
 
         box.fill("How do I update the firmware of the Lumen X2?")
         click_action(page, "step")
-        page.get_by_text("· 1 step ·").first.wait_for(timeout=30_000)
+        page.get_by_text("· 1 step ·").first.wait_for(timeout=90_000)
         walked["type, then Step"] = fragment_warnings(seen)
 
         page.locator(".st-key-breakpoints_folded button").first.click()  # open the popover, leave it open
         settle(page)
         click_action(page, "continue")  # the click closes the popover too
-        page.get_by_text("The workflow asks you (clarify)").first.wait_for(timeout=30_000)
+        page.get_by_text("The workflow asks you (clarify)").first.wait_for(timeout=90_000)
         walked["a popover open, then Continue"] = fragment_warnings(seen)
 
         page.locator(".st-key-hitl_opt_1 button").first.click()  # Android
         settle(page)
         wait_idle(page)
-        page.get_by_text("paused before").first.wait_for(timeout=30_000)
+        page.get_by_text("paused before").first.wait_for(timeout=90_000)
         page.locator(".st-key-demos_folded button").first.click()  # the demos popover open ...
         settle(page)
         click_action(page, "continue")  # ... and the resume continued
-        page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=30_000)
+        page.locator(".rdi-result", has_text="Result: answer").first.wait_for(timeout=90_000)
         walked["answer the question, then Continue with the demos open"] = fragment_warnings(seen)
 
         page.locator(".st-key-demos_folded button").first.click()
@@ -74,7 +77,7 @@ def test_debugger_clicks_that_also_blur_the_box_or_close_a_popover_send_one_frag
         load_demo(page, "en_complex_two_products")
         for n in (1, 2, 3):
             page.keyboard.press("s")
-            page.get_by_text(f"· {n} step").first.wait_for(timeout=30_000)
+            page.get_by_text(f"· {n} step").first.wait_for(timeout=90_000)
             wait_idle(page)
         walked["a demo, then three steps by key"] = fragment_warnings(seen)
     assert not any(walked.values()), walked
@@ -100,19 +103,19 @@ def test_your_graph_and_knowledge_base_walks_log_no_fragment_warning(tmp_path):
         settle(page)
         wait_idle(page)
         click_action(page, "continue")
-        page.get_by_text("How urgent is it?").first.wait_for(timeout=30_000)
+        page.get_by_text("How urgent is it?").first.wait_for(timeout=90_000)
         page.locator(".st-key-yg_inside, [data-testid=stMain]").locator("input[type=number]").last.fill("2")
         page.get_by_role("button", name="Send answer").first.click()  # the field's value goes with the click
         settle(page)
         wait_idle(page)
-        page.get_by_text("· finished").first.wait_for(timeout=30_000)  # the answer resumed it to its end
+        page.get_by_text("· finished").first.wait_for(timeout=90_000)  # the answer resumed it to its end
         walked["Your graph: an example through its two interrupts"] = fragment_warnings(seen)
 
         page.goto(url + "/knowledge_bases")
         wait_idle(page)
         page.locator(".st-key-kb_new_name input").first.fill("walk")
         page.get_by_role("button", name="Create", exact=True).click()
-        page.get_by_text("Knowledge base walk created").first.wait_for(timeout=30_000)
+        page.get_by_text("Knowledge base walk created").first.wait_for(timeout=90_000)
         wait_idle(page)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(doc))
         page.get_by_text("widget.md").first.wait_for(timeout=15_000)
