@@ -137,3 +137,23 @@ def test_a_result_that_cannot_be_built_leaves_no_result_and_says_why(settings, m
     session.run_to_end()
     assert session.result() is None and session.answer() is None
     assert session.outcome().error == "the resume snapshot lacks the field `question`"
+
+
+def test_the_error_a_page_shows_never_carries_the_api_key(monkeypatch):
+    """A library's message may echo the request's key or a URL with credentials: the line the page shows is
+    redacted with the settings' secrets."""
+    from rag.settings import RagSettings
+
+    key = "sk-test-0123456789abcdefghij"
+    keyed = RagSettings(model_provider="offline", openai_api_key=key)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"POST https://user:pw@llm.internal/v1 failed with Authorization: Bearer {key}")
+
+    monkeypatch.setattr(outcome, "build_result", broken)
+    session = DebugSession(keyed)
+    session.start(_question("answer"))
+    session.run_to_end()
+    error = session.outcome().error
+    assert error and "failed with Authorization" in error
+    assert key not in error and key[:12] not in error and "user:pw" not in error
