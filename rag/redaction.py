@@ -134,3 +134,11 @@ def redact_text(text: str, secrets: Iterable[str], mask: str = MASK) -> str:
     for secret in sorted(whole, key=len, reverse=True):
         text = text.replace(secret, mask)
     return text
+
+
+def error_line(exc: BaseException, secrets: Iterable[str] = ()) -> str:
+    """An error as one line a page may show: its message's first line (at most 500 characters) with the
+    configured secrets and any URL's user info masked (a library's message can echo the key or the endpoint),
+    else the error's type name."""
+    text = redact_text(str(exc), secrets).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from rag.errors import UserInputError
 from rag.i18n import _
 from rag.models.calls import CallCancelled, current_task_id, live_calls
+from rag.redaction import error_line
 from rag_debugger.debugger.live import JobKind, LaneView
 
 log = logging.getLogger("rag_debugger.live_step")
@@ -250,7 +251,7 @@ class LiveStepRunner:
             if not isinstance(exc, UserFixableError):
                 log.exception("a live step failed")
             state = "failed"
-            job.message = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else type(exc).__name__
+            job.message = error_line(exc)
         job.ended = self._clock()
         job.state = state
 

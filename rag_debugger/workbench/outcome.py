@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from rag.api import build_result
 from rag.models.calls import CallCancelled
+from rag.redaction import error_line
 from rag_debugger.debugger.segment_chain import Segment
 
 log = logging.getLogger(__name__)
@@ -63,17 +64,8 @@ def result_and_answer(seg: Segment, settings: Any) -> Optional[Outcome]:
         raise
     except Exception as exc:  # noqa: BLE001 - kept on the outcome: the session and its Restart live on
         log.exception("could not work out the result of a finished run")
-        text = _shown(str(exc), settings)  # its first line for the page (as live_step.py words a failed step)
-        seg.outcome = Outcome(key=key, result=result, error=text.splitlines()[0][:500] if text else type(exc).__name__)
+        seg.outcome = Outcome(key=key, result=result, error=error_line(exc, settings.secret_strings()))
     return seg.outcome
-
-
-def _shown(text: str, settings: Any) -> str:
-    """An error's text as the page may show it: a library's message can carry an endpoint's URL or echo the key."""
-    from rag.redaction import redact_text
-
-    secrets = settings.secret_strings() if hasattr(settings, "secret_strings") else []
-    return redact_text(text, secrets).strip()
 
 
 def _answer(seg: Segment, result: dict, settings: Any) -> Any:

@@ -106,3 +106,13 @@ def test_the_http_clients_request_log_lines_carry_no_credentials(fake_openai, ma
     lines = [r.getMessage() for r in caplog.records]
     assert any("HTTP Request" in line and "127.0.0.1" in line for line in lines), "the client did log the request"
     assert leaks("\n".join(lines)) == []
+
+
+def test_an_error_line_is_the_first_line_masked_or_the_type_name():
+    from rag.redaction import error_line
+
+    key = "sk-live-abcdefghijklmnop"
+    shown = error_line(RuntimeError(f"call to https://u:p@llm.internal/v1 failed: Bearer {key}\nTraceback ..."), [key])
+    assert shown == "call to https://llm.internal/v1 failed: Bearer ***"
+    assert error_line(ValueError("   ")) == "ValueError"
+    assert len(error_line(RuntimeError("x" * 900))) == 500
