@@ -140,6 +140,14 @@ def load_demo(page, demo_id: str) -> None:
     wait_idle(page)
 
 
+def press_control(page, action: str) -> None:
+    """Click an inspector control (`run`, `step`, `continue`, `restart`) near its left edge, where a person clicks
+    what they see: at projector widths an open or still-closing popover (the demo questions, the breakpoints)
+    floats over the right half of the controls, and on a loaded machine a click at a button's centre landed on
+    the popover's panel instead of the button."""
+    page.locator(f'button[data-action="{action}"]').first.click(position={"x": 16, "y": 12})
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until Streamlit finished the current script run."""
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag_debugger.ui.navigation import PAGES
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle, wait_shown
+from tests.support.browser import ROOT, chromium_page, press_control, settle, streamlit_server, wait_idle, wait_shown
 from tests.support.i18n import english_on_page
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -47,7 +47,7 @@ def test_the_trace_explorer_in_chinese_has_no_english_left():
         page.locator(f".st-key-demo_{DEMO} button").first.click()
         settle(page)
         page.locator('button[data-action="continue"]:not([disabled])').first.wait_for(timeout=60_000)
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         wait_shown(page, ".rdi-result")
 
         _menu_link(page, "pages/trace.py").click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle, wait_shown
+from tests.support.browser import ROOT, chromium_page, press_control, settle, streamlit_server, wait_idle, wait_shown
 from tests.support.i18n import english_on_page
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -21,7 +21,7 @@ def english(page) -> list[str]:
 
 def act(page, action: str) -> None:
     """One of the inspector's controls (Run / Step / Continue / Restart), found by its action, not its label."""
-    page.locator(f'button[data-action="{action}"]').first.click()
+    press_control(page, action)
     settle(page)
 
 

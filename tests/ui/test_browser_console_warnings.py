@@ -7,7 +7,7 @@ step it through its interrupts, upload a file to a knowledge base. None may log 
 still does what it says."""
 from __future__ import annotations
 
-from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, settle, streamlit_server, wait_idle
 
 FRAGMENT_WARNING = "Multiple different fragmentIds"
 
@@ -23,10 +23,7 @@ def fragment_warnings(seen: list[str]) -> list[str]:
 
 
 def click_action(page, action: str) -> None:
-    """Clicks the button near its left edge, where a person clicks what they see: an open popover floats over the
-    button's right part (at 1280 px the breakpoints panel covers Continue's centre), and while it is still
-    opening a click at the centre can land on the panel instead."""
-    page.locator(f'button[data-action="{action}"]').first.click(position={"x": 16, "y": 12})
+    press_control(page, action)
     settle(page)
     wait_idle(page)
 

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_shown
+from tests.support.browser import ROOT, chromium_page, open_demo, press_control, settle, streamlit_server, wait_shown
 from tests.ui.test_browser_feedback import _pick
 
 ADD = '[class*="st-key-debugger_add_to_set_"]'
@@ -38,7 +38,7 @@ def test_the_feedback_reaches_the_case_in_either_order(order):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 900})
         open_demo(page, url, demo.id)
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         settle(page)
         wait_shown(page, ".st-key-debugger_add_to_set_folded")
         if order == "feedback_first":

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 SCROLLED = """() => [window.scrollY, ...[...document.querySelectorAll('[data-testid="stMain"], '
@@ -47,13 +47,13 @@ def demo(page, demo_id: str) -> None:
 
 
 def step(page, n: int) -> None:
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     page.get_by_text(f"· {n} step").first.wait_for(timeout=30_000)
     wait_idle(page)
 
 
 def finish(page) -> None:
-    page.locator('button[data-action="continue"]').first.click()
+    press_control(page, "continue")
     page.get_by_text("· finished").first.wait_for(timeout=30_000)
     wait_idle(page)
 
@@ -69,7 +69,7 @@ def test_every_state_of_a_demo_keeps_the_graph_on_the_first_screen(width, height
         page.locator(".st-key-question textarea").fill("What is the operating temperature range of the Lumen X2?")
         page.locator("h1").first.click()
         settle(page)
-        page.locator('button[data-action="run"]').first.click()  # a first visit: Run from the box
+        press_control(page, "run")  # a first visit: Run from the box
         page.get_by_text("· finished").first.wait_for(timeout=30_000)
         wait_idle(page)
         check(page, "after_run", width, height)

@@ -7,7 +7,7 @@ import re
 
 from rag.demo import load_demo_questions
 from rag_debugger.views.icons import progress_mark
-from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, settle, streamlit_server, wait_idle
 
 EMOJI = re.compile(
     "[\u2300-\u23ff"  # ⏩ ⏭ ⏏ ⌛ …
@@ -48,7 +48,7 @@ def test_no_page_draws_an_emoji():
 
         # a finished run with progress on every step, then a run that asks the user
         load_demo(page, demos['complex'].id)
-        page.locator('button[data-action="run"]').first.click()
+        press_control(page, "run")
         page.locator(".rdi-result").first.wait_for(timeout=30_000)
         wait_idle(page)
         page.get_by_text("Show the full state below").first.click()
@@ -58,7 +58,7 @@ def test_no_page_draws_an_emoji():
         settle(page)  # the run this started, not an idle page before it
         page.get_by_text("Demo questions").first.click()
         load_demo(page, demos['clarify'].id)
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         wait_idle(page)
         found["debugger, question to the user"] = emoji_in(page_chrome(page))

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from rag.demo import load_demo_questions
 from rag_debugger.ui.navigation import PAGES
-from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, settle, streamlit_server, wait_idle
 
 
 def server_from_elsewhere(cwd, args=()):
@@ -71,7 +71,7 @@ def test_your_graph_with_a_graph_loaded_requests_no_other_host(tmp_path):
         foreign = watch_requests(page, urlsplit(url).netloc)
         page.goto(url)
         wait_idle(page)
-        page.locator('button[data-action="step"]').first.click()
+        press_control(page, "step")
         settle(page)
         page.wait_for_timeout(500)
         assert page.get_by_text("Graph lint").count() >= 1

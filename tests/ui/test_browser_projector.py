@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 MIN_GRAPH_TEXT_PX = 12.0
@@ -29,7 +29,7 @@ def box(page, selector: str) -> dict:
 
 
 def step_until(page, n: int) -> None:
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     page.get_by_text(f"{n} step{'' if n == 1 else 's'} ·").first.wait_for(timeout=30_000)
     wait_idle(page)
 
@@ -71,7 +71,7 @@ def test_controls_graph_and_diff_fit_one_screen(width, height):
         assert 11 * scale >= MIN_GRAPH_TEXT_PX, f"graph text {11 * scale:.1f}px at {width}x{height}"
         assert page.locator('[data-testid="stGraphVizChart"]').count() == 0  # no second drawing below
 
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         page.get_by_text("· finished").first.wait_for(timeout=30_000)
         wait_idle(page)
         timeline = page.locator("#timeline").first

@@ -4,7 +4,7 @@ their whole labels (the demos' was cut to "Demo questions — one pe…"), and t
 word on one line (it broke "changed" into "chang / ed")."""
 from __future__ import annotations
 
-from tests.support.browser import ROOT, chromium_page, load_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, settle, streamlit_server, wait_idle
 
 CUT = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null)
            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
@@ -21,7 +21,7 @@ def test_labels_beside_the_box_and_the_diffs_kinds_are_whole_at_1024(tmp_path):
         page.goto(url)
         wait_idle(page)
         load_demo(page, "en_clarify_platform")
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         settle(page)
         page.get_by_text("The workflow asks you (clarify)").first.wait_for(timeout=30_000)
         wait_idle(page)

@@ -14,7 +14,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle, wait_shown
+from tests.support.browser import ROOT, chromium_page, open_demo, press_control, settle, streamlit_server, wait_idle, wait_shown
 from tests.ui.test_browser_feedback import _pick
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -27,7 +27,7 @@ def test_a_run_becomes_a_case_that_guards_it(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 900})
         open_demo(page, url, demo.id)
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         settle(page)
         wait_shown(page, ".st-key-debugger_add_to_set_folded")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, open_demo, press_control, settle, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -18,7 +18,7 @@ def _params(page) -> dict:
 
 
 def _step(page) -> None:
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     settle(page)
 
 
@@ -88,7 +88,7 @@ def test_a_reload_at_a_hitl_question_can_still_answer_it(tmp_path):
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
         open_demo(page, url, demo.id)
-        page.locator('button[data-action="continue"]').first.click()
+        press_control(page, "continue")
         page.get_by_text("The workflow asks you").first.wait_for(timeout=30_000)
         page.wait_for_url(re.compile(r"[?&]run=main-"), timeout=15_000)
         wait_idle(page)

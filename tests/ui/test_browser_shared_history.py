@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, load_demo, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, load_demo, press_control, streamlit_server, wait_idle
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -18,7 +18,7 @@ def _params(page) -> dict:
 
 
 def _step(page) -> None:
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     page.wait_for_timeout(150)
     wait_idle(page)
 

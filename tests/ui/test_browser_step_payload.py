@@ -4,7 +4,7 @@ that lost what it showed asks once for everything and shows it again."""
 from __future__ import annotations
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server
+from tests.support.browser import ROOT, chromium_page, open_demo, press_control, settle, streamlit_server
 
 CSS_RULE = b".rdi-root h4 {"
 NODE_HELP = b"What does each node do?"
@@ -13,13 +13,13 @@ PICTURE = b"data:image/svg+xml"
 
 def _step(page, frames: list) -> bytes:
     frames.clear()
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     settle(page)
     return b"".join(frames)
 
 
 def _restart(page) -> None:
-    page.locator('button[data-action="restart"]').first.click()
+    press_control(page, "restart")
     page.get_by_text("0 steps · paused before").first.wait_for(timeout=30_000)
     settle(page)
 
@@ -53,13 +53,13 @@ def test_an_inspector_that_lost_what_it_showed_asks_for_everything_once():
     with streamlit_server(ROOT / "app.py") as url, chromium_page() as page:
         page.set_viewport_size({"width": 1280, "height": 720})
         open_demo(page, url, demo.id)
-        page.locator('button[data-action="step"]').first.click()
+        press_control(page, "step")
         settle(page)
         # as if the component had been mounted afresh: it holds nothing the server thinks it has
         page.evaluate("""() => { const root = document.querySelector('.rdi-root');
             root.__shown = {}; root.__graphs = new Map();
             for (const s of root.querySelectorAll('[data-sec]')) if (s.dataset.sec !== 'controls') s.innerHTML = ''; }""")
-        page.locator('button[data-action="step"]').first.click()
+        press_control(page, "step")
         page.get_by_text("2 steps").first.wait_for(timeout=30_000)
         settle(page)
         assert page.evaluate("window.__rdiResends") == 1

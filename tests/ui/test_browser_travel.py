@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.demo import load_demo_questions
-from tests.support.browser import ROOT, chromium_page, open_demo, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, open_demo, press_control, settle, streamlit_server, wait_idle
 from tests.support.graph_probe import graph_markup, node_fill, rgb
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -14,7 +14,7 @@ CURRENT = rgb("#ffb74d")
 
 
 def _click_control(page, action: str) -> None:
-    page.locator(f'button[data-action="{action}"]').first.click()
+    press_control(page, action)
     settle(page)
 
 

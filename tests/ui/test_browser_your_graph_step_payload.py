@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.browser import ROOT, chromium_page, settle, streamlit_server, wait_idle
+from tests.support.browser import ROOT, chromium_page, press_control, settle, streamlit_server, wait_idle
 
 BREAKPOINTS = b"Breakpoints: none"
 EXPORT_PANEL = b"Export or replay a run"
@@ -14,7 +14,7 @@ EXPORT_PANEL = b"Export or replay a run"
 
 def _step(page, frames: list, n: int) -> bytes:
     frames.clear()
-    page.locator('button[data-action="step"]').first.click()
+    press_control(page, "step")
     page.get_by_text(f"{n} step ·" if n == 1 else f"{n} steps ·").first.wait_for(timeout=30_000)
     settle(page)
     return b"".join(frames)
